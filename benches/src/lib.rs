@@ -1,0 +1,1 @@
+//! Benchmark helpers shared by the benches in `benches/benches`.

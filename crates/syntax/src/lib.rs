@@ -1,0 +1,1 @@
+//! placeholder, filled in by issue 2/3 work

@@ -1,1 +1,107 @@
-//! placeholder, filled in by issue 2/3 work
+//! Lossless, error-tolerant syntax tree for NVIDIA PTX.
+//!
+//! [`parse`] turns any text into a rowan tree that contains every byte of the
+//! input (whitespace and comments as trivia tokens) plus a list of
+//! [`SyntaxError`]s. It never fails and never panics: malformed input yields
+//! `ERROR` nodes and errors, so later passes always have a tree to report
+//! spans against. The typed layer in [`ast`] gives named accessors over the
+//! untyped tree.
+//!
+//! Pipeline: [`lexer`] (bytes → `(kind, len)` tokens) → `parser` (tokens →
+//! events) → `parser::event::build` (events → green tree).
+
+pub mod ast;
+mod lexer;
+mod line_index;
+mod literal;
+mod parser;
+mod syntax_kind;
+
+use std::fmt::Write as _;
+
+pub use line_index::LineIndex;
+pub use rowan::{TextRange, TextSize};
+pub use syntax_kind::{PtxLanguage, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
+
+/// A syntax error: what is wrong and where.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SyntaxError {
+    pub message: String,
+    pub range: TextRange,
+}
+
+impl std::fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at {:?}", self.message, self.range)
+    }
+}
+
+/// The result of parsing: a green tree (cheap to clone, `Send`, `Eq + Hash`,
+/// so it can live in salsa) and the errors, sorted by position.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Parse {
+    green: rowan::GreenNode,
+    errors: Vec<SyntaxError>,
+}
+
+impl Parse {
+    pub fn green(&self) -> &rowan::GreenNode {
+        &self.green
+    }
+
+    /// A fresh red tree over the green one (not `Send`; build it where used).
+    pub fn syntax(&self) -> SyntaxNode {
+        SyntaxNode::new_root(self.green.clone())
+    }
+
+    pub fn errors(&self) -> &[SyntaxError] {
+        &self.errors
+    }
+
+    /// The typed root.
+    pub fn tree(&self) -> ast::SourceFile {
+        ast::SourceFile::cast(self.syntax()).expect("the root is always a SOURCE_FILE")
+    }
+
+    /// Indented dump of kinds, ranges and token texts, followed by the
+    /// errors; stable across versions, for snapshot tests.
+    pub fn debug_tree(&self) -> String {
+        let mut out = String::new();
+        let mut indent = 0usize;
+        for event in self.syntax().preorder_with_tokens() {
+            match event {
+                rowan::WalkEvent::Enter(element) => {
+                    let _ = match &element {
+                        SyntaxElement::Node(n) => writeln!(out, "{:indent$}{}@{:?}", "", n.kind().name(), n.text_range()),
+                        SyntaxElement::Token(t) => {
+                            writeln!(out, "{:indent$}{}@{:?} {:?}", "", t.kind().name(), t.text_range(), t.text())
+                        }
+                    };
+                    indent += 2;
+                }
+                rowan::WalkEvent::Leave(_) => indent -= 2,
+            }
+        }
+        for e in &self.errors {
+            let _ = writeln!(out, "error {:?}: {}", e.range, e.message);
+        }
+        out
+    }
+}
+
+/// Parses PTX source text. Total: every input gives a tree whose text is the
+/// input, plus zero or more errors.
+pub fn parse(text: &str) -> Parse {
+    let (tokens, lex_errors) = lexer::lex(text);
+    let mut p = parser::Parser::new(text, &tokens);
+    parser::source_file(&mut p);
+    let events = p.finish();
+    let (green, mut errors) = parser::event::build(text, &tokens, events);
+    errors.extend(lex_errors.into_iter().map(|e| SyntaxError {
+        message: e.message.to_owned(),
+        range: e.range,
+    }));
+    // Stable sort keeps grammar order for errors at the same position.
+    errors.sort_by_key(|e| e.range.start());
+    Parse { green, errors }
+}

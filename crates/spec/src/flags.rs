@@ -1,0 +1,307 @@
+//! The CLI flag form of a spec (`ptxeq check REF.ptx CAND.ptx --block 128
+//! --tensor x:f32[128]:in --scalar n=128`). Flags are turned into the same
+//! raw structure as a TOML file and validated by the same code, so both
+//! forms accept exactly the same specs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use toml::Spanned;
+
+use crate::dtype::{DType, Role};
+use crate::error::{SpecError, SpecErrorKind};
+use crate::model::{CheckSpec, ScalarValue, TensorSpec};
+use crate::raw::{RawCtas, RawDims, RawKernel, RawLaunch, RawScalar, RawSpec, RawTensor};
+use crate::validate;
+
+/// The spec-related CLI flags, as the strings the user typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecFlags {
+    /// One PTX file (a single-kernel check) or two (reference, candidate).
+    pub ptx: Vec<PathBuf>,
+    /// `--entry`: the entry of every kernel (needed when a file has several).
+    pub entry: Option<String>,
+    /// `--candidate-entry`: overrides `entry` for the candidate.
+    pub candidate_entry: Option<String>,
+    /// `--params x,y,n,_`: the binding of every kernel's params. Default:
+    /// the `--tensor` names in flag order, then the `--scalar` names.
+    pub params: Option<String>,
+    /// `--candidate-params`: overrides `params` for the candidate.
+    pub candidate_params: Option<String>,
+    /// `--tensor name:dtype[d0,d1,...]:role`, role `in` | `out` | `inout`.
+    pub tensors: Vec<String>,
+    /// `--scalar name=value`.
+    pub scalars: Vec<String>,
+    /// `--block 128` | `128,1,1` | `16x16`.
+    pub block: Option<String>,
+    /// `--grid 4` | `4,2,1` | `4x2`.
+    pub grid: Option<String>,
+    /// `--ctas first` | `all` | `0,0,0;1,0,0`.
+    pub ctas: Option<String>,
+    /// `--dynamic-shared BYTES`.
+    pub dynamic_shared: Option<u32>,
+}
+
+fn flag_error(message: String) -> SpecError {
+    SpecError::new(SpecErrorKind::Flag, message)
+}
+
+/// A value built from a flag has no place in a file: an empty span.
+fn nowhere<T>(v: T) -> Spanned<T> {
+    Spanned::new(0..0, v)
+}
+
+fn raw_dims(flag: &str, s: &str) -> Result<RawDims, SpecError> {
+    let parts: Vec<&str> = s.split([',', 'x']).map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(flag_error(format!(
+            "{flag} `{s}`: give 1 to 3 dimensions, like 128, 128,1,1 or 16x16"
+        )));
+    }
+    parts
+        .iter()
+        .map(|p| {
+            p.parse::<i64>().map_err(|_| {
+                flag_error(format!(
+                    "{flag} `{s}`: `{p}` is not a number; give dimensions like 128,1,1 or 16x16"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(RawDims)
+}
+
+/// Parses a `--block` / `--grid` value (`128`, `128,1,1`, `16x16`) into a
+/// triple; missing dimensions are 1 and every dimension must be ≥ 1.
+pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], SpecError> {
+    let RawDims(v) = raw_dims(flag, s)?;
+    let mut out = [1u32; 3];
+    for (o, d) in out.iter_mut().zip(&v) {
+        *o = u32::try_from(*d)
+            .ok()
+            .filter(|&d| d >= 1)
+            .ok_or_else(|| flag_error(format!("{flag} `{s}`: every dimension must be ≥ 1")))?;
+    }
+    Ok(out)
+}
+
+/// Parses a `--params` list: `x,y,n,_`.
+pub fn parse_param_list(s: &str) -> Result<Vec<String>, SpecError> {
+    let names: Vec<String> = s.split(',').map(|p| p.trim().to_owned()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(flag_error(format!(
+            "--params `{s}`: an empty name; give names separated by commas, `_` for unused params"
+        )));
+    }
+    Ok(names)
+}
+
+/// Parses `--scalar name=value`.
+pub fn parse_scalar_flag(s: &str) -> Result<(String, ScalarValue), SpecError> {
+    let (name, value) = s.split_once('=').ok_or_else(|| {
+        flag_error(format!("--scalar `{s}`: expected name=value, like n=128"))
+    })?;
+    let name = name.trim();
+    check_flag_name("--scalar", s, name)?;
+    let value = value
+        .parse::<ScalarValue>()
+        .map_err(|e| flag_error(format!("--scalar `{s}`: {}", e.message)))?;
+    Ok((name.to_owned(), value))
+}
+
+fn check_flag_name(flag: &str, whole: &str, name: &str) -> Result<(), SpecError> {
+    let ok = !name.is_empty()
+        && name != "_"
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(flag_error(format!(
+            "{flag} `{whole}`: the name `{name}` must be letters, digits, `_`, `.` or `-` \
+             (and not `_` alone)"
+        )))
+    }
+}
+
+impl FromStr for ScalarValue {
+    type Err = SpecError;
+
+    /// An integer (`128`, `-1`, `0x7f`) or a float (`0.5`, `1e-3`, `inf`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if let Ok(i) = t.parse::<i64>() {
+            return Ok(ScalarValue::Int(i));
+        }
+        let (neg, body) = match t.strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, t),
+        };
+        if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            let v = i64::from_str_radix(hex, 16)
+                .map_err(|_| flag_error(format!("`{t}` is not a 64-bit hex integer")))?;
+            return Ok(ScalarValue::Int(if neg { -v } else { v }));
+        }
+        t.parse::<f64>().map(ScalarValue::float).map_err(|_| {
+            flag_error(format!(
+                "`{t}` is not an integer or a float (like 128, 0x7f, 0.5, 1e-3)"
+            ))
+        })
+    }
+}
+
+impl TensorSpec {
+    /// Parses `--tensor name:dtype[d0,d1,...]:role`, e.g. `x:f32[128,4]:in`.
+    pub fn from_flag(s: &str) -> Result<(String, TensorSpec), SpecError> {
+        let usage = "expected name:dtype[dims]:role, like x:f32[128,4]:in";
+        let (name, rest) = s
+            .split_once(':')
+            .ok_or_else(|| flag_error(format!("--tensor `{s}`: {usage}")))?;
+        let (ty, role) = rest
+            .rsplit_once(':')
+            .ok_or_else(|| flag_error(format!("--tensor `{s}`: no role; {usage}")))?;
+        let name = name.trim();
+        check_flag_name("--tensor", s, name)?;
+        let role = Role::from_str(role.trim())
+            .map_err(|e| flag_error(format!("--tensor `{s}`: {e}")))?;
+        let (dtype, dims) = ty
+            .trim()
+            .split_once('[')
+            .and_then(|(d, rest)| Some((d, rest.strip_suffix(']')?)))
+            .ok_or_else(|| flag_error(format!("--tensor `{s}`: no shape in [...]; {usage}")))?;
+        let dtype = DType::from_str(dtype.trim())
+            .map_err(|e| flag_error(format!("--tensor `{s}`: {e}")))?;
+        let shape = dims
+            .split(',')
+            .map(|d| d.trim().parse::<u64>().ok().filter(|&d| d > 0))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| {
+                flag_error(format!(
+                    "--tensor `{s}`: the shape must be extents ≥ 1 separated by commas"
+                ))
+            })?;
+        Ok((name.to_owned(), TensorSpec { role, dtype, shape }))
+    }
+}
+
+fn raw_kernel(ptx: &Path, entry: Option<&String>, params: &[String]) -> Spanned<RawKernel> {
+    nowhere(RawKernel {
+        ptx: nowhere(ptx.to_string_lossy().into_owned()),
+        entry: entry.map(|e| nowhere(e.clone())),
+        params: nowhere(params.iter().map(|p| nowhere(p.clone())).collect()),
+    })
+}
+
+fn raw_ctas(s: &str) -> Result<RawCtas, SpecError> {
+    match s.trim() {
+        w @ ("first" | "all") => Ok(RawCtas::Word(w.to_owned())),
+        list => list
+            .split(';')
+            .map(|id| raw_dims("--ctas", id).map(nowhere))
+            .collect::<Result<Vec<_>, _>>()
+            .map(RawCtas::List),
+    }
+}
+
+impl CheckSpec {
+    /// Builds a spec from CLI flags; paths are taken as given (relative to
+    /// the working directory). Validation errors name the equivalent TOML
+    /// key (`launch.block`, `reference.params[2]`, …).
+    pub fn from_flags(flags: &SpecFlags) -> Result<CheckSpec, SpecError> {
+        let mut tensor_names = Vec::new();
+        let mut tensors = BTreeMap::new();
+        for t in &flags.tensors {
+            let (name, spec) = TensorSpec::from_flag(t)?;
+            let raw = RawTensor {
+                role: nowhere(spec.role),
+                dtype: nowhere(spec.dtype),
+                shape: nowhere(
+                    spec.shape
+                        .iter()
+                        .map(|&d| nowhere(i64::try_from(d).unwrap_or(i64::MAX)))
+                        .collect(),
+                ),
+            };
+            if tensors.insert(nowhere(name.clone()), nowhere(raw)).is_some() {
+                return Err(flag_error(format!("--tensor `{name}` is given twice")));
+            }
+            tensor_names.push(name);
+        }
+        let mut scalar_names = Vec::new();
+        let mut scalars = BTreeMap::new();
+        for s in &flags.scalars {
+            let (name, value) = parse_scalar_flag(s)?;
+            let raw = match value {
+                ScalarValue::Int(i) => RawScalar::Int(i),
+                ScalarValue::Float(f) => RawScalar::Float(f.get()),
+            };
+            if scalars.insert(nowhere(name.clone()), nowhere(raw)).is_some() {
+                return Err(flag_error(format!("--scalar `{name}` is given twice")));
+            }
+            scalar_names.push(name);
+        }
+
+        let params = match &flags.params {
+            Some(p) => parse_param_list(p)?,
+            None => tensor_names.into_iter().chain(scalar_names).collect(),
+        };
+        let (reference, candidate, kernel) = match flags.ptx.as_slice() {
+            [single] => {
+                if flags.candidate_params.is_some() || flags.candidate_entry.is_some() {
+                    return Err(flag_error(
+                        "--candidate-params / --candidate-entry need two PTX files".to_owned(),
+                    ));
+                }
+                (None, None, Some(raw_kernel(single, flags.entry.as_ref(), &params)))
+            }
+            [r, c] => {
+                let cparams = match &flags.candidate_params {
+                    Some(p) => parse_param_list(p)?,
+                    None => params.clone(),
+                };
+                let centry = flags.candidate_entry.as_ref().or(flags.entry.as_ref());
+                (
+                    Some(raw_kernel(r, flags.entry.as_ref(), &params)),
+                    Some(raw_kernel(c, centry, &cparams)),
+                    None,
+                )
+            }
+            other => {
+                return Err(flag_error(format!(
+                    "{} PTX files given; give one (a single-kernel check) or two \
+                     (reference, candidate)",
+                    other.len()
+                )));
+            }
+        };
+
+        let launch = RawLaunch {
+            block: flags
+                .block
+                .as_deref()
+                .map(|b| raw_dims("--block", b).map(nowhere))
+                .transpose()?,
+            grid: flags
+                .grid
+                .as_deref()
+                .map(|g| raw_dims("--grid", g).map(nowhere))
+                .transpose()?,
+            ctas: flags.ctas.as_deref().map(raw_ctas).transpose()?.map(nowhere),
+            dynamic_shared: flags.dynamic_shared.map(|d| nowhere(i64::from(d))),
+        };
+        let raw = RawSpec {
+            note: None,
+            launch: Some(nowhere(launch)),
+            reference,
+            candidate,
+            kernel,
+            tensors,
+            scalars,
+            expect: None,
+        };
+        validate::validate(raw, Path::new(""))
+            .map_err(|e| SpecError::new(SpecErrorKind::Invalid, e.message))
+    }
+}

@@ -1,0 +1,267 @@
+//! The validated check spec. Every value here has passed the checks in
+//! `validate`, so consumers (the CLI, the passes) never re-check the basics.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::{DType, Role};
+use crate::verdict::{CaseKind, Verdict};
+
+/// One check: which kernels, how they are launched, what their params are
+/// bound to, and (in the corpus) which verdict it must reach.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CheckSpec {
+    /// One line: what the case exercises and why the expected verdict is
+    /// right. Required in the corpus, optional elsewhere.
+    pub note: Option<String>,
+    pub launch: Launch,
+    pub kernels: Kernels,
+    pub tensors: BTreeMap<String, TensorSpec>,
+    pub scalars: BTreeMap<String, ScalarValue>,
+    /// The expected outcome (corpus only).
+    pub expect: Option<Expect>,
+}
+
+impl CheckSpec {
+    /// Whether this spec compares two kernels or checks one.
+    pub fn kind(&self) -> CaseKind {
+        self.kernels.kind()
+    }
+}
+
+/// The launch configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Launch {
+    /// Threads per CTA. `None`: take it from the entry's `.reqntid` or
+    /// `.maxntid` (resolved once the PTX is parsed).
+    pub block: Option<[u32; 3]>,
+    /// CTAs in the grid; `[1, 1, 1]` by default.
+    pub grid: [u32; 3],
+    /// Which CTAs are simulated.
+    pub ctas: Ctas,
+    /// Bytes behind `.extern .shared`.
+    pub dynamic_shared: u32,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            block: None,
+            grid: [1, 1, 1],
+            ctas: Ctas::First,
+            dynamic_shared: 0,
+        }
+    }
+}
+
+/// Which CTAs of the grid a check simulates.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ctas {
+    /// CTA (0, 0, 0) only: enough when CTAs are independent by construction.
+    First,
+    /// Every CTA; global writes of different CTAs must also be disjoint.
+    All,
+    /// These CTA ids (each inside the grid, no duplicates).
+    List(Vec<[u32; 3]>),
+}
+
+/// The kernels of a check.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kernels {
+    /// An equivalence check of `candidate` against `reference`.
+    Pair {
+        reference: KernelRef,
+        candidate: KernelRef,
+    },
+    /// A single-kernel check (races, deadlocks, divergence, bounds).
+    Single(KernelRef),
+}
+
+impl Kernels {
+    /// Whether this is a pair or a single kernel.
+    pub fn kind(&self) -> CaseKind {
+        match self {
+            Kernels::Pair { .. } => CaseKind::Pair,
+            Kernels::Single(_) => CaseKind::Single,
+        }
+    }
+
+    /// The kernels with their role names (`reference`, `candidate`, `kernel`),
+    /// which are also the spec table names.
+    pub fn iter(&self) -> Vec<(&'static str, &KernelRef)> {
+        match self {
+            Kernels::Pair {
+                reference,
+                candidate,
+            } => vec![("reference", reference), ("candidate", candidate)],
+            Kernels::Single(k) => vec![("kernel", k)],
+        }
+    }
+}
+
+/// One kernel: a PTX file, an entry in it, and what each param is bound to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KernelRef {
+    /// The PTX file, already resolved against the spec file's directory.
+    pub ptx: PathBuf,
+    /// The `.entry` name; `None` when the file must have exactly one.
+    pub entry: Option<String>,
+    /// One binding per kernel param, in declaration order.
+    pub params: Vec<ParamBinding>,
+}
+
+/// What a kernel param receives.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamBinding {
+    /// The base address of this tensor.
+    Tensor(String),
+    /// The value of this scalar.
+    Scalar(String),
+    /// `"_"`: the param is not used by the kernel (e.g. Triton's hidden
+    /// pointers); reading it is an error.
+    Unused,
+}
+
+impl ParamBinding {
+    /// The spec word: the tensor / scalar name, or `_`.
+    pub fn name(&self) -> &str {
+        match self {
+            ParamBinding::Tensor(n) | ParamBinding::Scalar(n) => n,
+            ParamBinding::Unused => "_",
+        }
+    }
+}
+
+/// A tensor bound to a pointer param.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TensorSpec {
+    pub role: Role,
+    pub dtype: DType,
+    /// Row-major extents, outermost first; non-empty, no zero extent.
+    pub shape: Vec<u64>,
+}
+
+impl TensorSpec {
+    /// Number of elements, `None` on overflow.
+    pub fn elements(&self) -> Option<u64> {
+        self.shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+    }
+
+    /// Bytes the tensor occupies, `None` on overflow.
+    pub fn byte_size(&self) -> Option<u64> {
+        self.elements()?.checked_mul(self.dtype.size_bytes())
+    }
+}
+
+impl fmt::Display for TensorSpec {
+    /// The flag form without the name: `f32[128,4]:in`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.shape.iter().map(u64::to_string).collect();
+        let role = match self.role {
+            Role::Input => "in",
+            Role::Output => "out",
+            Role::InOut => "inout",
+        };
+        write!(f, "{}[{}]:{role}", self.dtype, dims.join(","))
+    }
+}
+
+/// The value of a scalar param.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ScalarValue {
+    Int(i64),
+    Float(F64),
+}
+
+impl ScalarValue {
+    /// A float scalar.
+    pub fn float(v: f64) -> Self {
+        ScalarValue::Float(F64::new(v))
+    }
+}
+
+impl fmt::Display for ScalarValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarValue::Int(v) => write!(f, "{v}"),
+            ScalarValue::Float(v) => write!(f, "{:?}", v.get()),
+        }
+    }
+}
+
+/// An `f64` compared and hashed by its bit pattern, so specs can be `Eq +
+/// Hash` (salsa inputs and cache keys). `-0.0` and `0.0` differ; a NaN
+/// equals the same NaN.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(from = "f64", into = "f64")]
+pub struct F64(u64);
+
+impl F64 {
+    pub fn new(v: f64) -> Self {
+        F64(v.to_bits())
+    }
+
+    pub fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+
+    pub fn to_bits(self) -> u64 {
+        self.0
+    }
+}
+
+impl From<f64> for F64 {
+    fn from(v: f64) -> Self {
+        F64::new(v)
+    }
+}
+
+impl From<F64> for f64 {
+    fn from(v: F64) -> Self {
+        v.get()
+    }
+}
+
+impl fmt::Debug for F64 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.get())
+    }
+}
+
+/// The expected outcome of a corpus case.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Expect {
+    pub verdict: Verdict,
+    /// With `unsupported`: the expected reason, in words.
+    pub reason: Option<String>,
+    pub status: Status,
+    /// With `status = "pending"`: which capability is missing.
+    pub pending: Option<String>,
+}
+
+/// Whether the tool is expected to reach the verdict today.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    #[default]
+    Active,
+    /// The tool cannot reach this verdict yet; the case is still checked
+    /// for consistency.
+    Pending,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Active => "active",
+            Status::Pending => "pending",
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! The spec as written in TOML, before validation. Every struct denies
+//! unknown fields so a typo'd key is an error rather than a silently
+//! ignored setting, and values keep their spans so semantic errors can
+//! point into the file.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use toml::Spanned;
+
+use crate::dtype::{DType, Role};
+use crate::model::Status;
+use crate::verdict::Verdict;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSpec {
+    pub note: Option<Spanned<String>>,
+    pub launch: Option<Spanned<RawLaunch>>,
+    pub reference: Option<Spanned<RawKernel>>,
+    pub candidate: Option<Spanned<RawKernel>>,
+    pub kernel: Option<Spanned<RawKernel>>,
+    #[serde(default)]
+    pub tensors: BTreeMap<Spanned<String>, Spanned<RawTensor>>,
+    #[serde(default)]
+    pub scalars: BTreeMap<Spanned<String>, Spanned<RawScalar>>,
+    pub expect: Option<Spanned<RawExpect>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLaunch {
+    pub block: Option<Spanned<RawDims>>,
+    pub grid: Option<Spanned<RawDims>>,
+    pub ctas: Option<Spanned<RawCtas>>,
+    pub dynamic_shared: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawKernel {
+    pub ptx: Spanned<String>,
+    pub entry: Option<Spanned<String>>,
+    pub params: Spanned<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTensor {
+    pub role: Spanned<Role>,
+    pub dtype: Spanned<DType>,
+    pub shape: Spanned<Vec<Spanned<i64>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawExpect {
+    pub verdict: Spanned<Verdict>,
+    pub reason: Option<Spanned<String>>,
+    pub status: Option<Spanned<Status>>,
+    pub pending: Option<Spanned<String>>,
+}
+
+/// A dimension triple as written: `128` or `[128]` … `[128, 1, 1]`.
+/// Range checks happen in validation, where the span is at hand.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawDims(pub Vec<i64>);
+
+impl<'de> Deserialize<'de> for RawDims {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawDims;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an integer or an array of 1 to 3 integers, e.g. [128, 1, 1]")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawDims, E> {
+                Ok(RawDims(vec![v]))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawDims, E> {
+                Ok(RawDims(vec![i64::try_from(v).unwrap_or(i64::MAX)]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawDims, A::Error> {
+                let mut dims = Vec::new();
+                while let Some(v) = seq.next_element::<i64>()? {
+                    dims.push(v);
+                }
+                Ok(RawDims(dims))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `ctas` as written: a word or a list of CTA ids.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawCtas {
+    Word(String),
+    List(Vec<Spanned<RawDims>>),
+}
+
+impl<'de> Deserialize<'de> for RawCtas {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawCtas;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(r#""first", "all" or a list of CTA ids like [[0, 0, 0], [1, 0, 0]]"#)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawCtas, E> {
+                Ok(RawCtas::Word(v.to_owned()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawCtas, A::Error> {
+                let mut list = Vec::new();
+                while let Some(v) = seq.next_element::<Spanned<RawDims>>()? {
+                    list.push(v);
+                }
+                Ok(RawCtas::List(list))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A scalar value as written: a TOML integer or float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum RawScalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl<'de> Deserialize<'de> for RawScalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawScalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an integer or a float")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawScalar, E> {
+                Ok(RawScalar::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawScalar, E> {
+                i64::try_from(v)
+                    .map(RawScalar::Int)
+                    .map_err(|_| E::custom(format!("integer {v} does not fit in 64 bits")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawScalar, E> {
+                Ok(RawScalar::Float(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}

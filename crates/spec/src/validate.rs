@@ -1,0 +1,501 @@
+//! Semantic validation: turns a [`RawSpec`] into a [`CheckSpec`], or names
+//! the first inconsistency with the span of the offending value.
+//!
+//! Checks that need the PTX (param counts, `.reqntid`) live in the corpus
+//! crate and the CLI; everything decidable from the spec alone is here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+use crate::model::{
+    CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
+    TensorSpec,
+};
+use crate::raw::{RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawScalar, RawSpec};
+use crate::verdict::{CaseKind, Verdict};
+
+/// Most threads a CTA may have (every architecture since sm_20).
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+const MAX_BLOCK: [i64; 3] = [1024, 1024, 64];
+const MAX_GRID: [i64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// A validation failure: a message naming the key, and where it is.
+#[derive(Debug)]
+pub(crate) struct Invalid {
+    pub message: String,
+    pub span: Option<Range<usize>>,
+}
+
+type R<T> = Result<T, Invalid>;
+
+/// The span of a value; empty spans (values built from CLI flags) are none.
+fn span_of<T>(s: &Spanned<T>) -> Option<Range<usize>> {
+    let r = s.span();
+    (!r.is_empty()).then_some(r)
+}
+
+fn fail<T, S>(at: &Spanned<S>, message: impl Into<String>) -> R<T> {
+    Err(Invalid {
+        message: message.into(),
+        span: span_of(at),
+    })
+}
+
+fn fail_nowhere<T>(message: impl Into<String>) -> R<T> {
+    Err(Invalid {
+        message: message.into(),
+        span: None,
+    })
+}
+
+fn show(d: &[u32; 3]) -> String {
+    format!("[{}, {}, {}]", d[0], d[1], d[2])
+}
+
+pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
+    let kernels = kernel_form(&raw)?;
+    let launch = match &raw.launch {
+        Some(l) => launch(l.get_ref())?,
+        None => Launch::default(),
+    };
+
+    let tensors = tensors(&raw)?;
+    let scalars = scalars(&raw)?;
+    for name in raw.scalars.keys() {
+        if tensors.contains_key(name.get_ref()) {
+            return fail(
+                name,
+                format!("`{name}` is declared both in [tensors] and in [scalars]"),
+            );
+        }
+    }
+
+    let mut used = BTreeSet::new();
+    let kernels = match kernels {
+        Form::Pair(r, c) => Kernels::Pair {
+            reference: kernel("reference", r, &tensors, &scalars, base_dir, &mut used)?,
+            candidate: kernel("candidate", c, &tensors, &scalars, base_dir, &mut used)?,
+        },
+        Form::Single(k) => Kernels::Single(kernel(
+            "kernel", k, &tensors, &scalars, base_dir, &mut used,
+        )?),
+    };
+    for (name, what) in raw
+        .tensors
+        .keys()
+        .map(|n| (n, "tensor"))
+        .chain(raw.scalars.keys().map(|n| (n, "scalar")))
+    {
+        if !used.contains(name.get_ref()) {
+            return fail(
+                name,
+                format!(
+                    "{what} `{name}` is declared but no kernel's `params` use it \
+                     (remove it, or bind it to a param)"
+                ),
+            );
+        }
+    }
+
+    let expect = match &raw.expect {
+        Some(e) => Some(expect(e.get_ref(), kernels.kind())?),
+        None => None,
+    };
+
+    Ok(CheckSpec {
+        note: raw.note.map(Spanned::into_inner),
+        launch,
+        kernels,
+        tensors,
+        scalars,
+        expect,
+    })
+}
+
+enum Form<'a> {
+    Pair(&'a Spanned<RawKernel>, &'a Spanned<RawKernel>),
+    Single(&'a Spanned<RawKernel>),
+}
+
+/// A spec is either `[reference]` + `[candidate]` or `[kernel]`.
+fn kernel_form(raw: &RawSpec) -> R<Form<'_>> {
+    match (&raw.reference, &raw.candidate, &raw.kernel) {
+        (Some(r), Some(c), None) => Ok(Form::Pair(r, c)),
+        (None, None, Some(k)) => Ok(Form::Single(k)),
+        (_, _, Some(k)) => fail(
+            k,
+            "[kernel] (a single-kernel check) cannot be combined with \
+             [reference]/[candidate] (a pair); use one form",
+        ),
+        (Some(r), None, None) => fail(
+            r,
+            "[reference] without [candidate]: a pair needs both \
+             (a single-kernel check uses [kernel] instead)",
+        ),
+        (None, Some(c), None) => fail(
+            c,
+            "[candidate] without [reference]: a pair needs both \
+             (a single-kernel check uses [kernel] instead)",
+        ),
+        (None, None, None) => fail_nowhere(
+            "no kernels: give [reference] and [candidate] for a pair, \
+             or [kernel] for a single-kernel check",
+        ),
+    }
+}
+
+/// Converts 1 to 3 written dimensions into a triple, padding with `pad`,
+/// each at least `min`.
+fn triple(key: &str, dims: &Spanned<RawDims>, min: i64, pad: u32) -> R<[u32; 3]> {
+    let v = &dims.get_ref().0;
+    if v.is_empty() || v.len() > 3 {
+        return fail(
+            dims,
+            format!(
+                "`{key}` has {} dimensions; give 1 to 3 (missing ones are {pad})",
+                v.len()
+            ),
+        );
+    }
+    let mut out = [pad; 3];
+    for (i, &d) in v.iter().enumerate() {
+        if d < min {
+            return fail(
+                dims,
+                format!("`{key}` dimension {i} is {d}; every dimension must be ≥ {min}"),
+            );
+        }
+        out[i] = u32::try_from(d).map_err(|_| Invalid {
+            message: format!("`{key}` dimension {i} is {d}, too large"),
+            span: span_of(dims),
+        })?;
+    }
+    Ok(out)
+}
+
+fn launch(raw: &RawLaunch) -> R<Launch> {
+    let block = match &raw.block {
+        Some(b) => {
+            let block = triple("launch.block", b, 1, 1)?;
+            for (i, (&d, &max)) in block.iter().zip(&MAX_BLOCK).enumerate() {
+                if i64::from(d) > max {
+                    return fail(
+                        b,
+                        format!(
+                            "`launch.block` {}: dimension {i} exceeds the hardware limit {max}",
+                            show(&block)
+                        ),
+                    );
+                }
+            }
+            let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+            if threads > MAX_THREADS_PER_BLOCK {
+                return fail(
+                    b,
+                    format!(
+                        "`launch.block` {} has {threads} threads; a CTA has at most \
+                         {MAX_THREADS_PER_BLOCK}",
+                        show(&block)
+                    ),
+                );
+            }
+            Some(block)
+        }
+        None => None,
+    };
+    let grid = match &raw.grid {
+        Some(g) => {
+            let grid = triple("launch.grid", g, 1, 1)?;
+            for (i, (&d, &max)) in grid.iter().zip(&MAX_GRID).enumerate() {
+                if i64::from(d) > max {
+                    return fail(
+                        g,
+                        format!(
+                            "`launch.grid` {}: dimension {i} exceeds the hardware limit {max}",
+                            show(&grid)
+                        ),
+                    );
+                }
+            }
+            grid
+        }
+        None => [1, 1, 1],
+    };
+    let ctas = match &raw.ctas {
+        None => Ctas::First,
+        Some(c) => match c.get_ref() {
+            RawCtas::Word(w) if w == "first" => Ctas::First,
+            RawCtas::Word(w) if w == "all" => Ctas::All,
+            RawCtas::Word(w) => {
+                return fail(
+                    c,
+                    format!(
+                        "`launch.ctas` is \"{w}\"; expected \"first\", \"all\" or a list \
+                         of CTA ids like [[0, 0, 0], [1, 0, 0]]"
+                    ),
+                );
+            }
+            RawCtas::List(list) => ctas_list(c, list, &grid)?,
+        },
+    };
+    let dynamic_shared = match &raw.dynamic_shared {
+        None => 0,
+        Some(d) => u32::try_from(*d.get_ref()).map_err(|_| Invalid {
+            message: format!(
+                "`launch.dynamic_shared` is {}; expected a byte count from 0 to {}",
+                d.get_ref(),
+                u32::MAX
+            ),
+            span: span_of(d),
+        })?,
+    };
+    Ok(Launch {
+        block,
+        grid,
+        ctas,
+        dynamic_shared,
+    })
+}
+
+fn ctas_list<S>(at: &Spanned<S>, list: &[Spanned<RawDims>], grid: &[u32; 3]) -> R<Ctas> {
+    if list.is_empty() {
+        return fail(
+            at,
+            "`launch.ctas` is an empty list; give at least one CTA id, or \"first\" / \"all\"",
+        );
+    }
+    let mut seen = BTreeSet::new();
+    let mut ids = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        let id = triple(&format!("launch.ctas[{i}]"), item, 0, 0)?;
+        if id.iter().zip(grid).any(|(c, g)| c >= g) {
+            return fail(
+                item,
+                format!(
+                    "`launch.ctas[{i}]` {} is outside the grid {} (ids count from 0)",
+                    show(&id),
+                    show(grid)
+                ),
+            );
+        }
+        if !seen.insert(id) {
+            return fail(item, format!("`launch.ctas` lists {} twice", show(&id)));
+        }
+        ids.push(id);
+    }
+    Ok(Ctas::List(ids))
+}
+
+/// Tensor and scalar names appear in `params` lists and in `--tensor
+/// name:...` flags, so they are restricted to identifier-like words.
+fn check_name(what: &str, name: &Spanned<String>) -> R<()> {
+    let n = name.get_ref();
+    if n == "_" {
+        return fail(
+            name,
+            format!("`_` marks an unused param and cannot name a {what}"),
+        );
+    }
+    if n.is_empty()
+        || !n
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    {
+        return fail(
+            name,
+            format!(
+                "{what} name `{n}`: use letters, digits, `_`, `.` and `-` only \
+                 (names appear in `params` lists and CLI flags)"
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn tensors(raw: &RawSpec) -> R<BTreeMap<String, TensorSpec>> {
+    let mut out = BTreeMap::new();
+    for (name, t) in &raw.tensors {
+        check_name("tensor", name)?;
+        let t = t.get_ref();
+        let dims = t.shape.get_ref();
+        if dims.is_empty() {
+            return fail(
+                &t.shape,
+                format!(
+                    "tensor `{name}`: `shape` is empty; a single element is shape = [1] \
+                     (a by-value param belongs in [scalars])"
+                ),
+            );
+        }
+        let mut shape = Vec::with_capacity(dims.len());
+        for (i, d) in dims.iter().enumerate() {
+            match u64::try_from(*d.get_ref()) {
+                Ok(v) if v > 0 => shape.push(v),
+                _ => {
+                    return fail(
+                        d,
+                        format!(
+                            "tensor `{name}`: shape[{i}] is {}; every extent must be ≥ 1",
+                            d.get_ref()
+                        ),
+                    );
+                }
+            }
+        }
+        out.insert(
+            name.get_ref().clone(),
+            TensorSpec {
+                role: *t.role.get_ref(),
+                dtype: *t.dtype.get_ref(),
+                shape,
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn scalars(raw: &RawSpec) -> R<BTreeMap<String, ScalarValue>> {
+    let mut out = BTreeMap::new();
+    for (name, v) in &raw.scalars {
+        check_name("scalar", name)?;
+        let value = match *v.get_ref() {
+            RawScalar::Int(i) => ScalarValue::Int(i),
+            RawScalar::Float(f) => ScalarValue::float(f),
+        };
+        out.insert(name.get_ref().clone(), value);
+    }
+    Ok(out)
+}
+
+fn kernel(
+    table: &str,
+    raw: &Spanned<RawKernel>,
+    tensors: &BTreeMap<String, TensorSpec>,
+    scalars: &BTreeMap<String, ScalarValue>,
+    base_dir: &Path,
+    used: &mut BTreeSet<String>,
+) -> R<KernelRef> {
+    let k = raw.get_ref();
+    if k.ptx.get_ref().trim().is_empty() {
+        return fail(&k.ptx, format!("`{table}.ptx` is empty; name the PTX file"));
+    }
+    if let Some(e) = &k.entry
+        && e.get_ref().trim().is_empty()
+    {
+        return fail(
+            e,
+            format!(
+                "`{table}.entry` is empty; leave it out when the file has exactly one .entry"
+            ),
+        );
+    }
+    let mut params = Vec::with_capacity(k.params.get_ref().len());
+    let mut tensor_at: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, p) in k.params.get_ref().iter().enumerate() {
+        let name = p.get_ref().as_str();
+        let binding = if name == "_" {
+            ParamBinding::Unused
+        } else if tensors.contains_key(name) {
+            if let Some(first) = tensor_at.insert(name, i) {
+                return fail(
+                    p,
+                    format!(
+                        "`{table}.params`: tensor `{name}` is bound to params {first} and {i}; \
+                         distinct pointer params are assumed not to alias, so a tensor is \
+                         bound at most once per kernel"
+                    ),
+                );
+            }
+            ParamBinding::Tensor(name.to_owned())
+        } else if scalars.contains_key(name) {
+            ParamBinding::Scalar(name.to_owned())
+        } else {
+            let declared: Vec<&str> = tensors
+                .keys()
+                .chain(scalars.keys())
+                .map(String::as_str)
+                .collect();
+            let declared = if declared.is_empty() {
+                "none".to_owned()
+            } else {
+                declared.join(", ")
+            };
+            return fail(
+                p,
+                format!(
+                    "`{table}.params[{i}]` is `{name}`, which is not a declared tensor or \
+                     scalar (declared: {declared}; `_` marks an unused param)"
+                ),
+            );
+        };
+        if binding != ParamBinding::Unused {
+            used.insert(name.to_owned());
+        }
+        params.push(binding);
+    }
+    Ok(KernelRef {
+        ptx: base_dir.join(k.ptx.get_ref()),
+        entry: k.entry.as_ref().map(|e| e.get_ref().clone()),
+        params,
+    })
+}
+
+fn expect(raw: &RawExpect, kind: CaseKind) -> R<Expect> {
+    let verdict = *raw.verdict.get_ref();
+    if !verdict.valid_for(kind) {
+        return fail(
+            &raw.verdict,
+            format!(
+                "`expect.verdict = \"{verdict}\"` does not apply to {kind}; it can expect: {}",
+                Verdict::valid_words(kind).join(", ")
+            ),
+        );
+    }
+    if let Some(r) = &raw.reason {
+        if verdict != Verdict::Unsupported {
+            return fail(
+                r,
+                format!(
+                    "`expect.reason` goes with verdict = \"unsupported\" only \
+                     (this case expects \"{verdict}\"); put other explanations in `note`"
+                ),
+            );
+        }
+        if r.get_ref().trim().is_empty() {
+            return fail(r, "`expect.reason` is empty");
+        }
+    }
+    let status = raw.status.as_ref().map_or(Status::Active, |s| *s.get_ref());
+    let pending = match (&raw.pending, status) {
+        (Some(p), Status::Pending) if p.get_ref().trim().is_empty() => {
+            return fail(p, "`expect.pending` is empty; say which capability is missing");
+        }
+        (Some(p), Status::Pending) => Some(p.get_ref().clone()),
+        (None, Status::Active) => None,
+        (Some(p), Status::Active) => {
+            return fail(
+                p,
+                "`expect.pending` is given but `expect.status` is not \"pending\"; \
+                 add status = \"pending\" or remove `pending`",
+            );
+        }
+        (None, Status::Pending) => {
+            let at = raw.status.as_ref().map(span_of).unwrap_or_default();
+            return Err(Invalid {
+                message: "`expect.status = \"pending\"` needs `expect.pending`: \
+                          say which capability is missing"
+                    .to_owned(),
+                span: at,
+            });
+        }
+    };
+    Ok(Expect {
+        verdict,
+        reason: raw.reason.as_ref().map(|r| r.get_ref().clone()),
+        status,
+        pending,
+    })
+}

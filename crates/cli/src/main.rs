@@ -7,6 +7,7 @@ mod cmd_ir;
 mod cmd_parse;
 mod diagnostics;
 mod exit;
+mod input;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

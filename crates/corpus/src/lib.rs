@@ -1,1 +1,21 @@
-//! placeholder, filled in by issue 2/3 work
+//! The corpus (design.md §7): discovery of case directories and the
+//! per-case consistency checks that the data-driven test
+//! (`tests/corpus.rs`) and `ptxeq corpus` run.
+//!
+//! A case is consistent when its `check.toml` validates, carries a one-line
+//! `note` and an `[expect]` verdict, every PTX file parses without errors,
+//! and the spec agrees with the PTX (entry names, param count and kinds,
+//! `.reqntid`/`.maxntid`, tensor sizes). No checker exists yet, so a
+//! consistent case's [`Outcome`] is [`Outcome::Consistent`] — never
+//! [`Outcome::Pass`]; [`compare_verdict`] is where a computed verdict will
+//! be judged.
+
+mod case;
+pub mod checks;
+mod discover;
+pub mod ptx;
+mod report;
+
+pub use case::check_case;
+pub use discover::{CaseDir, SPEC_FILE, discover};
+pub use report::{CaseReport, Outcome, Problem, compare_verdict};

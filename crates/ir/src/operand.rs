@@ -6,7 +6,6 @@
 //! IR is a standalone artifact: the callee is looked up in the module by name.
 
 use serde::{Deserialize, Serialize};
-use smallvec::SmallVec;
 
 use crate::types::{Dim, ScalarType};
 
@@ -272,7 +271,7 @@ pub enum Operand {
     /// `[base+offset]`.
     Addr(Address),
     /// `{a, b, c, d}` brace vector.
-    Vector(SmallVec<[Operand; 4]>),
+    Vector(Vec<Operand>),
     /// `_`.
     Sink,
     /// `!%p` (negated predicate source).

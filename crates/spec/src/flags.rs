@@ -99,9 +99,9 @@ pub fn parse_param_list(s: &str) -> Result<Vec<String>, SpecError> {
 
 /// Parses `--scalar name=value`.
 pub fn parse_scalar_flag(s: &str) -> Result<(String, ScalarValue), SpecError> {
-    let (name, value) = s.split_once('=').ok_or_else(|| {
-        flag_error(format!("--scalar `{s}`: expected name=value, like n=128"))
-    })?;
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| flag_error(format!("--scalar `{s}`: expected name=value, like n=128")))?;
     let name = name.trim();
     check_flag_name("--scalar", s, name)?;
     let value = value
@@ -164,8 +164,8 @@ impl TensorSpec {
             .ok_or_else(|| flag_error(format!("--tensor `{s}`: no role; {usage}")))?;
         let name = name.trim();
         check_flag_name("--tensor", s, name)?;
-        let role = Role::from_str(role.trim())
-            .map_err(|e| flag_error(format!("--tensor `{s}`: {e}")))?;
+        let role =
+            Role::from_str(role.trim()).map_err(|e| flag_error(format!("--tensor `{s}`: {e}")))?;
         let (dtype, dims) = ty
             .trim()
             .split_once('[')
@@ -224,7 +224,10 @@ impl CheckSpec {
                         .collect(),
                 ),
             };
-            if tensors.insert(nowhere(name.clone()), nowhere(raw)).is_some() {
+            if tensors
+                .insert(nowhere(name.clone()), nowhere(raw))
+                .is_some()
+            {
                 return Err(flag_error(format!("--tensor `{name}` is given twice")));
             }
             tensor_names.push(name);
@@ -237,7 +240,10 @@ impl CheckSpec {
                 ScalarValue::Int(i) => RawScalar::Int(i),
                 ScalarValue::Float(f) => RawScalar::Float(f.get()),
             };
-            if scalars.insert(nowhere(name.clone()), nowhere(raw)).is_some() {
+            if scalars
+                .insert(nowhere(name.clone()), nowhere(raw))
+                .is_some()
+            {
                 return Err(flag_error(format!("--scalar `{name}` is given twice")));
             }
             scalar_names.push(name);
@@ -254,7 +260,11 @@ impl CheckSpec {
                         "--candidate-params / --candidate-entry need two PTX files".to_owned(),
                     ));
                 }
-                (None, None, Some(raw_kernel(single, flags.entry.as_ref(), &params)))
+                (
+                    None,
+                    None,
+                    Some(raw_kernel(single, flags.entry.as_ref(), &params)),
+                )
             }
             [r, c] => {
                 let cparams = match &flags.candidate_params {
@@ -288,7 +298,12 @@ impl CheckSpec {
                 .as_deref()
                 .map(|g| raw_dims("--grid", g).map(nowhere))
                 .transpose()?,
-            ctas: flags.ctas.as_deref().map(raw_ctas).transpose()?.map(nowhere),
+            ctas: flags
+                .ctas
+                .as_deref()
+                .map(raw_ctas)
+                .transpose()?
+                .map(nowhere),
             dynamic_shared: flags.dynamic_shared.map(|d| nowhere(i64::from(d))),
         };
         let raw = RawSpec {

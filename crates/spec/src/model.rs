@@ -150,7 +150,9 @@ pub struct TensorSpec {
 impl TensorSpec {
     /// Number of elements, `None` on overflow.
     pub fn elements(&self) -> Option<u64> {
-        self.shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        self.shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d))
     }
 
     /// Bytes the tensor occupies, `None` on overflow.

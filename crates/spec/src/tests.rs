@@ -177,7 +177,11 @@ fn unknown_keys_are_rejected() {
         ("note =", "notes =", "notes"),
         ("block =", "blocks =", "blocks"),
         ("entry = \"ref\"", "entri = \"ref\"", "entri"),
-        ("dtype = \"f32\", shape = [128]", "dtype = \"f32\", shap = [128]", "shap"),
+        (
+            "dtype = \"f32\", shape = [128]",
+            "dtype = \"f32\", shap = [128]",
+            "shap",
+        ),
         ("verdict = ", "verdit = ", "verdit"),
         ("[scalars]", "[scalar]", "scalar"),
     ] {
@@ -192,29 +196,63 @@ fn syntax_errors_have_locations() {
     let err = base_err("grid = [2, 1, 1]", "grid = [2, 1,", &[]);
     assert_eq!(err.kind, SpecErrorKind::Syntax);
     assert!(err.location.is_some());
-    let err = base_err("dtype = \"f32\", shape = [128]", "dtype = \"f31\", shape = [128]", &[
-        "f31", "bf16",
-    ]);
+    let err = base_err(
+        "dtype = \"f32\", shape = [128]",
+        "dtype = \"f31\", shape = [128]",
+        &["f31", "bf16"],
+    );
     assert_eq!(err.location.map(|l| l.line), Some(18));
     base_err("role = \"input\"", "role = \"in\"", &["in", "input"]);
-    base_err("\"equivalent\"", "\"equivalence\"", &["equivalence", "not-equivalent"]);
+    base_err(
+        "\"equivalent\"",
+        "\"equivalence\"",
+        &["equivalence", "not-equivalent"],
+    );
     base_err("n = 128", "n = \"128\"", &["integer or a float"]);
     base_err("block = [128, 1, 1]", "block = \"128\"", &["array"]);
 }
 
 #[test]
 fn launch_errors() {
-    let e = base_err("block = [128, 1, 1]", "block = [0, 1, 1]", &["launch.block", "≥ 1"]);
+    let e = base_err(
+        "block = [128, 1, 1]",
+        "block = [0, 1, 1]",
+        &["launch.block", "≥ 1"],
+    );
     assert_eq!(e.kind, SpecErrorKind::Invalid);
     assert_eq!(e.location.map(|l| l.line), Some(5), "{e}");
     assert_eq!(e.location.map(|l| l.col), Some(9), "{e}");
-    base_err("block = [128, 1, 1]", "block = [64, 32, 1]", &["2048 threads", "1024"]);
-    base_err("block = [128, 1, 1]", "block = [1, 1, 128]", &["launch.block", "64"]);
-    base_err("block = [128, 1, 1]", "block = [1, 1, 1, 1]", &["4 dimensions"]);
+    base_err(
+        "block = [128, 1, 1]",
+        "block = [64, 32, 1]",
+        &["2048 threads", "1024"],
+    );
+    base_err(
+        "block = [128, 1, 1]",
+        "block = [1, 1, 128]",
+        &["launch.block", "64"],
+    );
+    base_err(
+        "block = [128, 1, 1]",
+        "block = [1, 1, 1, 1]",
+        &["4 dimensions"],
+    );
     base_err("block = [128, 1, 1]", "block = []", &["0 dimensions"]);
-    base_err("grid = [2, 1, 1]", "grid = [2, 0, 1]", &["launch.grid", "≥ 1"]);
-    base_err("grid = [2, 1, 1]", "grid = [2, 1, 1]\nctas = \"some\"", &["\"some\"", "all"]);
-    base_err("grid = [2, 1, 1]", "grid = [2, 1, 1]\nctas = []", &["empty list"]);
+    base_err(
+        "grid = [2, 1, 1]",
+        "grid = [2, 0, 1]",
+        &["launch.grid", "≥ 1"],
+    );
+    base_err(
+        "grid = [2, 1, 1]",
+        "grid = [2, 1, 1]\nctas = \"some\"",
+        &["\"some\"", "all"],
+    );
+    base_err(
+        "grid = [2, 1, 1]",
+        "grid = [2, 1, 1]\nctas = []",
+        &["empty list"],
+    );
     base_err(
         "grid = [2, 1, 1]",
         "grid = [2, 1, 1]\nctas = [[0, 0, 0], [2, 0, 0]]",
@@ -255,17 +293,21 @@ fn kernel_form_errors() {
     let no_kernels = "[tensors]\nx = { role = \"output\", dtype = \"f32\", shape = [1] }\n";
     let e = parse(no_kernels).unwrap_err();
     assert!(e.message.contains("no kernels"), "{e}");
-    base_err("ptx = \"ref.ptx\"", "ptx = \"\"", &["reference.ptx", "empty"]);
-    base_err("entry = \"ref\"", "entry = \"\"", &["reference.entry", "empty"]);
+    base_err(
+        "ptx = \"ref.ptx\"",
+        "ptx = \"\"",
+        &["reference.ptx", "empty"],
+    );
+    base_err(
+        "entry = \"ref\"",
+        "entry = \"\"",
+        &["reference.entry", "empty"],
+    );
 }
 
 #[test]
 fn missing_required_key() {
-    base_err(
-        "params = [\"x\", \"y\", \"n\"]",
-        "",
-        &["params"],
-    );
+    base_err("params = [\"x\", \"y\", \"n\"]", "", &["params"]);
 }
 
 #[test]
@@ -297,17 +339,21 @@ fn param_errors() {
         "_ = { role = \"input\", dtype = \"f32\", shape = [1] }\n[scalars]",
         &["`_` marks an unused param"],
     );
-    base_err(
-        "n = 128",
-        "\"n m\" = 128",
-        &["scalar name `n m`"],
-    );
+    base_err("n = 128", "\"n m\" = 128", &["scalar name `n m`"]);
 }
 
 #[test]
 fn tensor_errors() {
-    base_err("shape = [128]", "shape = []", &["tensor `x`", "shape", "empty"]);
-    base_err("shape = [2, 64]", "shape = [2, 0]", &["tensor `y`", "shape[1] is 0"]);
+    base_err(
+        "shape = [128]",
+        "shape = []",
+        &["tensor `x`", "shape", "empty"],
+    );
+    base_err(
+        "shape = [2, 64]",
+        "shape = [2, 0]",
+        &["tensor `y`", "shape[1] is 0"],
+    );
     base_err("shape = [2, 64]", "shape = [2, -3]", &["shape[1] is -3"]);
 }
 
@@ -362,7 +408,11 @@ fn load_reads_files_and_reports_paths() {
 
     std::fs::write(&path, BASE.replace("grid = [2, 1, 1]", "grid = [0]")).unwrap();
     let e = CheckSpec::load(&path).unwrap_err();
-    assert!(e.to_string().starts_with(&format!("{}:6:8: ", path.display())), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}:6:8: ", path.display())),
+        "{e}"
+    );
 
     let e = CheckSpec::load(&dir.join("missing.toml")).unwrap_err();
     assert_eq!(e.kind, SpecErrorKind::Io);
@@ -401,7 +451,10 @@ fn tensor_flags() {
     assert_eq!(t.to_string(), "f32[128,4]:in");
     let (_, t) = TensorSpec::from_flag("out:bf16[8]:output").unwrap();
     assert_eq!(t.role, Role::Output);
-    assert_eq!(TensorSpec::from_flag("y:u8[3]:inout").unwrap().1.role, Role::InOut);
+    assert_eq!(
+        TensorSpec::from_flag("y:u8[3]:inout").unwrap().1.role,
+        Role::InOut
+    );
     for (bad, needle) in [
         ("x", "name:dtype[dims]:role"),
         ("x:f32[128]", "no role"),
@@ -421,16 +474,51 @@ fn tensor_flags() {
 
 #[test]
 fn scalar_flags() {
-    assert_eq!(parse_scalar_flag("n=128").unwrap(), ("n".into(), ScalarValue::Int(128)));
+    assert_eq!(
+        parse_scalar_flag("n=128").unwrap(),
+        ("n".into(), ScalarValue::Int(128))
+    );
     assert_eq!(parse_scalar_flag("k = -3").unwrap().1, ScalarValue::Int(-3));
-    assert_eq!(parse_scalar_flag("m=0x7f").unwrap().1, ScalarValue::Int(127));
-    assert_eq!(parse_scalar_flag("m=-0x10").unwrap().1, ScalarValue::Int(-16));
-    assert_eq!(parse_scalar_flag("s=0.5").unwrap().1, ScalarValue::float(0.5));
-    assert_eq!(parse_scalar_flag("e=1e-3").unwrap().1, ScalarValue::float(1e-3));
-    assert!(parse_scalar_flag("n128").unwrap_err().message.contains("name=value"));
-    assert!(parse_scalar_flag("n=abc").unwrap_err().message.contains("not an integer or a float"));
-    assert!(parse_scalar_flag("n=0xzz").unwrap_err().message.contains("hex"));
-    assert!(parse_scalar_flag("=1").unwrap_err().message.contains("name"));
+    assert_eq!(
+        parse_scalar_flag("m=0x7f").unwrap().1,
+        ScalarValue::Int(127)
+    );
+    assert_eq!(
+        parse_scalar_flag("m=-0x10").unwrap().1,
+        ScalarValue::Int(-16)
+    );
+    assert_eq!(
+        parse_scalar_flag("s=0.5").unwrap().1,
+        ScalarValue::float(0.5)
+    );
+    assert_eq!(
+        parse_scalar_flag("e=1e-3").unwrap().1,
+        ScalarValue::float(1e-3)
+    );
+    assert!(
+        parse_scalar_flag("n128")
+            .unwrap_err()
+            .message
+            .contains("name=value")
+    );
+    assert!(
+        parse_scalar_flag("n=abc")
+            .unwrap_err()
+            .message
+            .contains("not an integer or a float")
+    );
+    assert!(
+        parse_scalar_flag("n=0xzz")
+            .unwrap_err()
+            .message
+            .contains("hex")
+    );
+    assert!(
+        parse_scalar_flag("=1")
+            .unwrap_err()
+            .message
+            .contains("name")
+    );
     // float bits: -0.0 and 0.0 are different specs
     assert_ne!(ScalarValue::float(0.0), ScalarValue::float(-0.0));
 }
@@ -440,9 +528,24 @@ fn dims_flags() {
     assert_eq!(parse_dims("--block", "128").unwrap(), [128, 1, 1]);
     assert_eq!(parse_dims("--block", "16x16").unwrap(), [16, 16, 1]);
     assert_eq!(parse_dims("--grid", "4, 2, 3").unwrap(), [4, 2, 3]);
-    assert!(parse_dims("--block", "0").unwrap_err().message.contains("≥ 1"));
-    assert!(parse_dims("--block", "1,2,3,4").unwrap_err().message.contains("1 to 3"));
-    assert!(parse_dims("--block", "a").unwrap_err().message.contains("not a number"));
+    assert!(
+        parse_dims("--block", "0")
+            .unwrap_err()
+            .message
+            .contains("≥ 1")
+    );
+    assert!(
+        parse_dims("--block", "1,2,3,4")
+            .unwrap_err()
+            .message
+            .contains("1 to 3")
+    );
+    assert!(
+        parse_dims("--block", "a")
+            .unwrap_err()
+            .message
+            .contains("not a number")
+    );
     assert_eq!(parse_param_list("x, y,_").unwrap(), vec!["x", "y", "_"]);
     assert!(parse_param_list("x,,y").is_err());
 }
@@ -506,9 +609,27 @@ n = 128
 #[test]
 fn from_flags_errors() {
     let e = |f: SpecFlags| CheckSpec::from_flags(&f).unwrap_err().message;
-    assert!(e(SpecFlags { ptx: vec![], ..flags() }).contains("0 PTX files"));
-    assert!(e(SpecFlags { block: Some("2048".into()), ..flags() }).contains("launch.block"));
-    assert!(e(SpecFlags { params: Some("x,q".into()), ..flags() }).contains("`q`"));
+    assert!(
+        e(SpecFlags {
+            ptx: vec![],
+            ..flags()
+        })
+        .contains("0 PTX files")
+    );
+    assert!(
+        e(SpecFlags {
+            block: Some("2048".into()),
+            ..flags()
+        })
+        .contains("launch.block")
+    );
+    assert!(
+        e(SpecFlags {
+            params: Some("x,q".into()),
+            ..flags()
+        })
+        .contains("`q`")
+    );
     assert!(
         e(SpecFlags {
             tensors: vec!["x:f32[1]:in".into(), "x:f32[2]:out".into()],
@@ -524,7 +645,13 @@ fn from_flags_errors() {
         })
         .contains("need two PTX files")
     );
-    assert!(e(SpecFlags { ctas: Some("2".into()), ..flags() }).contains("outside the grid"));
+    assert!(
+        e(SpecFlags {
+            ctas: Some("2".into()),
+            ..flags()
+        })
+        .contains("outside the grid")
+    );
 }
 
 #[test]

@@ -387,9 +387,7 @@ fn kernel(
     {
         return fail(
             e,
-            format!(
-                "`{table}.entry` is empty; leave it out when the file has exactly one .entry"
-            ),
+            format!("`{table}.entry` is empty; leave it out when the file has exactly one .entry"),
         );
     }
     let mut params = Vec::with_capacity(k.params.get_ref().len());
@@ -471,7 +469,10 @@ fn expect(raw: &RawExpect, kind: CaseKind) -> R<Expect> {
     let status = raw.status.as_ref().map_or(Status::Active, |s| *s.get_ref());
     let pending = match (&raw.pending, status) {
         (Some(p), Status::Pending) if p.get_ref().trim().is_empty() => {
-            return fail(p, "`expect.pending` is empty; say which capability is missing");
+            return fail(
+                p,
+                "`expect.pending` is empty; say which capability is missing",
+            );
         }
         (Some(p), Status::Pending) => Some(p.get_ref().clone()),
         (None, Status::Active) => None,

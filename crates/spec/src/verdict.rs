@@ -35,7 +35,8 @@ pub enum Verdict {
 }
 
 /// Whether a case compares two kernels or checks one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CaseKind {
     Pair,
     Single,
@@ -106,7 +107,10 @@ impl FromStr for Verdict {
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
                 let words: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
-                format!("unknown verdict `{s}`, expected one of {}", words.join(", "))
+                format!(
+                    "unknown verdict `{s}`, expected one of {}",
+                    words.join(", ")
+                )
             })
     }
 }

@@ -213,9 +213,12 @@ fn section_operand(p: &mut Parser<'_>) {
             bump_number(p);
         }
         L_PAREN => {
-            p.bump();
-            section_expr(p);
-            p.expect(R_PAREN, "`)`");
+            if p.enter() {
+                p.bump();
+                section_expr(p);
+                p.expect(R_PAREN, "`)`");
+                p.leave();
+            }
         }
         _ => p.error_expected("a value"),
     }

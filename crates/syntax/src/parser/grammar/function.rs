@@ -6,21 +6,33 @@ use crate::SyntaxKind::*;
 use crate::parser::Parser;
 
 /// Performance-tuning and attribute directives allowed between a function's
-/// parameters and its body.
-const PERF_DIRECTIVES: &[&str] = &[
-    ".reqntid",
-    ".maxntid",
-    ".minnctapersm",
-    ".maxnctapersm",
-    ".maxnreg",
-    ".explicitcluster",
-    ".reqnctapercluster",
-    ".noreturn",
-    ".maxclusterrank",
-    ".blocksareclusters",
-    ".abi_preserve",
-    ".abi_preserve_control",
+/// parameters and its body, with the minimum and maximum number of integer
+/// arguments each takes.
+const PERF_DIRECTIVES: &[(&str, usize, usize)] = &[
+    (".reqntid", 1, 3),
+    (".maxntid", 1, 3),
+    (".minnctapersm", 1, 1),
+    (".maxnctapersm", 1, 1),
+    (".maxnreg", 1, 1),
+    (".explicitcluster", 0, 0),
+    (".reqnctapercluster", 1, 3),
+    (".noreturn", 0, 0),
+    (".maxclusterrank", 1, 1),
+    (".blocksareclusters", 0, 0),
+    (".abi_preserve", 1, 1),
+    (".abi_preserve_control", 1, 1),
 ];
+
+fn perf_arity(p: &Parser<'_>) -> Option<(usize, usize)> {
+    if !p.at(DOT_WORD) {
+        return None;
+    }
+    let word = p.current_text();
+    PERF_DIRECTIVES
+        .iter()
+        .find(|(name, ..)| *name == word)
+        .map(|&(_, min, max)| (min, max))
+}
 
 pub(super) fn function(p: &mut Parser<'_>) {
     let m = p.start();
@@ -39,8 +51,8 @@ pub(super) fn function(p: &mut Parser<'_>) {
         param_list(p, PARAM_LIST);
     }
     loop {
-        if p.at(DOT_WORD) && PERF_DIRECTIVES.contains(&p.current_text()) {
-            perf_directive(p);
+        if let Some((min, max)) = perf_arity(p) {
+            perf_directive(p, min, max);
         } else if p.at_word(".pragma") {
             directive::pragma(p);
         } else {
@@ -56,14 +68,27 @@ pub(super) fn function(p: &mut Parser<'_>) {
 }
 
 /// `.reqntid 128, 1, 1`, `.noreturn`, ...
-fn perf_directive(p: &mut Parser<'_>) {
+fn perf_directive(p: &mut Parser<'_>, min: usize, max: usize) {
     let m = p.start();
+    let name_range = p.current_range();
+    let name = p.current_text();
     p.bump();
+    let mut count = 0;
     if super::bump_int(p) {
+        count += 1;
         while p.at(COMMA) && p.nth(1) == INT_NUMBER {
             p.bump();
             super::bump_int(p);
+            count += 1;
         }
+    }
+    if count < min || count > max {
+        let msg = match (min, max) {
+            (0, 0) => format!("`{name}` takes no arguments"),
+            (a, b) if a == b => format!("`{name}` takes {a} argument(s), found {count}"),
+            (a, b) => format!("`{name}` takes {a} to {b} arguments, found {count}"),
+        };
+        p.error_at(name_range, msg);
     }
     m.complete(p, PERF_DIRECTIVE);
 }

@@ -1,0 +1,169 @@
+//! What checking a case produces, and how it maps to a test outcome.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use ptxeq_spec::{CheckSpec, Expect, Status, Verdict};
+use serde::Serialize;
+
+/// One thing wrong with a case, located where possible.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// The file at fault (the spec or a PTX file), when there is one.
+    pub file: Option<PathBuf>,
+    /// 1-based line and column in `file`.
+    pub location: Option<(u32, u32)>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(message: impl Into<String>) -> Self {
+        Problem {
+            file: None,
+            location: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn in_file(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Problem {
+            file: Some(file.into()),
+            ..Problem::new(message)
+        }
+    }
+
+    pub fn at(mut self, line: u32, col: u32) -> Self {
+        self.location = Some((line, col));
+        self
+    }
+}
+
+impl fmt::Display for Problem {
+    /// `file:line:col: message`, leaving out what is unknown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}:", file.display())?;
+            if let Some((line, col)) = self.location {
+                write!(f, "{line}:{col}:")?;
+            }
+            f.write_str(" ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// The result of the consistency checks on one case.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaseReport {
+    /// The case name (`softmax/online-n128`).
+    pub name: String,
+    /// The spec, when it loaded.
+    pub spec: Option<CheckSpec>,
+    /// Whether the case is pending (from `[expect] status`; active when the
+    /// spec did not load).
+    pub status: Status,
+    /// The block size the check would use: `launch.block`, or the entry's
+    /// `.reqntid` / `.maxntid`.
+    pub block: Option<[u32; 3]>,
+    /// Everything wrong, in the order found; empty when consistent.
+    pub problems: Vec<Problem>,
+}
+
+impl CaseReport {
+    /// Whether every consistency check passed.
+    pub fn is_consistent(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// The case's outcome today. No checker exists yet, so the verdict is
+    /// never computed: a consistent case is [`Outcome::Consistent`], never
+    /// [`Outcome::Pass`].
+    pub fn outcome(&self) -> Outcome {
+        if !self.problems.is_empty() {
+            return Outcome::Problems(self.problems.clone());
+        }
+        match self.spec.as_ref().and_then(|s| s.expect.as_ref()) {
+            Some(expect) => compare_verdict(expect, None),
+            None => Outcome::Problems(vec![Problem::new("no [expect] section")]),
+        }
+    }
+}
+
+/// How a case ended.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Outcome {
+    /// Today's checks passed; the verdict was not computed (no checker yet).
+    Consistent,
+    /// The checker reached a different verdict than the spec expects.
+    Mismatch { expected: Verdict, got: Verdict },
+    /// The checker reached the expected verdict.
+    Pass,
+    /// The case itself is broken (spec, PTX, or their consistency).
+    Problems(Vec<Problem>),
+}
+
+impl Outcome {
+    /// A short word for summaries.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Consistent => "spec-consistent, verdict not checked (no checker yet)",
+            Outcome::Mismatch { .. } => "verdict mismatch",
+            Outcome::Pass => "verdict as expected",
+            Outcome::Problems(_) => "inconsistent case",
+        }
+    }
+}
+
+/// Compares the verdict a checker computed with the expected one.
+///
+/// `got = None` means no verdict was computed — true of every case until
+/// the checker exists, so nothing counts as passed yet. The issue that
+/// wires in the checker passes `Some(verdict)` here and decides what a
+/// pending case that reaches (or misses) its verdict means; today a
+/// pending case is compared like an active one, and an `unsupported`
+/// case's `reason` is not compared.
+pub fn compare_verdict(expect: &Expect, got: Option<Verdict>) -> Outcome {
+    match got {
+        None => Outcome::Consistent,
+        Some(got) if got == expect.verdict => Outcome::Pass,
+        Some(got) => Outcome::Mismatch {
+            expected: expect.verdict,
+            got,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expect(verdict: Verdict) -> Expect {
+        Expect {
+            verdict,
+            reason: None,
+            status: Status::Active,
+            pending: None,
+        }
+    }
+
+    #[test]
+    fn no_checker_means_not_passed() {
+        let e = expect(Verdict::Equivalent);
+        assert_eq!(compare_verdict(&e, None), Outcome::Consistent);
+        assert_eq!(compare_verdict(&e, Some(Verdict::Equivalent)), Outcome::Pass);
+        assert_eq!(
+            compare_verdict(&e, Some(Verdict::Race)),
+            Outcome::Mismatch {
+                expected: Verdict::Equivalent,
+                got: Verdict::Race
+            }
+        );
+    }
+
+    #[test]
+    fn problem_display() {
+        let p = Problem::in_file("a/ref.ptx", "bad").at(3, 7);
+        assert_eq!(p.to_string(), "a/ref.ptx:3:7: bad");
+        assert_eq!(Problem::new("bad").to_string(), "bad");
+    }
+}

@@ -1,0 +1,1 @@
+//! Decoder unit tests (filled below).

@@ -17,6 +17,9 @@ git-ignored), then:
   such a script writes its own .ptx files via ``triton_emit.emit``.
 * rewrites absolute ``.file`` paths to paths relative to the case directory,
   so the committed PTX does not depend on where it was generated.
+* zeroes the process id nvcc embeds in internal symbol names. The same id
+  also appears inside `-lineinfo` debug strings (`.b8` byte lists), which are
+  left as they are: a regeneration churns those bytes, never instructions.
 * records the tool versions in ``corpus/TOOLCHAIN.txt``.
 
 Usage: python3 corpus/regen.py [--venv DIR] [--no-install] [--only PATH ...]
@@ -43,6 +46,10 @@ CORPUS = Path(__file__).resolve().parent
 REPO = CORPUS.parent
 BUILD_RE = re.compile(r"^\s*//\s*nvcc-build:\s*(\S+\.ptx)\s*(.*)$")
 FILE_RE = re.compile(r'^(\s*\.file\s+\d+\s+")([^"]*)(".*)$')
+# nvcc names internal-linkage symbols `_INTERNAL_<hash>_<n>_<file>_<hash>_<pid>`;
+# the trailing process id changes on every run. Zero it (same length, so
+# mangled-name length prefixes stay right) to keep regenerated PTX stable.
+INTERNAL_RE = re.compile(r"(_INTERNAL_[0-9a-f]{8}_\d+_\w*?_[0-9a-f]{8}_)(\d+)")
 
 
 def venv_paths(venv: Path) -> tuple[Path, Path, Path]:
@@ -63,11 +70,15 @@ def ensure_venv(venv: Path, install: bool) -> None:
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *PINNED], check=True)
 
 
-def relativize_file_paths(ptx: Path) -> None:
-    """Make `.file` directives name sources relative to the PTX's directory."""
+def normalize(ptx: Path) -> None:
+    """Make `.file` directives name sources relative to the PTX's directory,
+    and strip the process id nvcc puts into internal symbol names."""
     out = []
     changed = False
     for line in ptx.read_text().splitlines(keepends=True):
+        new = INTERNAL_RE.sub(lambda m: m.group(1) + "0" * len(m.group(2)), line)
+        changed |= new != line
+        line = new
         m = FILE_RE.match(line)
         if m and os.path.isabs(m.group(2)):
             rel = os.path.relpath(m.group(2), ptx.parent)
@@ -89,7 +100,7 @@ def build_cu(src: Path, nvcc: Path, cccl: Path) -> list[Path]:
         cmd = [str(nvcc), "-ptx", *flags, "-I", str(cccl), src.name, "-o", out.name]
         print("  $", " ".join(cmd[0:1] + cmd[1:]).replace(str(nvcc), "nvcc"), flush=True)
         subprocess.run(cmd, cwd=src.parent, check=True, env={**os.environ, "PATH": f"{nvcc.parent}:{os.environ['PATH']}"})
-        relativize_file_paths(out)
+        normalize(out)
         outs.append(out)
     return outs
 
@@ -101,7 +112,7 @@ def build_py(src: Path, py: Path) -> list[Path]:
     subprocess.run([str(py), src.name], cwd=src.parent, check=True, env=env)
     outs = [p for p in src.parent.glob("*.ptx") if before.get(p) != p.stat().st_mtime]
     for p in outs:
-        relativize_file_paths(p)
+        normalize(p)
     return outs
 
 

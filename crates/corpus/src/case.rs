@@ -64,9 +64,11 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
         let refs: Vec<(&str, &FunctionInfo)> = found.iter().map(|(t, f)| (*t, f)).collect();
         let (block, problems) = resolve_block(spec.launch.block, &refs);
         report.block = block;
-        report
-            .problems
-            .extend(problems.into_iter().map(|m| Problem::in_file(&spec_path, m)));
+        report.problems.extend(
+            problems
+                .into_iter()
+                .map(|m| Problem::in_file(&spec_path, m)),
+        );
     }
     report.problems.extend(
         check_tensors(&spec)
@@ -94,15 +96,17 @@ fn load_ptx(path: &Path, problems: &mut Vec<Problem>) -> Option<PtxSummary> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
-            problems.push(Problem::in_file(path, format!("cannot read the PTX file: {e}")));
+            problems.push(Problem::in_file(
+                path,
+                format!("cannot read the PTX file: {e}"),
+            ));
             return None;
         }
     };
     let summary = summarize(&text);
     for e in summary.errors.iter().take(MAX_SYNTAX_ERRORS) {
-        problems.push(
-            Problem::in_file(path, format!("syntax error: {}", e.message)).at(e.line, e.col),
-        );
+        problems
+            .push(Problem::in_file(path, format!("syntax error: {}", e.message)).at(e.line, e.col));
     }
     if summary.errors.len() > MAX_SYNTAX_ERRORS {
         problems.push(Problem::in_file(

@@ -190,6 +190,14 @@ fn threads(d: &[u32; 3]) -> u64 {
     d.iter().map(|&x| u64::from(x)).product()
 }
 
+/// A kernel's block directives, parsed.
+struct Declared<'a> {
+    table: &'a str,
+    f: &'a FunctionInfo,
+    req: Option<[u32; 3]>,
+    max: Option<[u32; 3]>,
+}
+
 /// The block size a check uses, and what is inconsistent about it:
 /// `launch.block` if given, else the first kernel's `.reqntid`, else its
 /// `.maxntid`. Every `.reqntid` must equal the block, and the block may
@@ -210,18 +218,22 @@ pub fn resolve_block(
         }
         t
     };
-    let declared: Vec<(&str, &FunctionInfo, Option<[u32; 3]>, Option<[u32; 3]>)> = kernels
+    let declared: Vec<Declared<'_>> = kernels
         .iter()
-        .map(|&(t, f)| (t, f, parse(t, f, "reqntid", &f.reqntid), parse(t, f, "maxntid", &f.maxntid)))
+        .map(|&(table, f)| Declared {
+            table,
+            f,
+            req: parse(table, f, "reqntid", &f.reqntid),
+            max: parse(table, f, "maxntid", &f.maxntid),
+        })
         .collect();
 
     let block = spec_block
-        .or_else(|| declared.iter().find_map(|d| d.2))
-        .or_else(|| declared.iter().find_map(|d| d.3));
+        .or_else(|| declared.iter().find_map(|d| d.req))
+        .or_else(|| declared.iter().find_map(|d| d.max));
     let Some(block) = block else {
         problems.push(
-            "no block size: set `launch.block`, or the entry needs .reqntid or .maxntid"
-                .to_owned(),
+            "no block size: set `launch.block`, or the entry needs .reqntid or .maxntid".to_owned(),
         );
         return (None, problems);
     };
@@ -237,7 +249,7 @@ pub fn resolve_block(
             threads(&block)
         ));
     }
-    for (table, f, req, max) in declared {
+    for Declared { table, f, req, max } in declared {
         if let Some(req) = req
             && req != block
         {
@@ -279,8 +291,7 @@ pub fn check_tensors(spec: &CheckSpec) -> Vec<String> {
     }
     if !spec.tensors.values().any(|t| t.role.is_written()) {
         out.push(
-            "no output tensor: at least one tensor needs role = \"output\" or \"inout\""
-                .to_owned(),
+            "no output tensor: at least one tensor needs role = \"output\" or \"inout\"".to_owned(),
         );
     }
     out
@@ -350,7 +361,10 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert!(p[0].contains("`candidate`"), "{p:?}");
         let m = f(None, Some(vec![16, 16]));
-        assert_eq!(resolve_block(None, &[("kernel", &m)]), (Some([16, 16, 1]), vec![]));
+        assert_eq!(
+            resolve_block(None, &[("kernel", &m)]),
+            (Some([16, 16, 1]), vec![])
+        );
         let bad = f(Some(vec![0]), None);
         let (_, p) = resolve_block(Some([1, 1, 1]), &[("kernel", &bad)]);
         assert!(p[0].contains("malformed .reqntid"), "{p:?}");

@@ -81,7 +81,11 @@ mod tests {
             std::fs::write(root.join(d).join(SPEC_FILE), "").unwrap();
         }
         std::fs::write(root.join("a/common/ref.ptx"), "").unwrap();
-        let names: Vec<String> = discover(root).unwrap().into_iter().map(|c| c.name).collect();
+        let names: Vec<String> = discover(root)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_eq!(names, ["a/one", "a/one/nested", "b/two"]);
         assert_eq!(
             discover(root).unwrap()[0].spec_path(),

@@ -89,7 +89,11 @@ pub fn summarize(text: &str) -> PtxSummary {
                     .iter()
                     .map(|p| ParamInfo {
                         name: p.name().unwrap_or_default(),
-                        ty: p.ty().unwrap_or_default().trim_start_matches('.').to_owned(),
+                        ty: p
+                            .ty()
+                            .unwrap_or_default()
+                            .trim_start_matches('.')
+                            .to_owned(),
                         is_ptr: p.is_ptr(),
                         is_array: !p.array_dims().is_empty(),
                     })

@@ -150,7 +150,10 @@ mod tests {
     fn no_checker_means_not_passed() {
         let e = expect(Verdict::Equivalent);
         assert_eq!(compare_verdict(&e, None), Outcome::Consistent);
-        assert_eq!(compare_verdict(&e, Some(Verdict::Equivalent)), Outcome::Pass);
+        assert_eq!(
+            compare_verdict(&e, Some(Verdict::Equivalent)),
+            Outcome::Pass
+        );
         assert_eq!(
             compare_verdict(&e, Some(Verdict::Race)),
             Outcome::Mismatch {

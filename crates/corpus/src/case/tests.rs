@@ -105,10 +105,12 @@ fn consistent_case() {
 #[test]
 fn param_count_mismatch() {
     let spec = SPEC.replacen(r#"params = ["x", "y", "n"]"#, r#"params = ["x", "y"]"#, 1);
-    let spec = spec.replace("n = 128", "").replace("[scalars]", "");
     let p = one_problem(
         &run(&spec, PTX),
-        &["`reference.params` has 2 names", "entry `scale` has 3 params"],
+        &[
+            "`reference.params` has 2 names",
+            "entry `scale` has 3 params",
+        ],
     );
     assert!(p.file.unwrap().ends_with("family/case/check.toml"));
 }
@@ -118,19 +120,30 @@ fn missing_entry() {
     let spec = SPEC.replace(r#"entry = "scale""#, r#"entry = "scal""#);
     one_problem(
         &run(&spec, PTX),
-        &["`candidate.entry`", "no .entry named `scal`", "entries: scale"],
+        &[
+            "`candidate.entry`",
+            "no .entry named `scal`",
+            "entries: scale",
+        ],
     );
 }
 
 #[test]
 fn ambiguous_entry() {
-    let two = format!("{PTX}\n{}", PTX.replace("scale", "other").replace(".version 8.0\n.target sm_80\n.address_size 64\n", ""));
-    one_problem(&run(SPEC, &two), &["`reference`", "2 entries", "scale, other", "`entry`"]);
+    let two = format!(
+        "{PTX}\n{}",
+        PTX.replace("scale", "other")
+            .replace(".version 8.0\n.target sm_80\n.address_size 64\n", "")
+    );
+    one_problem(
+        &run(SPEC, &two),
+        &["`reference`", "2 entries", "scale, other", "`entry`"],
+    );
 }
 
 #[test]
 fn reqntid_mismatch() {
-    let spec = format!("[launch]\nblock = [256, 1, 1]\n{SPEC}");
+    let spec = SPEC.replace("[reference]", "[launch]\nblock = [256, 1, 1]\n[reference]");
     let r = run(&spec, PTX);
     assert_eq!(r.problems.len(), 2, "{:#?}", r.problems);
     assert!(r.problems[0].message.contains(
@@ -141,10 +154,14 @@ fn reqntid_mismatch() {
 #[test]
 fn maxntid_exceeded_and_no_block() {
     let ptx = PTX.replace(".reqntid 128, 1, 1", ".maxntid 64, 1, 1");
-    let spec = format!("[launch]\nblock = [128]\n{SPEC}");
+    let spec = SPEC.replace("[reference]", "[launch]\nblock = [128]\n[reference]");
     let r = run(&spec, &ptx);
     assert_eq!(r.problems.len(), 2, "{:#?}", r.problems);
-    assert!(r.problems[0].message.contains(".maxntid [64, 1, 1] (64 threads)"));
+    assert!(
+        r.problems[0]
+            .message
+            .contains(".maxntid [64, 1, 1] (64 threads)")
+    );
     // without launch.block, .maxntid provides the block
     let r = run(SPEC, &ptx);
     assert!(r.is_consistent(), "{:#?}", r.problems);
@@ -161,7 +178,10 @@ fn syntax_error_has_a_location() {
     assert!(!r.is_consistent());
     let p = &r.problems[0];
     assert!(p.message.starts_with("syntax error"), "{p}");
-    assert!(p.file.as_ref().unwrap().ends_with("family/case/k.ptx"), "{p}");
+    assert!(
+        p.file.as_ref().unwrap().ends_with("family/case/k.ptx"),
+        "{p}"
+    );
     let (line, _) = p.location.expect("a location");
     assert_eq!(line, 24, "{p}");
     // the shared file is parsed, and its errors reported, once
@@ -170,22 +190,41 @@ fn syntax_error_has_a_location() {
 
 #[test]
 fn param_kinds() {
-    let spec = SPEC.replacen(r#"params = ["x", "y", "n"]"#, r#"params = ["n", "y", "x"]"#, 1);
+    let spec = SPEC.replacen(
+        r#"params = ["x", "y", "n"]"#,
+        r#"params = ["n", "y", "x"]"#,
+        1,
+    );
     one_problem(
         &run(&spec, PTX),
-        &["`reference.params[2]` (`x`) is a tensor", "`scale_param_2` (.u32)", "64-bit"],
+        &[
+            "`reference.params[2]` (`x`) is a tensor",
+            "`scale_param_2` (.u32)",
+            "64-bit",
+        ],
     );
     let spec = SPEC.replace("n = 128", "n = 1.5");
     let r = run(&spec, PTX);
     assert_eq!(r.problems.len(), 2, "{:#?}", r.problems);
-    assert!(r.problems[0].message.contains("is a float but the param is .u32"));
+    assert!(
+        r.problems[0]
+            .message
+            .contains("is a float but the param is .u32")
+    );
     let spec = SPEC.replace("n = 128", "n = -1");
-    assert!(run(&spec, PTX).problems[0].message.contains("does not fit a .u32"));
+    assert!(
+        run(&spec, PTX).problems[0]
+            .message
+            .contains("does not fit a .u32")
+    );
 }
 
 #[test]
 fn corpus_fields_and_tensor_rules() {
-    let spec = SPEC.replace("note = \"doubling, written twice\"", "note = \"two\\nlines\"");
+    let spec = SPEC.replace(
+        "note = \"doubling, written twice\"",
+        "note = \"two\\nlines\"",
+    );
     one_problem(&run(&spec, PTX), &["one line"]);
     let spec = SPEC.replace("note = \"doubling, written twice\"", "");
     one_problem(&run(&spec, PTX), &["no `note`"]);
@@ -210,7 +249,10 @@ fn spec_errors_and_missing_files() {
     let r = run(&spec, PTX);
     let p = &r.problems[0];
     assert!(p.message.contains("cannot read the PTX file"), "{p}");
-    assert!(p.file.as_ref().unwrap().ends_with("family/common/gone.ptx"), "{p}");
+    assert!(
+        p.file.as_ref().unwrap().ends_with("family/common/gone.ptx"),
+        "{p}"
+    );
 }
 
 #[test]

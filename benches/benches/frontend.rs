@@ -11,7 +11,10 @@ fn main() {
 }
 
 fn corpus_text() -> Vec<String> {
-    ptxeq_benches::corpus_ptx().into_iter().map(|(_, t)| t).collect()
+    ptxeq_benches::corpus_ptx()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect()
 }
 
 #[divan::bench(sample_count = 20)]

@@ -13,7 +13,9 @@ pub fn corpus_ptx() -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     let mut stack = vec![repo_root().join("corpus")];
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {

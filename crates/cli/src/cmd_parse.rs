@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ptxeq_db::Database;
+use ptxeq_db::{Database, SourceFile};
 
 use crate::diagnostics::{self, Message, Severity};
 use crate::exit::Exit;
@@ -22,10 +22,66 @@ fn check_file(db: &Database, path: &Path, show_unknown: bool) -> Exit {
         return Exit::Invalid;
     };
     let shown = path.display().to_string();
-    let text = file.text(db);
-    let parse = ptxeq_db::parse(db, file);
     let lowered = ptxeq_db::lowered_module(db, file);
+    let mut messages = error_messages(db, file);
+    let unknown = lowered.unknown_instructions();
+    if show_unknown {
+        messages.extend(unknown.iter().map(|u| Message {
+            severity: Severity::Warning,
+            message: format!("instruction not decoded by ptxeq: {}", u.reason),
+            range: u.range,
+            label: "later passes report this instruction as unsupported".into(),
+            notes: vec![format!("in `{}`, instruction #{}", u.function, u.index)],
+        }));
+    }
+    eprint!("{}", diagnostics::render(&shown, file.text(db), &messages));
 
+    let errors = messages
+        .iter()
+        .filter(|m| m.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        println!("{shown}: {errors} error(s)");
+        return Exit::Invalid;
+    }
+    let m = &lowered.module;
+    println!(
+        "{shown}: ok: {} entr{} ({}), {} function(s), {} instructions, {} not decoded",
+        m.kernels.len(),
+        if m.kernels.len() == 1 { "y" } else { "ies" },
+        m.kernels
+            .iter()
+            .map(|k| k.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        m.funcs.len(),
+        m.kernels
+            .iter()
+            .chain(&m.funcs)
+            .map(|k| k.instrs.len())
+            .sum::<usize>(),
+        unknown.len(),
+    );
+    Exit::Ok
+}
+
+/// Renders the file's syntax and lowering errors to stderr; returns how many.
+pub fn report_errors(db: &Database, file: SourceFile, path: &Path) -> usize {
+    let messages = error_messages(db, file);
+    if !messages.is_empty() {
+        eprint!(
+            "{}",
+            diagnostics::render(&path.display().to_string(), file.text(db), &messages)
+        );
+        eprintln!("{}: {} error(s)", path.display(), messages.len());
+    }
+    messages.len()
+}
+
+/// Syntax errors, then (only for a file that parsed cleanly) lowering errors
+/// such as an undeclared register or label, which ptxas would reject too.
+fn error_messages(db: &Database, file: SourceFile) -> Vec<Message> {
+    let parse = ptxeq_db::parse(db, file);
     let mut messages: Vec<Message> = parse
         .errors()
         .iter()
@@ -37,44 +93,19 @@ fn check_file(db: &Database, path: &Path, show_unknown: bool) -> Exit {
             notes: vec![],
         })
         .collect();
-    let syntax_errors = messages.len();
-    // Lowering problems (undeclared register, unknown label) are errors in
-    // the PTX too: ptxas would reject them.
-    if syntax_errors == 0 {
-        messages.extend(lowered.diagnostics.iter().map(|d| Message {
-            severity: Severity::Error,
-            message: d.message.clone(),
-            range: d.range,
-            label: "here".into(),
-            notes: vec![],
-        }));
+    if messages.is_empty() {
+        messages.extend(
+            ptxeq_db::lowered_module(db, file)
+                .diagnostics
+                .iter()
+                .map(|d| Message {
+                    severity: Severity::Error,
+                    message: d.message.clone(),
+                    range: d.range,
+                    label: "here".into(),
+                    notes: vec![],
+                }),
+        );
     }
-    let unknown = lowered.unknown_instructions();
-    if show_unknown {
-        messages.extend(unknown.iter().map(|u| Message {
-            severity: Severity::Warning,
-            message: format!("instruction not decoded by ptxeq: {}", u.reason),
-            range: u.range,
-            label: "later passes report this instruction as unsupported".into(),
-            notes: vec![],
-        }));
-    }
-    eprint!("{}", diagnostics::render(&shown, text, &messages));
-
-    let errors = messages.iter().filter(|m| m.severity == Severity::Error).count();
-    if errors > 0 {
-        println!("{shown}: {errors} error(s)");
-        return Exit::Invalid;
-    }
-    let m = &lowered.module;
-    println!(
-        "{shown}: ok: {} entr{} ({}), {} function(s), {} instructions, {} not decoded",
-        m.kernels.len(),
-        if m.kernels.len() == 1 { "y" } else { "ies" },
-        m.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "),
-        m.funcs.len(),
-        m.kernels.iter().chain(&m.funcs).map(|k| k.instrs.len()).sum::<usize>(),
-        unknown.len(),
-    );
-    Exit::Ok
+    messages
 }

@@ -43,7 +43,10 @@ pub fn render(path: &str, text: &str, messages: &[Message]) -> String {
         .with_notes(m.notes.clone());
         if let Err(e) = term::emit_to_string(&mut out, &config, &file, &diag) {
             // Rendering only fails on an out-of-range span; still say what went wrong.
-            out.push_str(&format!("error: {} (at byte {start}; could not render: {e})\n", m.message));
+            out.push_str(&format!(
+                "error: {} (at byte {start}; could not render: {e})\n",
+                m.message
+            ));
         }
     }
     out

@@ -16,8 +16,8 @@
 mod queries;
 
 pub use queries::{
-    EntryKey, KernelSummary, LoweredModule, entry_names, kernel_ir, kernel_summary, lowered_module,
-    parse, source_map,
+    Diagnostic, EntryKey, KernelSummary, LoweredModule, UnknownInstruction, entry_names, kernel_ir,
+    kernel_summary, lowered_module, parse, source_map,
 };
 
 use std::path::{Path, PathBuf};
@@ -62,7 +62,10 @@ pub struct Database {
 
 impl Default for Database {
     fn default() -> Self {
-        Self { storage: salsa::Storage::new(None), log: None }
+        Self {
+            storage: salsa::Storage::new(None),
+            log: None,
+        }
     }
 }
 
@@ -79,7 +82,13 @@ impl Database {
                     .push(format!("{database_key:?}"));
             }
         })));
-        (Self { storage, log: Some(log.clone()) }, log)
+        (
+            Self {
+                storage,
+                log: Some(log.clone()),
+            },
+            log,
+        )
     }
 
     /// The execution log, when the database was built with one.

@@ -10,7 +10,7 @@ use std::fmt::{self, Display, Write};
 use crate::instr::{
     BarKind, Carry, FenceKind, FpMods, Instr, MbarrierOp, MemOp, Precision, WgmmaOp, WmmaOp,
 };
-use crate::kernel::{InitValue, KernelIr, ModuleIr, SourceLoc, VarDecl};
+use crate::kernel::{InitValue, KernelIr, ModuleIr, SourceLoc, VarDecl, VarScope};
 use crate::operand::{AddrBase, Imm, Operand, Symbol};
 use crate::types::{MulMode, ScalarType, Scope, StateSpace};
 
@@ -63,7 +63,11 @@ fn cc(c: Carry) -> bool {
 }
 
 fn mem(m: &mut M, op: &MemOp) -> String {
-    m.o(op.sem).o(op.scope).space(op.space).o(op.cache).f(op.nc, "nc");
+    m.o(op.sem)
+        .o(op.scope)
+        .space(op.space)
+        .o(op.cache)
+        .f(op.nc, "nc");
     for h in &op.hints {
         m.p(h);
     }
@@ -76,8 +80,16 @@ impl Instr {
         use Instr::*;
         match self {
             Add { ty, fp, carry } | Sub { ty, fp, carry } => {
-                let base = if matches!(self, Add { .. }) { "add" } else { "sub" };
-                M::new(&carry_op(base, *carry)).fp(fp).f(cc(*carry), "cc").p(ty).done()
+                let base = if matches!(self, Add { .. }) {
+                    "add"
+                } else {
+                    "sub"
+                };
+                M::new(&carry_op(base, *carry))
+                    .fp(fp)
+                    .f(cc(*carry), "cc")
+                    .p(ty)
+                    .done()
             }
             Mul { ty, mode, fp } => M::new("mul").o(*mode).fp(fp).p(ty).done(),
             Mad {
@@ -103,16 +115,18 @@ impl Instr {
             Rem { ty } => M::new("rem").p(ty).done(),
             Neg { ty, ftz } => M::new("neg").f(*ftz, "ftz").p(ty).done(),
             Abs { ty, ftz } => M::new("abs").f(*ftz, "ftz").p(ty).done(),
-            Min { ty, mods } | Max { ty, mods } => {
-                M::new(if matches!(self, Min { .. }) { "min" } else { "max" })
-                    .f(mods.ftz, "ftz")
-                    .f(mods.nan, "NaN")
-                    .f(mods.relu, "relu")
-                    .f(mods.xorsign_abs, "xorsign")
-                    .f(mods.xorsign_abs, "abs")
-                    .p(ty)
-                    .done()
-            }
+            Min { ty, mods } | Max { ty, mods } => M::new(if matches!(self, Min { .. }) {
+                "min"
+            } else {
+                "max"
+            })
+            .f(mods.ftz, "ftz")
+            .f(mods.nan, "NaN")
+            .f(mods.relu, "relu")
+            .f(mods.xorsign_abs, "xorsign")
+            .f(mods.xorsign_abs, "abs")
+            .p(ty)
+            .done(),
             Copysign { ty } => M::new("copysign").p(ty).done(),
             Sad { ty } => M::new("sad").p(ty).done(),
             Dp4a { a_ty, b_ty } => M::new("dp4a").p(a_ty).p(b_ty).done(),
@@ -156,7 +170,12 @@ impl Instr {
                 bool_op,
                 ftz,
                 ty,
-            } => M::new("setp").p(cmp).o(*bool_op).f(*ftz, "ftz").p(ty).done(),
+            } => M::new("setp")
+                .p(cmp)
+                .o(*bool_op)
+                .f(*ftz, "ftz")
+                .p(ty)
+                .done(),
             Set {
                 cmp,
                 bool_op,
@@ -308,8 +327,16 @@ impl Instr {
                 .p(ty)
                 .done(),
             Atom(a) | Red(a) => {
-                let mut m = M::new(if matches!(self, Atom(_)) { "atom" } else { "red" });
-                m.o(a.sem).o(a.scope).space(a.space).p(a.op).f(a.noftz, "noftz");
+                let mut m = M::new(if matches!(self, Atom(_)) {
+                    "atom"
+                } else {
+                    "red"
+                });
+                m.o(a.sem)
+                    .o(a.scope)
+                    .space(a.space)
+                    .p(a.op)
+                    .f(a.noftz, "noftz");
                 for h in &a.hints {
                     m.p(h);
                 }
@@ -378,16 +405,18 @@ impl Instr {
                     m.p(c_ty).f(*satfinite, "satfinite").done()
                 }
             },
-            Ldmatrix(x) | Stmatrix(x) => {
-                M::new(if matches!(self, Ldmatrix(_)) { "ldmatrix" } else { "stmatrix" })
-                    .p("sync.aligned")
-                    .p(format!("m{}n{}", x.shape.0, x.shape.1))
-                    .p(x.num)
-                    .f(x.trans, "trans")
-                    .p(x.space)
-                    .p(x.ty)
-                    .done()
-            }
+            Ldmatrix(x) | Stmatrix(x) => M::new(if matches!(self, Ldmatrix(_)) {
+                "ldmatrix"
+            } else {
+                "stmatrix"
+            })
+            .p("sync.aligned")
+            .p(format!("m{}n{}", x.shape.0, x.shape.1))
+            .p(x.num)
+            .f(x.trans, "trans")
+            .p(x.space)
+            .p(x.ty)
+            .done(),
             Movmatrix { trans, ty } => M::new("movmatrix.sync.aligned.m8n8")
                 .f(*trans, "trans")
                 .p(ty)
@@ -422,9 +451,9 @@ impl Instr {
                     .done()
             }
             CpAsyncBulkCommitGroup => "cp.async.bulk.commit_group".into(),
-            CpAsyncBulkWaitGroup { read } => M::new("cp.async.bulk.wait_group")
-                .f(*read, "read")
-                .done(),
+            CpAsyncBulkWaitGroup { read } => {
+                M::new("cp.async.bulk.wait_group").f(*read, "read").done()
+            }
             Wgmma(op) => match op {
                 WgmmaOp::Fence => "wgmma.fence.sync.aligned".into(),
                 WgmmaOp::CommitGroup => "wgmma.commit_group.sync.aligned".into(),
@@ -499,7 +528,12 @@ impl KernelIr {
         match o {
             Operand::Reg(r) => f.write_str(&reg(*r)),
             Operand::RegLane { reg: r, lane } => {
-                write!(f, "{}.{}", reg(*r), ["x", "y", "z", "w"].get(*lane as usize).unwrap_or(&"?"))
+                write!(
+                    f,
+                    "{}.{}",
+                    reg(*r),
+                    ["x", "y", "z", "w"].get(*lane as usize).unwrap_or(&"?")
+                )
             }
             Operand::Special(s) => f.write_str(&s.name()),
             Operand::Imm(i) => write!(f, "{i}"),
@@ -572,9 +606,17 @@ impl KernelIr {
         } else {
             s.push_str(&d.instr.mnemonic());
         }
-        // A pair destination normalised to `p, _` prints as written in PTX
-        // would be noisy; the dump shows the normalised operand list.
+        // A split pair destination prints as PTX writes it: `p|q`, or `p`
+        // when the second half is absent.
+        let pair = d.instr.has_pair_dst() && d.operands.len() >= 2;
         for (i, o) in d.operands.iter().enumerate() {
+            if pair && i == 1 {
+                if *o != Operand::Sink {
+                    s.push('|');
+                    let _ = self.write_operand(&mut s, o);
+                }
+                continue;
+            }
             s.push_str(if i == 0 { " " } else { ", " });
             let _ = self.write_operand(&mut s, o);
         }
@@ -603,7 +645,8 @@ impl KernelIr {
 }
 
 fn write_var(f: &mut fmt::Formatter<'_>, what: &str, v: &VarDecl) -> fmt::Result {
-    write!(f, "  {what} ")?;
+    let indent = if what == "global" { "" } else { "  " };
+    write!(f, "{indent}{what} ")?;
     if let Some(l) = &v.linkage {
         write!(f, ".{l} ")?;
     }
@@ -667,8 +710,74 @@ fn numbered(name: &str) -> Option<(&str, u64)> {
     Some((p, n.parse().ok()?))
 }
 
+/// Which module-scope variables a function dump lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ModuleVars {
+    /// Those the function's instructions name (standalone dump).
+    Referenced,
+    /// None (the module dump lists them once at the top).
+    Omit,
+}
+
+/// Collects the variables named by an operand.
+fn vars_of(o: &Operand, out: &mut Vec<bool>) {
+    let mut mark = |s: &Symbol| {
+        if let Symbol::Var(v) = s
+            && let Some(slot) = out.get_mut(v.index())
+        {
+            *slot = true;
+        }
+    };
+    match o {
+        Operand::Symbol { sym, .. } => mark(sym),
+        Operand::Addr(a) => {
+            if let AddrBase::Symbol(s) = &a.base {
+                mark(s);
+            }
+        }
+        Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| vars_of(x, out)),
+        Operand::Not(x) => vars_of(x, out),
+        Operand::Pair(a, b) => {
+            vars_of(a, out);
+            vars_of(b, out);
+        }
+        _ => {}
+    }
+}
+
 impl Display for KernelIr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_dump(f, ModuleVars::Referenced, None)
+    }
+}
+
+/// A [`KernelIr`] dump that also names each instruction's PTX line
+/// (`ptx:57`), from [`KernelIr::dump_with_ptx_lines`].
+pub struct DumpWithLines<'a> {
+    ir: &'a KernelIr,
+    lines: &'a [u32],
+}
+
+impl Display for DumpWithLines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.ir
+            .write_dump(f, ModuleVars::Referenced, Some(self.lines))
+    }
+}
+
+impl KernelIr {
+    /// The dump with each instruction's 1-based PTX line (`lines` parallel
+    /// to `instrs`; the IR itself holds no positions, see `SourceMap`).
+    pub fn dump_with_ptx_lines<'a>(&'a self, lines: &'a [u32]) -> DumpWithLines<'a> {
+        DumpWithLines { ir: self, lines }
+    }
+
+    fn write_dump(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        module_vars: ModuleVars,
+        ptx_lines: Option<&[u32]>,
+    ) -> fmt::Result {
         let kind = if self.is_entry { ".entry" } else { ".func" };
         writeln!(f, "{kind} {}", self.name)?;
         if !self.has_body {
@@ -676,7 +785,11 @@ impl Display for KernelIr {
         }
         for (name, vals) in &self.directives {
             let vals: Vec<String> = vals.iter().map(u64::to_string).collect();
-            writeln!(f, "  .{name} {}", vals.join(", "))?;
+            if vals.is_empty() {
+                writeln!(f, "  .{name}")?;
+            } else {
+                writeln!(f, "  .{name} {}", vals.join(", "))?;
+            }
         }
         for (i, p) in self.params.iter().enumerate() {
             write!(f, "  param #{i} ")?;
@@ -705,8 +818,19 @@ impl Display for KernelIr {
             }
             writeln!(f)?;
         }
-        for v in &self.vars {
-            write_var(f, "var", v)?;
+        let mut used = vec![false; self.vars.len()];
+        for d in &self.instrs {
+            d.operands.iter().for_each(|o| vars_of(o, &mut used));
+        }
+        for (v, used) in self.vars.iter().zip(used) {
+            let show = match (v.scope, module_vars) {
+                (VarScope::Function, _) => true,
+                (VarScope::Module, ModuleVars::Referenced) => used,
+                (VarScope::Module, ModuleVars::Omit) => false,
+            };
+            if show {
+                write_var(f, "var", v)?;
+            }
         }
         // Registers, runs of `%rN..%rM` of one type folded into one line.
         let mut i = 0;
@@ -717,7 +841,10 @@ impl Display for KernelIr {
                 while let Some(next) = self.regs.get(j) {
                     match numbered(&next.name) {
                         Some((p, m))
-                            if p == prefix && m == n + 1 && next.ty == r.ty && next.vector == r.vector =>
+                            if p == prefix
+                                && m == n + 1
+                                && next.ty == r.ty
+                                && next.vector == r.vector =>
                         {
                             n = m;
                             j += 1;
@@ -741,27 +868,36 @@ impl Display for KernelIr {
             }
             i = j;
         }
+        if !self.has_body {
+            return Ok(());
+        }
         writeln!(f, "  body:")?;
         let mut by_target: Vec<Vec<&str>> = vec![Vec::new(); self.instrs.len() + 1];
-        for l in &self.labels {
+        for l in self.labels.iter().filter(|l| !l.prototype) {
             if let Some(v) = by_target.get_mut(l.target as usize) {
                 v.push(&l.name);
             }
         }
-        for idx in 0..=self.instrs.len() {
-            for l in &by_target[idx] {
+        for (idx, labels) in by_target.iter().enumerate() {
+            for l in labels {
                 writeln!(f, "{l}:")?;
             }
             let Some(d) = self.instrs.get(idx) else {
                 break;
             };
             let text = self.instr_text(idx);
-            match &d.loc {
-                Some(loc) => {
-                    let line = format!("{idx:>5}  {text}");
-                    writeln!(f, "{line:<60} ; {}", self.loc_text(loc))?
-                }
-                None => writeln!(f, "{idx:>5}  {text}")?,
+            let mut pos: Vec<String> = Vec::new();
+            if let Some(l) = ptx_lines.and_then(|ls| ls.get(idx)) {
+                pos.push(format!("ptx:{l}"));
+            }
+            if let Some(loc) = &d.loc {
+                pos.push(self.loc_text(loc));
+            }
+            if pos.is_empty() {
+                writeln!(f, "{idx:>5}  {text}")?
+            } else {
+                let line = format!("{idx:>5}  {text}");
+                writeln!(f, "{line:<60} ; {}", pos.join("  "))?
             }
         }
         Ok(())
@@ -782,9 +918,12 @@ impl Display for ModuleIr {
         for (n, p) in &self.files {
             writeln!(f, ".file {n} \"{p}\"")?;
         }
+        for v in &self.globals {
+            write_var(f, "global", v)?;
+        }
         for k in self.funcs.iter().chain(&self.kernels) {
             writeln!(f)?;
-            write!(f, "{k}")?;
+            k.write_dump(f, ModuleVars::Omit, None)?;
         }
         Ok(())
     }

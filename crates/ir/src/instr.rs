@@ -555,11 +555,13 @@ pub enum Instr {
         space: StateSpace,
         ty: ScalarType,
     },
-    /// `ld` — `[d, addr]` or `[d, addr, cache-policy]`.
+    /// `ld` — `[d, addr]` or `[d, addr, cache-policy]`; `d` is a brace vector
+    /// of `vector` elements for `.vN`, and may be a one-element brace vector
+    /// for a scalar access (Triton writes `ld.global.b32 { %r1 }, [..]`).
     Ld(MemOp),
     /// `ldu` — `[d, addr]`.
     Ldu(MemOp),
-    /// `st` — `[addr, a]` or `[addr, a, cache-policy]`.
+    /// `st` — `[addr, a]` or `[addr, a, cache-policy]`; `a` as `d` of [`Instr::Ld`].
     St(MemOp),
     /// `prefetch{.space}.level` / `prefetchu.L1` — `[addr]`.
     Prefetch {
@@ -703,6 +705,14 @@ impl Instr {
     /// True for [`Instr::Unknown`].
     pub fn is_unknown(&self) -> bool {
         matches!(self, Instr::Unknown { .. })
+    }
+
+    /// Variants whose operands 0 and 1 are a split `d|p` pair destination.
+    pub fn has_pair_dst(&self) -> bool {
+        matches!(
+            self,
+            Instr::Setp { .. } | Instr::Shfl { .. } | Instr::Match { .. } | Instr::Elect
+        )
     }
 
     /// Instructions after which control does not fall through.

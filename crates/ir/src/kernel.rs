@@ -92,7 +92,6 @@ pub struct VarDecl {
     /// memory). An unsized array with an initialiser takes its length from it.
     pub size_bytes: Option<u64>,
     pub init: Option<Vec<InitValue>>,
-    pub span: Span,
 }
 
 /// A kernel or function parameter.
@@ -117,10 +116,16 @@ pub struct ParamDecl {
 
 /// A resolved label: `target` is the index of the first instruction after
 /// it (== `instrs.len()` for a label at the end of the body).
+///
+/// `.callprototype` declarations (`prototype_0 : .callprototype ...`) share
+/// the label namespace and are named by indirect `call`s, so they are
+/// labels too, marked `prototype` (their `target` is only where they were
+/// declared, never a branch destination).
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Label {
     pub name: String,
     pub target: u32,
+    pub prototype: bool,
 }
 
 /// A predicate guard `@%p` / `@!%p`.
@@ -137,9 +142,8 @@ pub struct InstrData {
     pub instr: Instr,
     /// Layout documented per [`Instr`] variant.
     pub operands: SmallVec<[Operand; 4]>,
-    /// The instruction's bytes in the PTX file.
-    pub span: Span,
-    /// The `.loc` in effect, if any.
+    /// The `.loc` in effect, if any. (The instruction's PTX bytes are in
+    /// the function's [`SourceMap`], not here.)
     pub loc: Option<SourceLoc>,
 }
 
@@ -166,8 +170,31 @@ pub struct KernelIr {
     pub labels: Vec<Label>,
     /// `.file` table: index → path.
     pub files: Vec<(u32, String)>,
-    /// Byte range of the function's name.
-    pub name_span: Span,
+}
+
+/// Where a function's parts are in the PTX file.
+///
+/// Kept apart from [`KernelIr`] on purpose: the IR holds no byte offsets, so
+/// an edit that only moves text (a comment, a blank line) leaves the IR equal
+/// and salsa's early cutoff stops recomputation right after lowering. Only
+/// diagnostics consult the map.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
+pub struct SourceMap {
+    /// The function's name.
+    pub name: Span,
+    /// Parallel to [`KernelIr::instrs`].
+    pub instrs: Vec<Span>,
+    /// Parallel to [`KernelIr::vars`] (module variables first).
+    pub vars: Vec<Span>,
+    /// Parallel to [`KernelIr::params`].
+    pub params: Vec<Span>,
+}
+
+impl SourceMap {
+    /// The PTX byte range of instruction `i` (empty when out of range).
+    pub fn instr(&self, i: usize) -> Span {
+        self.instrs.get(i).copied().unwrap_or_default()
+    }
 }
 
 impl KernelIr {

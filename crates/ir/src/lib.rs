@@ -11,12 +11,13 @@
 //! - [`types`]: scalar types, state spaces, rounding, comparison operators;
 //! - [`operand`]: register/var/param/label ids and [`Operand`];
 //! - [`instr`]: the [`Instr`] enum, one variant per opcode family;
-//! - [`decode`]: opcode + modifiers + operands → [`Instr`], usable on its own;
+//! - [`mod@decode`]: opcode + modifiers + operands → [`Instr`], usable on its own;
 //! - [`kernel`]: [`KernelIr`], [`ModuleIr`] and their parts;
 //! - `display`: canonical mnemonics and the `ptxeq ir` text dump.
 
 pub mod decode;
 mod display;
+pub use display::DumpWithLines;
 pub mod instr;
 pub mod kernel;
 pub mod operand;
@@ -25,10 +26,12 @@ pub mod types;
 pub use decode::{Decoded, decode};
 pub use instr::*;
 pub use kernel::{
-    Guard, InitValue, InstrData, KernelIr, Label, ModuleIr, ParamDecl, RegInfo, SourceLoc, Span,
-    VarDecl, VarScope,
+    Guard, InitValue, InstrData, KernelIr, Label, ModuleIr, ParamDecl, RegInfo, SourceLoc,
+    SourceMap, Span, VarDecl, VarScope,
 };
-pub use operand::{AddrBase, Address, Imm, LabelId, Operand, ParamId, RegId, SpecialReg, Symbol, VarId};
+pub use operand::{
+    AddrBase, Address, Imm, LabelId, Operand, ParamId, RegId, SpecialReg, Symbol, VarId,
+};
 pub use types::{
     BoolOp, CacheHint, CacheOp, CmpOp, Dim, MemSem, MulMode, Rounding, ScalarType, Scope,
     StateSpace,

@@ -366,7 +366,15 @@ mod tests {
             let s = SpecialReg::parse(name).unwrap_or_else(|| panic!("{name}"));
             assert_eq!(s.name(), name);
         }
-        for bad in ["%tid", "%tid.w", "%r1", "tid.x", "%envreg32", "%pm8", "%pm01"] {
+        for bad in [
+            "%tid",
+            "%tid.w",
+            "%r1",
+            "tid.x",
+            "%envreg32",
+            "%pm8",
+            "%pm01",
+        ] {
             assert_eq!(SpecialReg::parse(bad), None, "{bad}");
         }
         assert_eq!(SpecialReg::parse("%clock64").unwrap().ty(), ScalarType::U64);

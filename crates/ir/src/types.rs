@@ -149,7 +149,17 @@ impl ScalarType {
         use ScalarType::*;
         matches!(
             self,
-            U16x2 | S16x2 | F16x2 | Bf16x2 | F32x2 | E4m3x2 | E5m2x2 | E2m1x2 | E2m3x2 | E3m2x2 | Ue8m0x2
+            U16x2
+                | S16x2
+                | F16x2
+                | Bf16x2
+                | F32x2
+                | E4m3x2
+                | E5m2x2
+                | E2m1x2
+                | E2m3x2
+                | E3m2x2
+                | Ue8m0x2
         )
     }
 }

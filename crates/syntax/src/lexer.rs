@@ -86,7 +86,10 @@ impl Lexer<'_> {
     fn error(&mut self, start: usize, message: &'static str) {
         self.errors.push(LexError {
             message,
-            range: TextRange::new(TextSize::from(start as u32), TextSize::from(self.pos as u32)),
+            range: TextRange::new(
+                TextSize::from(start as u32),
+                TextSize::from(self.pos as u32),
+            ),
         });
     }
 
@@ -172,8 +175,9 @@ impl Lexer<'_> {
                             self.pos += 1;
                             break;
                         }
-                        b'\\' if self.pos + 1 < self.bytes.len()
-                            && !matches!(self.peek(1), b'\n' | b'\r') =>
+                        b'\\'
+                            if self.pos + 1 < self.bytes.len()
+                                && !matches!(self.peek(1), b'\n' | b'\r') =>
                         {
                             self.pos += 1;
                             self.pos += utf8_len(self.bytes[self.pos]);
@@ -194,7 +198,7 @@ impl Lexer<'_> {
             }
             _ => {
                 self.pos += 1;
-                let kind = match b {
+                match b {
                     b',' => COMMA,
                     b';' => SEMICOLON,
                     b':' => COLON,
@@ -228,10 +232,9 @@ impl Lexer<'_> {
                         }
                         self.pos = self.pos.min(self.bytes.len());
                         self.error(start, "unexpected character");
-                        return ERROR_TOKEN;
+                        ERROR_TOKEN
                     }
-                };
-                kind
+                }
             }
         }
     }
@@ -242,7 +245,10 @@ impl Lexer<'_> {
     fn number(&mut self) -> SyntaxKind {
         let first = self.bytes[self.pos];
         let second = self.peek(1);
-        if first == b'0' && matches!(second, b'f' | b'F' | b'd' | b'D') && self.peek(2).is_ascii_hexdigit() {
+        if first == b'0'
+            && matches!(second, b'f' | b'F' | b'd' | b'D')
+            && self.peek(2).is_ascii_hexdigit()
+        {
             self.pos += 2;
             self.eat_while(is_follow);
             return FLOAT_NUMBER;
@@ -275,9 +281,7 @@ impl Lexer<'_> {
 /// Bytes that continue a run of unknown characters: anything that cannot
 /// start a real token (non-ASCII, control characters, stray `#`, ...).
 fn is_garbage(b: u8) -> bool {
-    !(b.is_ascii_alphanumeric()
-        || is_space(b)
-        || b"_$.%\"/,;:()[]{}<>+-*&|^~!@=?".contains(&b))
+    !(b.is_ascii_alphanumeric() || is_space(b) || b"_$.%\"/,;:()[]{}<>+-*&|^~!@=?".contains(&b))
 }
 
 #[cfg(test)]
@@ -352,13 +356,25 @@ mod tests {
     fn scoped_modifiers_and_strings() {
         assert_eq!(
             kinds(".shared::cta \"a\\\"b\" /* x */"),
-            vec![(DOT_WORD, ".shared::cta"), (STRING, "\"a\\\"b\""), (COMMENT, "/* x */")]
+            vec![
+                (DOT_WORD, ".shared::cta"),
+                (STRING, "\"a\\\"b\""),
+                (COMMENT, "/* x */")
+            ]
         );
     }
 
     #[test]
     fn garbage_is_lossless() {
-        for text in ["\u{e9}\u{1F600}#", "\"abc", "/* abc", "\"a\\", "%", ".", "\"\\\u{e9}"] {
+        for text in [
+            "\u{e9}\u{1F600}#",
+            "\"abc",
+            "/* abc",
+            "\"a\\",
+            "%",
+            ".",
+            "\"\\\u{e9}",
+        ] {
             let (tokens, errors) = lex(text);
             let total: u32 = tokens.iter().map(|t| t.len).sum();
             assert_eq!(total as usize, text.len(), "{text:?}");

@@ -72,9 +72,22 @@ impl Parse {
             match event {
                 rowan::WalkEvent::Enter(element) => {
                     let _ = match &element {
-                        SyntaxElement::Node(n) => writeln!(out, "{:indent$}{}@{:?}", "", n.kind().name(), n.text_range()),
+                        SyntaxElement::Node(n) => writeln!(
+                            out,
+                            "{:indent$}{}@{:?}",
+                            "",
+                            n.kind().name(),
+                            n.text_range()
+                        ),
                         SyntaxElement::Token(t) => {
-                            writeln!(out, "{:indent$}{}@{:?} {:?}", "", t.kind().name(), t.text_range(), t.text())
+                            writeln!(
+                                out,
+                                "{:indent$}{}@{:?} {:?}",
+                                "",
+                                t.kind().name(),
+                                t.text_range(),
+                                t.text()
+                            )
                         }
                     };
                     indent += 2;
@@ -95,8 +108,8 @@ pub fn parse(text: &str) -> Parse {
     let (tokens, lex_errors) = lexer::lex(text);
     let mut p = parser::Parser::new(text, &tokens);
     parser::source_file(&mut p);
-    let events = p.finish();
-    let (green, mut errors) = parser::event::build(text, &tokens, events);
+    let (events, mut errors) = p.finish();
+    let green = parser::event::build(text, &tokens, events);
     errors.extend(lex_errors.into_iter().map(|e| SyntaxError {
         message: e.message.to_owned(),
         range: e.range,

@@ -31,15 +31,16 @@ pub(crate) fn parse_int(text: &str) -> Result<IntLit, &'static str> {
         Some(b) => (b, true),
         None => (text, false),
     };
-    let (digits, radix) = if let Some(d) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        (d, 16)
-    } else if let Some(d) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        (d, 2)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (&body[1..], 8)
-    } else {
-        (body, 10)
-    };
+    let (digits, radix) =
+        if let Some(d) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (d, 16)
+        } else if let Some(d) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (d, 2)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (&body[1..], 8)
+        } else {
+            (body, 10)
+        };
     if digits.is_empty() {
         return Err("integer literal has no digits");
     }
@@ -81,10 +82,15 @@ pub(crate) fn parse_float(text: &str) -> Result<FloatLit, &'static str> {
             FloatLit::F64Bits(bits)
         });
     }
-    if !text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
+    if !text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
         return Err("invalid float literal");
     }
-    text.parse::<f64>().map(FloatLit::Decimal).map_err(|_| "invalid float literal")
+    text.parse::<f64>()
+        .map(FloatLit::Decimal)
+        .map_err(|_| "invalid float literal")
 }
 
 #[cfg(test)]
@@ -99,7 +105,13 @@ mod tests {
         assert_eq!(v("0x1F"), Ok(31));
         assert_eq!(v("017"), Ok(15));
         assert_eq!(v("0b101"), Ok(5));
-        assert_eq!(parse_int("4U"), Ok(IntLit { value: 4, unsigned: true }));
+        assert_eq!(
+            parse_int("4U"),
+            Ok(IntLit {
+                value: 4,
+                unsigned: true
+            })
+        );
         assert_eq!(v("18446744073709551615"), Ok(u64::MAX));
         assert!(v("18446744073709551616").is_err());
         assert!(v("0x").is_err());
@@ -110,9 +122,18 @@ mod tests {
 
     #[test]
     fn floats() {
-        assert_eq!(parse_float("0f3F800000"), Ok(FloatLit::F32Bits(0x3F80_0000)));
-        assert_eq!(parse_float("0F3F800000"), Ok(FloatLit::F32Bits(0x3F80_0000)));
-        assert_eq!(parse_float("0d3FF0000000000000"), Ok(FloatLit::F64Bits(0x3FF0_0000_0000_0000)));
+        assert_eq!(
+            parse_float("0f3F800000"),
+            Ok(FloatLit::F32Bits(0x3F80_0000))
+        );
+        assert_eq!(
+            parse_float("0F3F800000"),
+            Ok(FloatLit::F32Bits(0x3F80_0000))
+        );
+        assert_eq!(
+            parse_float("0d3FF0000000000000"),
+            Ok(FloatLit::F64Bits(0x3FF0_0000_0000_0000))
+        );
         assert_eq!(parse_float("1.5"), Ok(FloatLit::Decimal(1.5)));
         assert_eq!(parse_float("1e-3"), Ok(FloatLit::Decimal(1e-3)));
         assert!(parse_float("0f3F80").is_err());

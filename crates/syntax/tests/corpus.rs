@@ -25,12 +25,21 @@ fn ptx_files() -> Vec<PathBuf> {
 #[test]
 fn all_ptx_files_round_trip_without_errors() {
     let files = ptx_files();
-    assert!(files.len() >= 10, "expected the testdata PTX files, found {}", files.len());
+    assert!(
+        files.len() >= 10,
+        "expected the testdata PTX files, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let parse = parse(&text);
-        assert_eq!(parse.syntax().to_string(), text, "round trip failed for {}", path.display());
+        assert_eq!(
+            parse.syntax().to_string(),
+            text,
+            "round trip failed for {}",
+            path.display()
+        );
         if !parse.errors().is_empty() {
             let index = LineIndex::new(&text);
             for e in parse.errors().iter().take(5) {
@@ -39,5 +48,9 @@ fn all_ptx_files_round_trip_without_errors() {
             }
         }
     }
-    assert!(failures.is_empty(), "syntax errors in real PTX:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "syntax errors in real PTX:\n{}",
+        failures.join("\n")
+    );
 }

@@ -10,7 +10,10 @@ fn check(text: &str) -> Parse {
     let p = parse(text);
     assert_eq!(p.syntax().to_string(), text);
     for e in p.errors() {
-        assert!(usize::from(e.range.end()) <= text.len(), "{e:?} out of bounds");
+        assert!(
+            usize::from(e.range.end()) <= text.len(),
+            "{e:?} out of bounds"
+        );
         assert!(text.is_char_boundary(usize::from(e.range.start())));
     }
     p
@@ -40,20 +43,30 @@ fn empty_input() {
 
 #[test]
 fn truncated_file() {
-    let full = format!("{HEADER}.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\tld.param.u64 %rd1, [k_param_0];\n\tret;\n}}\n");
+    let full = format!(
+        "{HEADER}.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\tld.param.u64 %rd1, [k_param_0];\n\tret;\n}}\n"
+    );
     // Every prefix parses losslessly; prefixes that cut a construct report it.
     for end in 0..=full.len() {
         let p = check(&full[..end]);
         let cut_inside_function = end > HEADER.len() && end < full.len() - 1;
         if cut_inside_function {
-            assert!(!p.errors().is_empty(), "no error for prefix {:?}", &full[..end]);
+            assert!(
+                !p.errors().is_empty(),
+                "no error for prefix {:?}",
+                &full[..end]
+            );
         }
     }
     let text = format!("{HEADER}.entry k()\n{{\n\tret;\n");
     let p = check(&text);
     let msgs: Vec<_> = p.errors().iter().map(|e| e.message.as_str()).collect();
     assert!(msgs.contains(&"unclosed `{`"), "{msgs:?}");
-    let unclosed = p.errors().iter().find(|e| e.message == "unclosed `{`").unwrap();
+    let unclosed = p
+        .errors()
+        .iter()
+        .find(|e| e.message == "unclosed `{`")
+        .unwrap();
     assert_eq!(slice(&text, unclosed), "{");
 }
 
@@ -63,7 +76,10 @@ fn missing_semicolon() {
     let e = one_error(text);
     assert_eq!(e.message, "expected `;`, found `add`");
     // Points just after `%r2`.
-    assert_eq!(e.range, TextRange::empty((text.find("%r2").unwrap() as u32 + 3).into()));
+    assert_eq!(
+        e.range,
+        TextRange::empty((text.find("%r2").unwrap() as u32 + 3).into())
+    );
     // Both instructions are still there.
     let p = parse(text);
     let body = p.tree().functions().next().unwrap().body().unwrap();
@@ -120,8 +136,15 @@ fn garbage_bytes() {
     let text = ".entry k()\n{\n\t# \u{1F600}\u{e9} ret;\n}\n";
     let p = check(text);
     assert!(!p.errors().is_empty());
-    let e = p.errors().iter().find(|e| e.message == "unexpected character").unwrap();
-    assert_eq!(slice(text, e), "# \u{1F600}\u{e9}".split(' ').next().unwrap());
+    let e = p
+        .errors()
+        .iter()
+        .find(|e| e.message == "unexpected character")
+        .unwrap();
+    assert_eq!(
+        slice(text, e),
+        "# \u{1F600}\u{e9}".split(' ').next().unwrap()
+    );
     let p = check("\u{0}\u{1}\u{7f}\u{feff}");
     assert!(!p.errors().is_empty());
 }
@@ -146,7 +169,10 @@ fn bad_immediates() {
         ("09", "invalid digit in octal literal"),
         ("0b12", "invalid digit in binary literal"),
         ("12abc", "invalid digit in integer literal"),
-        ("99999999999999999999", "integer literal does not fit in 64 bits"),
+        (
+            "99999999999999999999",
+            "integer literal does not fit in 64 bits",
+        ),
         ("0f3F80", "0f float literal needs exactly 8 hex digits"),
         ("0d3FF0", "0d float literal needs exactly 16 hex digits"),
         ("1.5x", "invalid float literal"),

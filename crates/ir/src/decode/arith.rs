@@ -50,8 +50,15 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             let ty = m.one_type(is_num)?;
             let c = carry(opcode.ends_with('c'), cc);
             int_fp_ok(ty, &fp, ty == ScalarType::S32)?;
-            if c != Carry::None && !matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64) {
-                return Err(format!("carry forms need a 32/64-bit integer type, not `.{ty}`"));
+            if c != Carry::None
+                && !matches!(
+                    ty,
+                    ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64
+                )
+            {
+                return Err(format!(
+                    "carry forms need a 32/64-bit integer type, not `.{ty}`"
+                ));
             }
             if c != Carry::None && fp.sat {
                 return Err("`.sat` with carry".into());
@@ -74,8 +81,15 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             if ty.is_float() && mode.is_some() {
                 return Err(format!("`.lo/.hi/.wide` on float type `.{ty}`"));
             }
-            if mode == Some(MulMode::Wide) && !matches!(ty, ScalarType::U16 | ScalarType::S16 | ScalarType::U32 | ScalarType::S32) {
-                return Err(format!("`.wide` needs a 16/32-bit integer type, not `.{ty}`"));
+            if mode == Some(MulMode::Wide)
+                && !matches!(
+                    ty,
+                    ScalarType::U16 | ScalarType::S16 | ScalarType::U32 | ScalarType::S32
+                )
+            {
+                return Err(format!(
+                    "`.wide` needs a 16/32-bit integer type, not `.{ty}`"
+                ));
             }
             let sat_ok = opcode != "mul" && mode == Some(MulMode::Hi) && ty == ScalarType::S32;
             int_fp_ok(ty, &fp, sat_ok)?;
@@ -91,7 +105,12 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
                     return Err("carry forms need an integer type".into());
                 }
                 check_ops(&ops, &["dvvv"])?;
-                Instr::Mad { ty, mode, fp, carry: c }
+                Instr::Mad {
+                    ty,
+                    mode,
+                    fp,
+                    carry: c,
+                }
             }
         }
         "mul24" | "mad24" => {
@@ -201,9 +220,16 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             }
             check_ops(&ops, &["dvvv"])?;
             if opcode == "dp4a" {
-                Instr::Dp4a { a_ty: tys[0], b_ty: tys[1] }
+                Instr::Dp4a {
+                    a_ty: tys[0],
+                    b_ty: tys[1],
+                }
             } else {
-                Instr::Dp2a { hi, a_ty: tys[0], b_ty: tys[1] }
+                Instr::Dp2a {
+                    hi,
+                    a_ty: tys[0],
+                    b_ty: tys[1],
+                }
             }
         }
         "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
@@ -217,7 +243,9 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             let ieee_ok = matches!(func, MathFn::Rcp | MathFn::Sqrt);
             match (approx, fp.rnd) {
                 (true, Some(_)) => return Err("both `.approx` and a rounding mode".into()),
-                (false, None) => return Err(format!("`{opcode}` needs `.approx` or a rounding mode")),
+                (false, None) => {
+                    return Err(format!("`{opcode}` needs `.approx` or a rounding mode"));
+                }
                 (false, Some(_)) if !ieee_ok => {
                     return Err(format!("`{opcode}` has only an `.approx` form"));
                 }
@@ -228,7 +256,11 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
                 func,
                 ty,
                 fp,
-                precision: if approx { Precision::Approx } else { Precision::Exact },
+                precision: if approx {
+                    Precision::Approx
+                } else {
+                    Precision::Exact
+                },
             }
         }
         "testp" => {

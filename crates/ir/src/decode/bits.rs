@@ -16,7 +16,12 @@ fn int_ty(t: ScalarType) -> bool {
 fn b32_64(t: ScalarType) -> bool {
     matches!(
         t,
-        ScalarType::B32 | ScalarType::B64 | ScalarType::U32 | ScalarType::U64 | ScalarType::S32 | ScalarType::S64
+        ScalarType::B32
+            | ScalarType::B64
+            | ScalarType::U32
+            | ScalarType::U64
+            | ScalarType::S32
+            | ScalarType::S64
     )
 }
 
@@ -134,7 +139,12 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             } else {
                 check_ops(&ops, &["ddvv"])?;
             }
-            Instr::Setp { cmp, bool_op, ftz, ty }
+            Instr::Setp {
+                cmp,
+                bool_op,
+                ftz,
+                ty,
+            }
         }
         "set" => {
             let cmp = m.take_req("comparison operator", CmpOp::parse)?;
@@ -153,7 +163,13 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             } else {
                 check_ops(&ops, &["dvv"])?;
             }
-            Instr::Set { cmp, bool_op, ftz, dst_ty, src_ty }
+            Instr::Set {
+                cmp,
+                bool_op,
+                ftz,
+                dst_ty,
+                src_ty,
+            }
         }
         "selp" => {
             let ty = m.one_type(|t| t != ScalarType::Pred)?;

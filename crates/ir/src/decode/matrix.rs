@@ -77,11 +77,25 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Famil
                 space,
                 ty,
             };
-            if opcode == "ldmatrix" {
+            let regs = if opcode == "ldmatrix" {
                 check_ops(&ops, &["da"])?;
-                Instr::Ldmatrix(mods)
+                &ops[0]
             } else {
                 check_ops(&ops, &["av"])?;
+                &ops[1]
+            };
+            // One 32-bit register per 8x8 matrix of 16-bit elements.
+            if shape == (8, 8)
+                && regs.as_vector().map(<[Operand]>::len) != Some(usize::from(num.count()))
+            {
+                return Err(format!(
+                    "operands: `.{num}` needs {} registers in braces",
+                    num.count()
+                ));
+            }
+            if opcode == "ldmatrix" {
+                Instr::Ldmatrix(mods)
+            } else {
                 Instr::Stmatrix(mods)
             }
         }
@@ -96,7 +110,8 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Famil
             Instr::Movmatrix { trans, ty }
         }
         "cp" => {
-            if !m.flag("async") {
+            // `cp.reduce.async.bulk`, `cp.async...`: the family is the first word.
+            if m.first() != Some("async") || !m.flag("async") {
                 return Ok(None);
             }
             match cp_async(m, &ops)? {
@@ -163,7 +178,12 @@ fn wmma(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Instr, String> {
             let (d_ty, a_ty, b_ty, c_ty, ab_explicit) = match tys.as_slice() {
                 [d, c] => (*d, ScalarType::F16, ScalarType::F16, *c, false),
                 [d, a, b, c] => (*d, *a, *b, *c, true),
-                _ => return Err(format!("`wmma.mma` expects 2 or 4 types, found {}", tys.len())),
+                _ => {
+                    return Err(format!(
+                        "`wmma.mma` expects 2 or 4 types, found {}",
+                        tys.len()
+                    ));
+                }
             };
             check_ops(ops, &["VVVV"])?;
             Instr::Wmma(WmmaOp::Mma {
@@ -225,6 +245,9 @@ fn wgmma(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Instr, String> {
 /// Everything after `cp.async`. `Ok(None)` for forms outside the decoded set
 /// (`cp.async.bulk.prefetch`, ...), reported as unsupported.
 fn cp_async(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> {
+    if m.flag("bulk") {
+        return bulk(m, ops);
+    }
     if m.flag("commit_group") {
         check_ops(ops, &[""])?;
         return Ok(Some(Instr::CpAsyncCommitGroup));
@@ -244,9 +267,6 @@ fn cp_async(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> 
         m.one_type(|t| t == ScalarType::B64)?;
         check_ops(ops, &["a"])?;
         return Ok(Some(Instr::CpAsyncMbarrierArrive { noinc, space }));
-    }
-    if m.flag("bulk") {
-        return bulk(m, ops);
     }
     let cache = m.take_req("`.ca` or `.cg`", |s| {
         CacheOp::parse(s).filter(|c| matches!(c, CacheOp::Ca | CacheOp::Cg))
@@ -289,7 +309,10 @@ fn bulk(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> {
     };
     let sp = |s: &str| {
         StateSpace::parse(s).filter(|s| {
-            matches!(s, StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster)
+            matches!(
+                s,
+                StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster
+            )
         })
     };
     let dst = m.take_req("destination space", sp)?;
@@ -307,7 +330,11 @@ fn bulk(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> {
     let completion = m.take_req("completion mechanism", Completion::parse)?;
     let multicast = m.flag("multicast::cluster");
     let cache_hint = m.flag("L2::cache_hint");
-    if ops.len() < 3 || ops.iter().any(|o| matches!(o, Operand::Pair(..) | Operand::List(_))) {
+    if ops.len() < 3
+        || ops
+            .iter()
+            .any(|o| matches!(o, Operand::Pair(..) | Operand::List(_)))
+    {
         return Err("operands: bulk copy needs at least dst, src and size/coords".into());
     }
     Ok(Some(Instr::CpAsyncBulk(BulkCopy {

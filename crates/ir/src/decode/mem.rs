@@ -6,7 +6,8 @@ use crate::operand::Operand;
 use crate::types::{CacheHint, CacheOp, MemSem, Rounding, ScalarType, Scope, StateSpace};
 
 fn space(s: &str) -> Option<StateSpace> {
-    StateSpace::parse(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Sreg | StateSpace::Generic))
+    StateSpace::parse(s)
+        .filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Sreg | StateSpace::Generic))
 }
 
 fn hints(m: &mut Mods<'_>) -> Vec<CacheHint> {
@@ -18,15 +19,20 @@ fn hints(m: &mut Mods<'_>) -> Vec<CacheHint> {
     h
 }
 
-/// Memory-ordering and scope modifiers; a scope needs an ordering other
-/// than weak/volatile, and relaxed/acquire/release need a scope.
-fn sem_scope(m: &mut Mods<'_>) -> Result<(Option<MemSem>, Option<Scope>), String> {
+/// Memory-ordering and scope modifiers. On `ld`/`st` a scope needs an
+/// ordering other than weak/volatile, and relaxed/acquire/release need a
+/// scope. Atomics take either alone (`atom.global.cta.add`: relaxed by
+/// default; `atom.acquire.add`: scope `.gpu` by default).
+fn sem_scope(m: &mut Mods<'_>, atomic: bool) -> Result<(Option<MemSem>, Option<Scope>), String> {
     let sem = m.take(MemSem::parse);
     let scope = m.take(Scope::parse);
+    if atomic {
+        return Ok((sem, scope));
+    }
     match (sem, scope) {
-        (Some(MemSem::Relaxed | MemSem::Acquire | MemSem::Release | MemSem::AcqRel), None) => {
-            Err(format!("`.{}` needs a scope", sem.map(MemSem::as_str).unwrap_or("")))
-        }
+        (Some(MemSem::Relaxed | MemSem::Acquire | MemSem::Release | MemSem::AcqRel), None) => Err(
+            format!("`.{}` needs a scope", sem.map(MemSem::as_str).unwrap_or("")),
+        ),
         (None | Some(MemSem::Weak | MemSem::Volatile), Some(sc)) => {
             Err(format!("scope `.{sc}` without an ordering"))
         }
@@ -35,7 +41,7 @@ fn sem_scope(m: &mut Mods<'_>) -> Result<(Option<MemSem>, Option<Scope>), String
 }
 
 fn mem_op(m: &mut Mods<'_>, load: bool) -> Result<MemOp, String> {
-    let (sem, scope) = sem_scope(m)?;
+    let (sem, scope) = sem_scope(m, false)?;
     if let Some(s) = sem {
         let ok = match s {
             MemSem::Acquire => load,
@@ -44,14 +50,20 @@ fn mem_op(m: &mut Mods<'_>, load: bool) -> Result<MemOp, String> {
             _ => true,
         };
         if !ok {
-            return Err(format!("`.{s}` not accepted on `{}`", if load { "ld" } else { "st" }));
+            return Err(format!(
+                "`.{s}` not accepted on `{}`",
+                if load { "ld" } else { "st" }
+            ));
         }
     }
     let sp = m.take(space).unwrap_or(StateSpace::Generic);
     let cache = m.take(|s| {
         CacheOp::parse(s).filter(|c| {
             if load {
-                matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv)
+                matches!(
+                    c,
+                    CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
+                )
             } else {
                 matches!(c, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
             }
@@ -74,6 +86,25 @@ fn mem_op(m: &mut Mods<'_>, load: bool) -> Result<MemOp, String> {
         ty,
         nc,
     })
+}
+
+/// `.vN` accesses move a brace vector of exactly N elements; scalar ones a
+/// single value (possibly in braces).
+fn vector_len_ok(vector: Option<u8>, data: Option<&Operand>) -> Result<(), String> {
+    match (vector, data) {
+        (Some(n), Some(Operand::Vector(v))) if v.len() != usize::from(n) => Err(format!(
+            "operands: `.v{n}` needs {n} vector elements, found {}",
+            v.len()
+        )),
+        (Some(n), Some(o)) if !matches!(o, Operand::Vector(_)) => {
+            Err(format!("operands: `.v{n}` needs a brace vector"))
+        }
+        // Triton writes scalar accesses as `ld.global.b32 { %r1 }, [..]`.
+        (None, Some(Operand::Vector(v))) if v.len() != 1 => {
+            Err("operands: brace vector without `.vN`".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Operand signatures with an optional trailing cache-policy operand when
@@ -121,6 +152,7 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
         "ld" | "ldu" => {
             let op = mem_op(m, true)?;
             check_ops(&ops, &with_policy(&op.hints, "da", "dav"))?;
+            vector_len_ok(op.vector, ops.first())?;
             if opcode == "ld" {
                 Instr::Ld(op)
             } else {
@@ -130,12 +162,16 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
         "st" => {
             let op = mem_op(m, false)?;
             check_ops(&ops, &with_policy(&op.hints, "av", "avv"))?;
+            vector_len_ok(op.vector, ops.get(1))?;
             Instr::St(op)
         }
         "prefetch" | "prefetchu" => {
             let uniform = opcode == "prefetchu";
             let sp = m
-                .take(|s| StateSpace::parse(s).filter(|s| matches!(s, StateSpace::Global | StateSpace::Local)))
+                .take(|s| {
+                    StateSpace::parse(s)
+                        .filter(|s| matches!(s, StateSpace::Global | StateSpace::Local))
+                })
                 .unwrap_or(StateSpace::Generic);
             let level = m.take_req("prefetch level", PrefetchLevel::parse)?;
             if uniform && (level != PrefetchLevel::L1 || sp != StateSpace::Generic) {
@@ -165,14 +201,20 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             }
         }
         "atom" | "red" => {
-            let (sem, scope) = sem_scope(m)?;
-            if matches!(sem, Some(MemSem::Weak | MemSem::Volatile | MemSem::Mmio | MemSem::Sc)) {
+            let (sem, scope) = sem_scope(m, true)?;
+            if matches!(
+                sem,
+                Some(MemSem::Weak | MemSem::Volatile | MemSem::Mmio | MemSem::Sc)
+            ) {
                 return Err("ordering not accepted on atomics".into());
             }
             let sp = m
                 .take(|s| {
                     StateSpace::parse(s).filter(|s| {
-                        matches!(s, StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster)
+                        matches!(
+                            s,
+                            StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster
+                        )
                     })
                 })
                 .unwrap_or(StateSpace::Generic);
@@ -200,12 +242,15 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
                     (true, true) => &["davvv"],
                 };
                 check_ops(&ops, sigs)?;
+                vector_len_ok(mods.vector, ops.first())?;
+                vector_len_ok(mods.vector, ops.get(2))?;
                 Instr::Atom(mods)
             } else {
                 if cas {
                     return Err("`red` has no `.cas`".into());
                 }
                 check_ops(&ops, &with_policy(&mods.hints, "av", "avv"))?;
+                vector_len_ok(mods.vector, ops.get(1))?;
                 Instr::Red(mods)
             }
         }

@@ -4,7 +4,7 @@
 //! modifiers without dots in source order (`["global", "nc", "v4", "f32"]`)
 //! and the operands. PTX lets most modifiers come in any order, so each
 //! family *consumes* the modifiers it knows from an unordered bag
-//! ([`Mods`]); anything left over, or a required one missing, makes the
+//! (`Mods`); anything left over, or a required one missing, makes the
 //! instruction [`Instr::Unknown`] with a reason. Order matters only where PTX
 //! gives it meaning: the type list of `cvt`/`set`/`mma` (destination first)
 //! and the two spaces of a bulk copy (destination first).
@@ -74,9 +74,10 @@ pub(crate) type FamilyResult = Result<Option<(Instr, Vec<Operand>)>, String>;
 fn decode_family(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> FamilyResult {
     match opcode {
         "add" | "addc" | "sub" | "subc" | "mul" | "mad" | "madc" | "mul24" | "mad24" | "fma"
-        | "div" | "rem" | "neg" | "abs" | "min" | "max" | "copysign" | "sad" | "dp4a"
-        | "dp2a" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh"
-        | "testp" => arith::decode(opcode, m, ops).map(Some),
+        | "div" | "rem" | "neg" | "abs" | "min" | "max" | "copysign" | "sad" | "dp4a" | "dp2a"
+        | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "testp" => {
+            arith::decode(opcode, m, ops).map(Some)
+        }
         "and" | "or" | "xor" | "not" | "cnot" | "lop3" | "shl" | "shr" | "shf" | "bfe" | "bfi"
         | "prmt" | "popc" | "clz" | "brev" | "bfind" | "fns" | "bmsk" | "szext" | "setp"
         | "set" | "selp" | "slct" => bits::decode(opcode, m, ops).map(Some),
@@ -112,6 +113,11 @@ impl<'a> Mods<'a> {
             list: list.to_vec(),
             used: vec![false; list.len()],
         }
+    }
+
+    /// The first modifier as written (for families named by it: `cp.async`).
+    pub(crate) fn first(&self) -> Option<&'a str> {
+        self.list.first().copied()
     }
 
     /// Consumes `m` if present.
@@ -161,7 +167,10 @@ impl<'a> Mods<'a> {
     }
 
     /// Exactly one type, accepted by `ok`.
-    pub(crate) fn one_type(&mut self, ok: impl Fn(ScalarType) -> bool) -> Result<ScalarType, String> {
+    pub(crate) fn one_type(
+        &mut self,
+        ok: impl Fn(ScalarType) -> bool,
+    ) -> Result<ScalarType, String> {
         let tys = self.types();
         match tys.as_slice() {
             [t] if ok(*t) => Ok(*t),

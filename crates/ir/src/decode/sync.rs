@@ -179,7 +179,12 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
             let op = m.take_req("reduction", ReduxOp::parse)?;
             let abs = m.flag("abs");
             let nan = m.flag("NaN");
-            let ty = m.one_type(|t| matches!(t, ScalarType::B32 | ScalarType::U32 | ScalarType::S32 | ScalarType::F32))?;
+            let ty = m.one_type(|t| {
+                matches!(
+                    t,
+                    ScalarType::B32 | ScalarType::U32 | ScalarType::S32 | ScalarType::F32
+                )
+            })?;
             check_ops(&ops, &["dvv"])?;
             Instr::Redux { op, ty, abs, nan }
         }
@@ -194,7 +199,10 @@ fn proxy(m: &mut Mods<'_>) -> Result<FenceKind, String> {
     let space = if proxy == FenceProxy::Async {
         m.take(|s| {
             StateSpace::parse(s).filter(|s| {
-                matches!(s, StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster)
+                matches!(
+                    s,
+                    StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster
+                )
             })
         })
     } else {
@@ -235,18 +243,27 @@ fn mbarrier(m: &mut Mods<'_>, ops: &mut [Operand]) -> Result<Instr, String> {
         },
         _ => MbarrierOp::PendingCount,
     };
-    let sem = m.take(|s| MemSem::parse(s).filter(|s| matches!(s, MemSem::Release | MemSem::Acquire | MemSem::Relaxed)));
+    let sem = m.take(|s| {
+        MemSem::parse(s)
+            .filter(|s| matches!(s, MemSem::Release | MemSem::Acquire | MemSem::Relaxed))
+    });
     let scope = m.take(|s| Scope::parse(s).filter(|s| matches!(s, Scope::Cta | Scope::Cluster)));
     let space = m
-        .take(|s| StateSpace::parse(s).filter(|s| matches!(s, StateSpace::Shared | StateSpace::SharedCluster)))
+        .take(|s| {
+            StateSpace::parse(s)
+                .filter(|s| matches!(s, StateSpace::Shared | StateSpace::SharedCluster))
+        })
         .unwrap_or(StateSpace::Generic);
     m.one_type(|t| t == ScalarType::B64)?;
     let sigs: &[&str] = match op {
         MbarrierOp::Init => &["av"],
         MbarrierOp::Inval => &["a"],
-        MbarrierOp::Arrive { expect_tx: true, .. } | MbarrierOp::Arrive { no_complete: true, .. } => {
-            &["dav"]
+        MbarrierOp::Arrive {
+            expect_tx: true, ..
         }
+        | MbarrierOp::Arrive {
+            no_complete: true, ..
+        } => &["dav"],
         MbarrierOp::Arrive { .. } => &["da", "dav"],
         MbarrierOp::ExpectTx | MbarrierOp::CompleteTx => &["av"],
         MbarrierOp::Wait { .. } => &["dav", "davv"],

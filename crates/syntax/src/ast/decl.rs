@@ -12,8 +12,8 @@ const SPACES: &[&str] = &["param", "shared", "local", "const", "global", "reg", 
 /// `f16`, `f16x2`, `bf16`, `tf32`, `pred`, `e4m3`, ...?
 fn is_type_word(w: &str) -> bool {
     match w {
-        "pred" | "bf16" | "bf16x2" | "tf32" | "e4m3" | "e5m2" | "e4m3x2" | "e5m2x2" | "e2m1" | "e2m1x2" | "e3m2"
-        | "e2m3" | "ue8m0" => true,
+        "pred" | "bf16" | "bf16x2" | "tf32" | "e4m3" | "e5m2" | "e4m3x2" | "e5m2x2" | "e2m1"
+        | "e2m1x2" | "e3m2" | "e2m3" | "ue8m0" => true,
         _ => {
             let mut chars = w.chars();
             let first_ok = matches!(chars.next(), Some('b' | 's' | 'u' | 'f'));
@@ -33,7 +33,10 @@ fn state_space(node: &SyntaxNode) -> Option<String> {
 fn align(node: &SyntaxNode) -> Option<u32> {
     let mut it = tokens(node);
     it.find(|t| t.kind() == DOT_WORD && t.text() == ".align")?;
-    it.next().as_ref().and_then(int_value).and_then(|v| u32::try_from(v).ok())
+    it.next()
+        .as_ref()
+        .and_then(int_value)
+        .and_then(|v| u32::try_from(v).ok())
 }
 
 fn ty(node: &SyntaxNode) -> Option<String> {
@@ -183,7 +186,11 @@ impl Initializer {
                     Some(InitValue::Symbol(name, offsets(&n)))
                 }
                 GENERIC_EXPR => {
-                    let name = tokens(&n).filter(|t| t.kind() == IDENT).nth(1)?.text().to_owned();
+                    let name = tokens(&n)
+                        .filter(|t| t.kind() == IDENT)
+                        .nth(1)?
+                        .text()
+                        .to_owned();
                     Some(InitValue::Generic(name, offsets(&n)))
                 }
                 _ => None,
@@ -208,8 +215,15 @@ fn offsets(node: &SyntaxNode) -> i64 {
 /// Value of one `OFFSET` node (`+ 8`, `+ -4`, `- 4`), modulo 2^64.
 pub(crate) fn offset_value(node: &SyntaxNode) -> i64 {
     let negative = tokens(node).filter(|t| t.kind() == MINUS).count() % 2 == 1;
-    let magnitude = token(node, INT_NUMBER).as_ref().and_then(int_value).unwrap_or(0) as i64;
-    if negative { magnitude.wrapping_neg() } else { magnitude }
+    let magnitude = token(node, INT_NUMBER)
+        .as_ref()
+        .and_then(int_value)
+        .unwrap_or(0) as i64;
+    if negative {
+        magnitude.wrapping_neg()
+    } else {
+        magnitude
+    }
 }
 
 ast_node!(

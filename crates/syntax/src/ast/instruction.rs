@@ -22,7 +22,10 @@ pub struct Guard {
 impl Instruction {
     pub fn guard(&self) -> Option<Guard> {
         let g = self.0.children().find(|n| n.kind() == GUARD)?;
-        let reg = tokens(&g).find(|t| matches!(t.kind(), REG | IDENT))?.text().to_owned();
+        let reg = tokens(&g)
+            .find(|t| matches!(t.kind(), REG | IDENT))?
+            .text()
+            .to_owned();
         Some(Guard {
             negated: token(&g, BANG).is_some(),
             reg,
@@ -42,7 +45,9 @@ impl Instruction {
     /// `["global", "nc", "v4", "f32"]`. `::` stays inside one modifier
     /// (`"shared::cta"`).
     pub fn modifiers(&self) -> Vec<String> {
-        self.opcode_node().map(|n| words(&n).collect()).unwrap_or_default()
+        self.opcode_node()
+            .map(|n| words(&n).collect())
+            .unwrap_or_default()
     }
 
     /// Range of the opcode with its modifiers (`ld.global.nc.v4.f32`).
@@ -52,7 +57,10 @@ impl Instruction {
 
     /// Operands in order.
     pub fn operands(&self) -> Vec<Operand> {
-        self.0.children().filter_map(|n| Operand::from_node(&n)).collect()
+        self.0
+            .children()
+            .filter_map(|n| Operand::from_node(&n))
+            .collect()
     }
 
     /// Exact source range of each operand, parallel to [`Self::operands`]
@@ -112,25 +120,47 @@ impl std::hash::Hash for Immediate {
 pub enum Operand {
     /// `%r1`, `%tid.x`, or a plain identifier declared with `.reg` is a
     /// `Symbol` (the parser cannot tell; lowering resolves it).
-    Reg { name: String, range: TextRange },
+    Reg {
+        name: String,
+        range: TextRange,
+    },
     Imm(Immediate),
     /// Labels, functions, variables, params: `$L__BB0_2`, `vprintf`.
-    Symbol { name: String, range: TextRange },
+    Symbol {
+        name: String,
+        range: TextRange,
+    },
     /// `sym+8` (as a `mov` source).
-    SymbolOffset { name: String, offset: i64, range: TextRange },
+    SymbolOffset {
+        name: String,
+        offset: i64,
+        range: TextRange,
+    },
     /// `[base+offset]`. Extra tensor-coordinate operands (`[%rd1, {...}]`)
     /// stay in the syntax tree only.
-    Address { base: AddrBase, offset: i64, range: TextRange },
+    Address {
+        base: AddrBase,
+        offset: i64,
+        range: TextRange,
+    },
     /// `{%f1, %f2, _, %f4}`
-    Vector { elems: Vec<Operand>, range: TextRange },
+    Vector {
+        elems: Vec<Operand>,
+        range: TextRange,
+    },
     /// `_`
-    Sink { range: TextRange },
+    Sink {
+        range: TextRange,
+    },
     /// `!%p1`
     Not(Box<Operand>),
     /// `%p1|%p2`
     Pair(Box<Operand>, Box<Operand>),
     /// `(param0, param1)` in a call.
-    List { elems: Vec<Operand>, range: TextRange },
+    List {
+        elems: Vec<Operand>,
+        range: TextRange,
+    },
 }
 
 impl Operand {
@@ -150,7 +180,12 @@ impl Operand {
             Operand::Imm(_) => TextRange::empty(TextSize::from(0)),
             Operand::Not(inner) => {
                 let r = inner.range();
-                TextRange::new(r.start().checked_sub(TextSize::from(1)).unwrap_or(r.start()), r.end())
+                TextRange::new(
+                    r.start()
+                        .checked_sub(TextSize::from(1))
+                        .unwrap_or(r.start()),
+                    r.end(),
+                )
             }
             Operand::Pair(a, b) => a.range().cover(b.range()),
         }
@@ -180,7 +215,9 @@ impl Operand {
             ADDRESS_OPERAND => {
                 let base_tok = tokens(node).find(|t| matches!(t.kind(), REG | IDENT | INT_NUMBER));
                 let base = match base_tok {
-                    Some(t) if t.kind() == INT_NUMBER => AddrBase::Imm(int_value(&t).unwrap_or(0) as i128),
+                    Some(t) if t.kind() == INT_NUMBER => {
+                        AddrBase::Imm(int_value(&t).unwrap_or(0) as i128)
+                    }
                     Some(t) if t.kind() == REG => AddrBase::Reg(t.text().to_owned()),
                     Some(t) => AddrBase::Symbol(t.text().to_owned()),
                     None => AddrBase::Imm(0),
@@ -189,18 +226,30 @@ impl Operand {
                     .children()
                     .find(|n| n.kind() == OFFSET)
                     .map_or(0, |o| offset_value(&o));
-                Operand::Address { base, offset, range }
+                Operand::Address {
+                    base,
+                    offset,
+                    range,
+                }
             }
             VECTOR_OPERAND => Operand::Vector {
-                elems: node.children().filter_map(|n| Operand::from_node(&n)).collect(),
+                elems: node
+                    .children()
+                    .filter_map(|n| Operand::from_node(&n))
+                    .collect(),
                 range,
             },
             LIST_OPERAND => Operand::List {
-                elems: node.children().filter_map(|n| Operand::from_node(&n)).collect(),
+                elems: node
+                    .children()
+                    .filter_map(|n| Operand::from_node(&n))
+                    .collect(),
                 range,
             },
             SINK_OPERAND => Operand::Sink { range },
-            NOT_OPERAND => Operand::Not(Box::new(node.children().find_map(|n| Operand::from_node(&n))?)),
+            NOT_OPERAND => Operand::Not(Box::new(
+                node.children().find_map(|n| Operand::from_node(&n))?,
+            )),
             PAIR_OPERAND => {
                 let mut it = node.children().filter_map(|n| Operand::from_node(&n));
                 let a = it.next()?;

@@ -52,7 +52,10 @@ pub(crate) fn token(node: &SyntaxNode, kind: SyntaxKind) -> Option<SyntaxToken> 
 }
 
 /// Direct child nodes that cast to `T`.
-pub(crate) fn children<T>(node: &SyntaxNode, cast: fn(SyntaxNode) -> Option<T>) -> impl Iterator<Item = T> + use<T> {
+pub(crate) fn children<T>(
+    node: &SyntaxNode,
+    cast: fn(SyntaxNode) -> Option<T>,
+) -> impl Iterator<Item = T> + use<T> {
     node.children().filter_map(cast)
 }
 
@@ -73,7 +76,10 @@ pub(crate) fn int_value(t: &SyntaxToken) -> Option<u64> {
 
 /// The `n`-th direct integer child, as `u32`.
 fn nth_int_u32(tokens: &[SyntaxToken], n: usize) -> Option<u32> {
-    tokens.get(n).and_then(int_value).and_then(|v| u32::try_from(v).ok())
+    tokens
+        .get(n)
+        .and_then(int_value)
+        .and_then(|v| u32::try_from(v).ok())
 }
 
 /// Removes the quotes of a string literal and resolves `\"`, `\\`, `\n`, `\t`.
@@ -119,14 +125,25 @@ impl SourceFile {
         self.0
             .children()
             .filter(|n| n.kind() == TARGET_DIRECTIVE)
-            .flat_map(|d| tokens(&d).filter(|t| t.kind() == IDENT).map(|t| t.text().to_owned()).collect::<Vec<_>>())
+            .flat_map(|d| {
+                tokens(&d)
+                    .filter(|t| t.kind() == IDENT)
+                    .map(|t| t.text().to_owned())
+                    .collect::<Vec<_>>()
+            })
             .collect()
     }
 
     /// `.address_size 64` → `Some(64)`.
     pub fn address_size(&self) -> Option<u32> {
-        let d = self.0.children().find(|n| n.kind() == ADDRESS_SIZE_DIRECTIVE)?;
-        token(&d, INT_NUMBER).as_ref().and_then(int_value).and_then(|v| u32::try_from(v).ok())
+        let d = self
+            .0
+            .children()
+            .find(|n| n.kind() == ADDRESS_SIZE_DIRECTIVE)?;
+        token(&d, INT_NUMBER)
+            .as_ref()
+            .and_then(int_value)
+            .and_then(|v| u32::try_from(v).ok())
     }
 
     /// Functions and kernels, declarations (no body) included.
@@ -342,7 +359,9 @@ impl LocDirective {
     pub fn function_name(&self) -> Option<String> {
         let mut it = tokens(&self.0);
         it.find(|t| t.kind() == IDENT && t.text() == "function_name")?;
-        it.next().filter(|t| t.kind() == IDENT).map(|t| t.text().to_owned())
+        it.next()
+            .filter(|t| t.kind() == IDENT)
+            .map(|t| t.text().to_owned())
     }
 
     /// `inlined_at file line column`.
@@ -350,7 +369,11 @@ impl LocDirective {
         let mut it = tokens(&self.0);
         it.find(|t| t.kind() == IDENT && t.text() == "inlined_at")?;
         let ints: Vec<SyntaxToken> = it.take(3).collect();
-        Some((nth_int_u32(&ints, 0)?, nth_int_u32(&ints, 1)?, nth_int_u32(&ints, 2)?))
+        Some((
+            nth_int_u32(&ints, 0)?,
+            nth_int_u32(&ints, 1)?,
+            nth_int_u32(&ints, 2)?,
+        ))
     }
 }
 

@@ -39,11 +39,25 @@ fn strip_ranges(op: &Operand) -> String {
         Operand::Symbol { name, .. } => format!("sym {name}"),
         Operand::SymbolOffset { name, offset, .. } => format!("sym {name}{offset:+}"),
         Operand::Address { base, offset, .. } => format!("[{base:?}{offset:+}]"),
-        Operand::Vector { elems, .. } => format!("{{{}}}", elems.iter().map(strip_ranges).collect::<Vec<_>>().join(", ")),
+        Operand::Vector { elems, .. } => format!(
+            "{{{}}}",
+            elems
+                .iter()
+                .map(strip_ranges)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Operand::Sink { .. } => "_".into(),
         Operand::Not(o) => format!("!{}", strip_ranges(o)),
         Operand::Pair(a, b) => format!("{}|{}", strip_ranges(a), strip_ranges(b)),
-        Operand::List { elems, .. } => format!("({})", elems.iter().map(strip_ranges).collect::<Vec<_>>().join(", ")),
+        Operand::List { elems, .. } => format!(
+            "({})",
+            elems
+                .iter()
+                .map(strip_ranges)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -121,7 +135,10 @@ fn func_with_return_params_and_extern_decl() {
     assert_eq!(fs[0].linkage().as_deref(), Some("extern"));
     assert_eq!(fs[0].name().as_deref(), Some("vprintf"));
     assert!(fs[0].body().is_none());
-    assert_eq!(fs[0].return_params()[0].name().as_deref(), Some("func_retval0"));
+    assert_eq!(
+        fs[0].return_params()[0].name().as_deref(),
+        Some("func_retval0")
+    );
     assert_eq!(fs[0].params().len(), 2);
     assert_eq!(fs[1].name().as_deref(), Some("foo"));
     assert_eq!(fs[1].return_params().len(), 1);
@@ -151,18 +168,35 @@ fn global_vars_and_initializers() {
     assert_eq!(vars[0].array_dims(), vec![Some(2)]);
     assert_eq!(
         vars[0].initializer().unwrap().values(),
-        vec![InitValue::Symbol("_Z4addfff".into(), 0), InitValue::Symbol("_Z4subfff".into(), 8)]
+        vec![
+            InitValue::Symbol("_Z4addfff".into(), 0),
+            InitValue::Symbol("_Z4subfff".into(), 8)
+        ]
     );
     assert!(vars[0].initializer().unwrap().is_list());
     assert_eq!(vars[1].state_space().as_deref(), Some("const"));
     assert_eq!(
         vars[1].initializer().unwrap().values(),
-        vec![InitValue::Int(1), InitValue::Int(0), InitValue::Int(16), InitValue::Int(-1)]
+        vec![
+            InitValue::Int(1),
+            InitValue::Int(0),
+            InitValue::Int(16),
+            InitValue::Int(-1)
+        ]
     );
-    assert_eq!(vars[2].initializer().unwrap().values(), vec![InitValue::Float(0x3FC0_0000, 32)]);
+    assert_eq!(
+        vars[2].initializer().unwrap().values(),
+        vec![InitValue::Float(0x3FC0_0000, 32)]
+    );
     assert!(!vars[2].initializer().unwrap().is_list());
-    assert_eq!(vars[3].initializer().unwrap().values(), vec![InitValue::Float(1.5f64.to_bits(), 64)]);
-    assert_eq!(vars[4].initializer().unwrap().values(), vec![InitValue::Generic("$str".into(), 0)]);
+    assert_eq!(
+        vars[3].initializer().unwrap().values(),
+        vec![InitValue::Float(1.5f64.to_bits(), 64)]
+    );
+    assert_eq!(
+        vars[4].initializer().unwrap().values(),
+        vec![InitValue::Generic("$str".into(), 0)]
+    );
     assert_eq!(vars[5].array_dims(), vec![Some(2), Some(2)]);
     assert_eq!(
         vars[5].initializer().unwrap().values(),
@@ -185,7 +219,9 @@ fn reg_decls_and_local_vars() {
     );
     let body = f.functions().next().unwrap().body().unwrap();
     let stmts: Vec<_> = body.statements().collect();
-    let Stmt::RegDecl(p) = &stmts[0] else { panic!() };
+    let Stmt::RegDecl(p) = &stmts[0] else {
+        panic!()
+    };
     assert_eq!(p.ty().as_deref(), Some("pred"));
     assert_eq!(
         p.names(),
@@ -194,21 +230,33 @@ fn reg_decls_and_local_vars() {
             range: Some(5)
         }]
     );
-    let Stmt::RegDecl(v) = &stmts[1] else { panic!() };
+    let Stmt::RegDecl(v) = &stmts[1] else {
+        panic!()
+    };
     assert_eq!(v.vector_width(), Some(4));
     assert_eq!(v.ty().as_deref(), Some("f32"));
     assert_eq!(v.names()[0].range, None);
-    let Stmt::RegDecl(r) = &stmts[2] else { panic!() };
+    let Stmt::RegDecl(r) = &stmts[2] else {
+        panic!()
+    };
     let names: Vec<_> = r.names().into_iter().map(|n| n.name).collect();
     assert_eq!(names, vec!["%r1", "%r2"]);
-    let Stmt::VarDecl(l) = &stmts[3] else { panic!() };
+    let Stmt::VarDecl(l) = &stmts[3] else {
+        panic!()
+    };
     assert_eq!(l.state_space().as_deref(), Some("local"));
     assert_eq!(l.name().as_deref(), Some("__local_depot0"));
     assert_eq!(l.array_dims(), vec![Some(16)]);
-    let Stmt::VarDecl(s) = &stmts[4] else { panic!() };
+    let Stmt::VarDecl(s) = &stmts[4] else {
+        panic!()
+    };
     assert_eq!(s.state_space().as_deref(), Some("shared"));
-    let Stmt::Block(inner) = &stmts[5] else { panic!() };
-    let Some(Stmt::RegDecl(ip)) = inner.statements().next() else { panic!() };
+    let Stmt::Block(inner) = &stmts[5] else {
+        panic!()
+    };
+    let Some(Stmt::RegDecl(ip)) = inner.statements().next() else {
+        panic!()
+    };
     assert_eq!(ip.names()[0].name, "p");
 }
 
@@ -220,19 +268,36 @@ fn opcode_modifiers_and_guard() {
          mbarrier.try_wait.shared::cta.b64 P1, [%r1], %rd2;\nbar.sync 0;\n}",
     );
     let g = is[0].guard().unwrap();
-    assert_eq!(g, Guard { negated: false, reg: "%p1".into() });
+    assert_eq!(
+        g,
+        Guard {
+            negated: false,
+            reg: "%p1".into()
+        }
+    );
     assert_eq!(is[0].opcode().as_deref(), Some("bra"));
     assert!(is[0].modifiers().is_empty());
-    assert_eq!(is[1].guard().unwrap(), Guard { negated: true, reg: "%p2".into() });
+    assert_eq!(
+        is[1].guard().unwrap(),
+        Guard {
+            negated: true,
+            reg: "%p2".into()
+        }
+    );
     assert_eq!(is[1].opcode().as_deref(), Some("ld"));
     assert_eq!(is[1].modifiers(), vec!["global", "nc", "v4", "f32"]);
     let text = is[1].syntax().text().to_string();
     let r = is[1].opcode_range().unwrap();
     let start = usize::from(r.start() - is[1].syntax().text_range().start());
-    assert_eq!(&text[start..start + usize::from(r.len())], "ld.global.nc.v4.f32");
+    assert_eq!(
+        &text[start..start + usize::from(r.len())],
+        "ld.global.nc.v4.f32"
+    );
     assert_eq!(
         is[2].modifiers(),
-        vec!["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"]
+        vec![
+            "sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"
+        ]
     );
     assert_eq!(is[2].operands().len(), 4);
     assert_eq!(is[3].modifiers(), vec!["try_wait", "shared::cta", "b64"]);
@@ -249,12 +314,23 @@ fn address_operands() {
     assert_eq!(ops_str("ld.f32 %f1, [%rd1+16];")[1], "[Reg(\"%rd1\")+16]");
     assert_eq!(ops_str("ld.f32 %f1, [%rd1+-4];")[1], "[Reg(\"%rd1\")-4]");
     assert_eq!(ops_str("ld.f32 %f1, [ %rd1 + 0 ];")[1], "[Reg(\"%rd1\")+0]");
-    assert_eq!(ops_str("ld.param.u64 %rd1, [k_param_0];")[1], "[Symbol(\"k_param_0\")+0]");
-    assert_eq!(ops_str("st.param.f32 [func_retval0+4], %f3;")[0], "[Symbol(\"func_retval0\")+4]");
-    assert_eq!(ops_str("ld.shared.u32 %r1, [%r1+0];")[1], "[Reg(\"%r1\")+0]");
+    assert_eq!(
+        ops_str("ld.param.u64 %rd1, [k_param_0];")[1],
+        "[Symbol(\"k_param_0\")+0]"
+    );
+    assert_eq!(
+        ops_str("st.param.f32 [func_retval0+4], %f3;")[0],
+        "[Symbol(\"func_retval0\")+4]"
+    );
+    assert_eq!(
+        ops_str("ld.shared.u32 %r1, [%r1+0];")[1],
+        "[Reg(\"%r1\")+0]"
+    );
     assert_eq!(ops_str("ld.global.u32 %r1, [0x100];")[1], "[Imm(256)+0]");
     let o = ops("ld.f32 %f1, [%rd1+16];");
-    let Operand::Address { range, .. } = &o[1] else { panic!() };
+    let Operand::Address { range, .. } = &o[1] else {
+        panic!()
+    };
     assert_eq!(u32::from(range.len()), 9);
 }
 
@@ -281,13 +357,21 @@ fn vector_sink_pair_not_and_lists() {
     );
     assert_eq!(
         ops_str("call (retval0), %rd1, (param0), prototype_0;"),
-        vec!["(sym retval0)", "reg %rd1", "(sym param0)", "sym prototype_0"]
+        vec![
+            "(sym retval0)",
+            "reg %rd1",
+            "(sym param0)",
+            "sym prototype_0"
+        ]
     );
     assert_eq!(ops_str("call.uni foo, ();"), vec!["sym foo", "()"]);
     assert_eq!(ops_str("mov.u64 %rd2, sym+8;")[1], "sym sym+8");
     assert_eq!(ops_str("mov.u32 %r1, %tid.x;")[1], "reg %tid.x");
     assert_eq!(ops_str("mov.u32 %r1, %ctaid.y;")[1], "reg %ctaid.y");
-    assert_eq!(ops_str("st.global.v2.f32 [%rd1], {%f1, %f2};")[1], "{reg %f1, reg %f2}");
+    assert_eq!(
+        ops_str("st.global.v2.f32 [%rd1], {%f1, %f2};")[1],
+        "{reg %f1, reg %f2}"
+    );
     let o = ops("setp.lt.and.s32 %p1|%p2, %r1, %r2, %p3;");
     let Operand::Pair(a, b) = &o[0] else { panic!() };
     assert_eq!(o[0].range(), a.range().cover(b.range()));
@@ -306,13 +390,23 @@ fn immediates_of_every_radix() {
         })
         .collect();
     assert_eq!(vals, vec![42, 31, 31, 15, 5, 4, -1, 0, u64::MAX as i128]);
-    let Operand::Imm(Immediate::Int { text, .. }) = &imms[6] else { panic!() };
+    let Operand::Imm(Immediate::Int { text, .. }) = &imms[6] else {
+        panic!()
+    };
     assert_eq!(text, "4U");
-    let fl = ops("mov.f32 %f1, 0f3F800000, 0F3F800000, 0d3FF0000000000000, 0D3FF0000000000000, 1.0, -0f3F800000, 2.5e-1;");
+    let fl = ops(
+        "mov.f32 %f1, 0f3F800000, 0F3F800000, 0d3FF0000000000000, 0D3FF0000000000000, 1.0, -0f3F800000, 2.5e-1;",
+    );
     assert_eq!(fl[1], Operand::Imm(Immediate::F32Bits(0x3F80_0000)));
     assert_eq!(fl[2], Operand::Imm(Immediate::F32Bits(0x3F80_0000)));
-    assert_eq!(fl[3], Operand::Imm(Immediate::F64Bits(0x3FF0_0000_0000_0000)));
-    assert_eq!(fl[4], Operand::Imm(Immediate::F64Bits(0x3FF0_0000_0000_0000)));
+    assert_eq!(
+        fl[3],
+        Operand::Imm(Immediate::F64Bits(0x3FF0_0000_0000_0000))
+    );
+    assert_eq!(
+        fl[4],
+        Operand::Imm(Immediate::F64Bits(0x3FF0_0000_0000_0000))
+    );
     assert_eq!(fl[5], Operand::Imm(Immediate::Float(1.0)));
     assert_eq!(fl[6], Operand::Imm(Immediate::F32Bits(0xBF80_0000)));
     assert_eq!(fl[7], Operand::Imm(Immediate::Float(0.25)));
@@ -335,20 +429,35 @@ fn labels_loc_pragma_and_prototype() {
          \t.pragma \"nounroll\";\n\tprototype_2 : .callprototype (.param .b32 _) _ (.param .b32 _, .param .b64 _);\n\
          \tcall (retval0), %rd1, (param0), prototype_2;\n}\n",
     );
-    let stmts: Vec<_> = f.functions().next().unwrap().body().unwrap().statements().collect();
+    let stmts: Vec<_> = f
+        .functions()
+        .next()
+        .unwrap()
+        .body()
+        .unwrap()
+        .statements()
+        .collect();
     let Stmt::Label(l) = &stmts[0] else { panic!() };
     assert_eq!(l.name().as_deref(), Some("$L__BB0_2"));
     let Stmt::Loc(a) = &stmts[1] else { panic!() };
-    assert_eq!((a.file(), a.line(), a.column()), (Some(1), Some(5), Some(0)));
+    assert_eq!(
+        (a.file(), a.line(), a.column()),
+        (Some(1), Some(5), Some(0))
+    );
     assert_eq!(a.function_name(), None);
     assert_eq!(a.inlined_at(), None);
     let Stmt::Loc(b) = &stmts[2] else { panic!() };
-    assert_eq!((b.file(), b.line(), b.column()), (Some(2), Some(216), Some(16)));
+    assert_eq!(
+        (b.file(), b.line(), b.column()),
+        (Some(2), Some(216), Some(16))
+    );
     assert_eq!(b.function_name().as_deref(), Some("$L__info_string0"));
     assert_eq!(b.inlined_at(), Some((1, 15, 13)));
     let Stmt::Pragma(p) = &stmts[3] else { panic!() };
     assert_eq!(p.values(), vec!["nounroll"]);
-    let Stmt::Other(node) = &stmts[4] else { panic!() };
+    let Stmt::Other(node) = &stmts[4] else {
+        panic!()
+    };
     let proto = CallPrototype::cast(node.clone()).unwrap();
     assert_eq!(proto.name().as_deref(), Some("prototype_2"));
     assert_eq!(proto.return_params().len(), 1);

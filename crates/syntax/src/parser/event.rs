@@ -5,35 +5,39 @@
 //! in a parent after the fact (`precede`, via `forward_parent`), and gives one
 //! place — the builder — that decides where trivia goes.
 
+use crate::SyntaxKind;
 use crate::lexer::Token;
-use crate::{SyntaxError, SyntaxKind};
-use rowan::{GreenNode, GreenNodeBuilder, TextRange, TextSize};
+use rowan::{GreenNode, GreenToken, GreenTokenData, NodeOrToken, TextRange, TextSize};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// One step of the parse.
-#[derive(Debug)]
+/// One step of the parse. Kept to 8 bytes (errors live in a side table)
+/// because a large file produces millions of events.
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Event {
-    /// Start a node. `forward_parent` is the distance (in events) to a later
-    /// `Start` that must become this node's parent (see `precede`).
+    /// Start a node. `forward_parent`, when non-zero, is the distance (in
+    /// events) to a later `Start` that must become this node's parent (see
+    /// `precede`).
     Start {
         kind: SyntaxKind,
-        forward_parent: Option<u32>,
+        forward_parent: u32,
     },
     /// Consume one non-trivia token.
     Token,
     /// Finish the innermost open node.
     Finish,
-    /// Record a syntax error.
-    Error(SyntaxError),
     /// An abandoned or already-replayed `Start`.
     Tombstone,
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() <= 8);
 
 /// Replays `events` over `tokens` (all tokens, trivia included) into a green
 /// tree. Trivia is emitted lazily: before a token, and before a node starts
 /// (so whitespace and comments go to the enclosing node, not the new one);
 /// anything left at the end goes into the root. Every byte of `text` ends up
 /// in the tree no matter what the events say.
-pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> (GreenNode, Vec<SyntaxError>) {
+pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> GreenNode {
     let mut b = Builder {
         text,
         tokens,
@@ -41,25 +45,32 @@ pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> (Gr
         offset: 0,
         depth: 0,
         started: false,
-        inner: GreenNodeBuilder::new(),
-        errors: Vec::new(),
+        children: Vec::with_capacity(64),
+        open: Vec::with_capacity(16),
+        interner: Interner::new(tokens.len() / 16 + 16),
     };
     let mut parents: Vec<SyntaxKind> = Vec::new();
     for i in 0..events.len() {
         match std::mem::replace(&mut events[i], Event::Tombstone) {
-            Event::Start { kind, forward_parent } => {
+            Event::Start {
+                kind,
+                forward_parent,
+            } => {
                 // Collect the chain of forward parents, outermost last.
                 parents.push(kind);
                 let mut idx = i;
                 let mut fp = forward_parent;
-                while let Some(delta) = fp {
-                    idx += delta as usize;
+                while fp != 0 {
+                    idx += fp as usize;
                     fp = match std::mem::replace(&mut events[idx], Event::Tombstone) {
-                        Event::Start { kind, forward_parent } => {
+                        Event::Start {
+                            kind,
+                            forward_parent,
+                        } => {
                             parents.push(kind);
                             forward_parent
                         }
-                        _ => None,
+                        _ => 0,
                     };
                 }
                 for kind in parents.drain(..).rev() {
@@ -68,7 +79,6 @@ pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> (Gr
             }
             Event::Finish => b.finish(),
             Event::Token => b.token(),
-            Event::Error(e) => b.errors.push(e),
             Event::Tombstone => {}
         }
     }
@@ -80,7 +90,10 @@ pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> (Gr
     while b.depth > 0 {
         b.finish();
     }
-    (b.inner.finish(), b.errors)
+    match b.children.pop() {
+        Some(NodeOrToken::Node(root)) => root,
+        _ => GreenNode::new(SyntaxKind::SOURCE_FILE.into(), std::iter::empty()),
+    }
 }
 
 struct Builder<'a> {
@@ -89,17 +102,21 @@ struct Builder<'a> {
     pos: usize,
     offset: usize,
     depth: usize,
-    /// The root has been opened; a second root would make rowan panic.
+    /// The root has been opened; a second root would be lost.
     started: bool,
-    inner: GreenNodeBuilder<'static>,
-    errors: Vec<SyntaxError>,
+    /// Children of all open nodes, innermost last.
+    children: Vec<NodeOrToken<GreenNode, GreenToken>>,
+    /// Open nodes: kind and index of their first child in `children`.
+    open: Vec<(SyntaxKind, usize)>,
+    interner: Interner<'a>,
 }
 
 impl Builder<'_> {
     fn emit_raw(&mut self) {
         let t = self.tokens[self.pos];
         let end = self.offset + t.len as usize;
-        self.inner.token(t.kind.into(), &self.text[self.offset..end]);
+        let token = self.interner.token(t.kind, self.text, self.offset, end);
+        self.children.push(NodeOrToken::Token(token));
         self.offset = end;
         self.pos += 1;
     }
@@ -118,7 +135,7 @@ impl Builder<'_> {
         if self.depth > 0 {
             self.flush_trivia();
         }
-        self.inner.start_node(kind.into());
+        self.open.push((kind, self.children.len()));
         self.depth += 1;
     }
 
@@ -129,8 +146,26 @@ impl Builder<'_> {
                 self.emit_raw();
             }
         }
-        if self.depth > 0 {
-            self.inner.finish_node();
+        if let Some((kind, first)) = self.open.pop() {
+            let node = match &self.children[first..] {
+                // `REG_OPERAND(%r1)`, `IMM_OPERAND(16)`, ...: the most common
+                // nodes wrap one token; share them like tokens.
+                [NodeOrToken::Token(t)] => {
+                    let key = (kind, &**t as *const GreenTokenData as usize);
+                    let node = self
+                        .interner
+                        .single
+                        .entry(key)
+                        .or_insert_with(|| {
+                            GreenNode::new(kind.into(), [NodeOrToken::Token(t.clone())])
+                        })
+                        .clone();
+                    self.children.truncate(first);
+                    node
+                }
+                _ => GreenNode::new(kind.into(), self.children.drain(first..)),
+            };
+            self.children.push(NodeOrToken::Node(node));
             self.depth -= 1;
         }
     }
@@ -143,6 +178,155 @@ impl Builder<'_> {
         if self.pos < self.tokens.len() {
             self.emit_raw();
         }
+    }
+}
+
+/// Deduplicates green tokens within one tree: PTX repeats the same few
+/// hundred token texts (`,`, `;`, `%r1`, `\n\t`) over and over, so sharing
+/// them saves most token allocations. Single-character punctuation, the
+/// bulk of all tokens, is looked up by kind without hashing; everything else
+/// goes through an Fx-hashed map keyed by slices of the input (no key
+/// allocation). This replaces rowan's `NodeCache`, which was the dominant
+/// cost of parsing.
+struct Interner<'a> {
+    by_kind: Vec<Option<GreenToken>>,
+    map: HashMap<(SyntaxKind, &'a str), GreenToken, BuildHasherDefault<FxHasher>>,
+    /// Tokens of at most 8 bytes, keyed by text bytes, kind and length.
+    short: HashMap<u128, GreenToken, BuildHasherDefault<FxHasher>>,
+    /// Nodes with exactly one (interned) token child, keyed by kind and the
+    /// token's address (interned tokens are unique per text).
+    single: HashMap<(SyntaxKind, usize), GreenNode, BuildHasherDefault<FxHasher>>,
+}
+
+impl<'a> Interner<'a> {
+    fn new(capacity: usize) -> Self {
+        Interner {
+            by_kind: vec![None; SyntaxKind::EOF as usize + 1],
+            map: HashMap::with_capacity_and_hasher(capacity / 4, BuildHasherDefault::default()),
+            short: HashMap::with_capacity_and_hasher(capacity, BuildHasherDefault::default()),
+            single: HashMap::with_capacity_and_hasher(capacity / 2, BuildHasherDefault::default()),
+        }
+    }
+
+    /// The token of `kind` spanning `source[start..end]`.
+    #[inline]
+    fn token(&mut self, kind: SyntaxKind, source: &'a str, start: usize, end: usize) -> GreenToken {
+        let text = &source[start..end];
+        let fixed = text.len() == 1
+            && !matches!(
+                kind,
+                SyntaxKind::IDENT
+                    | SyntaxKind::INT_NUMBER
+                    | SyntaxKind::WHITESPACE
+                    | SyntaxKind::ERROR_TOKEN
+            );
+        if fixed {
+            if let Some(Some(t)) = self.by_kind.get(kind as usize) {
+                return t.clone();
+            }
+            let t = GreenToken::new(kind.into(), text);
+            if let Some(slot) = self.by_kind.get_mut(kind as usize) {
+                *slot = Some(t.clone());
+            }
+            return t;
+        }
+        if text.len() <= 8 {
+            // Short texts (nearly all tokens) are packed into an integer key:
+            // no string comparison, one-word hash.
+            let bytes = source.as_bytes();
+            let word = match bytes.get(start..start + 8) {
+                // Common case: read 8 bytes at once and mask off the excess.
+                Some(w) => {
+                    let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                    w & (u64::MAX >> (8 * (8 - text.len())))
+                }
+                None => {
+                    let mut w = [0u8; 8];
+                    w[..text.len()].copy_from_slice(text.as_bytes());
+                    u64::from_le_bytes(w)
+                }
+            };
+            let key = word as u128 | ((kind as u128) << 64) | ((text.len() as u128) << 80);
+            return self
+                .short
+                .entry(key)
+                .or_insert_with(|| GreenToken::new(kind.into(), text))
+                .clone();
+        }
+        self.map
+            .entry((kind, text))
+            .or_insert_with(|| GreenToken::new(kind.into(), text))
+            .clone()
+    }
+}
+
+/// The Fx hash (rustc's): a multiply-rotate over 8-byte words. Not
+/// DoS-resistant, which does not matter for a per-parse intern table.
+#[derive(Default)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.add(i as u64);
+        self.add((i >> 64) as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits weak; hashbrown indexes buckets
+        // by low bits, so rotate the strong high bits down.
+        self.hash.rotate_left(26)
     }
 }
 

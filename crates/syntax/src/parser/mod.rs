@@ -37,6 +37,7 @@ pub(crate) struct Parser<'t> {
     tokens: Vec<PToken>,
     pos: usize,
     events: Vec<Event>,
+    errors: Vec<SyntaxError>,
     /// Current nesting of recursive constructs (blocks, braces, parens).
     depth: u32,
 }
@@ -73,20 +74,23 @@ impl<'t> Parser<'t> {
             text,
             tokens,
             pos: 0,
-            events: Vec::new(),
+            events: Vec::with_capacity(raw.len()),
+            errors: Vec::new(),
             depth: 0,
         }
     }
 
-    pub(crate) fn finish(self) -> Vec<Event> {
-        self.events
+    pub(crate) fn finish(self) -> (Vec<Event>, Vec<SyntaxError>) {
+        (self.events, self.errors)
     }
 
     // ---- looking ----
 
     /// Kind of the token `n` ahead (`EOF` past the end).
     pub(crate) fn nth(&self, n: usize) -> SyntaxKind {
-        self.tokens.get(self.pos + n).map_or(SyntaxKind::EOF, |t| t.kind)
+        self.tokens
+            .get(self.pos + n)
+            .map_or(SyntaxKind::EOF, |t| t.kind)
     }
 
     pub(crate) fn current(&self) -> SyntaxKind {
@@ -123,7 +127,9 @@ impl<'t> Parser<'t> {
 
     /// Trivia separates the token `n` ahead from the one before it.
     pub(crate) fn nth_trivia_before(&self, n: usize) -> bool {
-        self.tokens.get(self.pos + n).is_none_or(|t| t.trivia_before)
+        self.tokens
+            .get(self.pos + n)
+            .is_none_or(|t| t.trivia_before)
     }
 
     /// A line break separates the current token from the one before it.
@@ -179,10 +185,10 @@ impl<'t> Parser<'t> {
     // ---- errors ----
 
     pub(crate) fn error_at(&mut self, range: TextRange, message: impl Into<String>) {
-        self.events.push(Event::Error(SyntaxError {
+        self.errors.push(SyntaxError {
             message: message.into(),
             range,
-        }));
+        });
     }
 
     /// Error on the current token.
@@ -211,7 +217,10 @@ impl<'t> Parser<'t> {
     /// Reports `message` on the current token and wraps it in an `ERROR`
     /// node, guaranteeing progress.
     pub(crate) fn err_and_bump(&mut self, message: impl Into<String>) {
-        self.error(message);
+        // The lexer already reported an unknown character; one error is enough.
+        if !self.at(SyntaxKind::ERROR_TOKEN) {
+            self.error(message);
+        }
         if !self.at_eof() {
             let m = self.start();
             self.bump();
@@ -243,7 +252,7 @@ impl<'t> Parser<'t> {
         let pos = self.events.len() as u32;
         self.events.push(Event::Start {
             kind: SyntaxKind::TOMBSTONE_KIND,
-            forward_parent: None,
+            forward_parent: 0,
         });
         Marker { pos }
     }
@@ -290,7 +299,7 @@ impl CompletedMarker {
     pub(crate) fn precede(self, p: &mut Parser<'_>) -> Marker {
         let new = p.start();
         if let Some(Event::Start { forward_parent, .. }) = p.events.get_mut(self.pos as usize) {
-            *forward_parent = Some(new.pos - self.pos);
+            *forward_parent = new.pos - self.pos;
         }
         new
     }

@@ -127,7 +127,12 @@ pub(crate) fn other(p: &mut Parser<'_>, error: Option<String>) {
     }
     let m = p.start();
     p.bump();
-    while !p.at_eof() && !p.at(SEMICOLON) && !p.at(L_CURLY) && !p.at(R_CURLY) && !super::at_module_only_directive(p) {
+    while !p.at_eof()
+        && !p.at(SEMICOLON)
+        && !p.at(L_CURLY)
+        && !p.at(R_CURLY)
+        && !super::at_module_only_directive(p)
+    {
         p.bump();
     }
     p.eat(SEMICOLON);
@@ -189,14 +194,20 @@ fn section_item(p: &mut Parser<'_>) {
 }
 
 fn at_section_value(p: &Parser<'_>) -> bool {
-    matches!(p.current(), MINUS | TILDE | BANG | L_PAREN | IDENT | STRING | REG | DOT_WORD) || is_number(p.current())
+    matches!(
+        p.current(),
+        MINUS | TILDE | BANG | L_PAREN | IDENT | STRING | REG | DOT_WORD
+    ) || is_number(p.current())
 }
 
 /// `$L__a - $L__b`, `.debug_abbrev`, `12`, `"str"`, `(a+4)`.
 fn section_expr(p: &mut Parser<'_>) {
     let m = p.start();
     section_operand(p);
-    while matches!(p.current(), PLUS | MINUS | STAR | SLASH | PERCENT | AMP | PIPE | CARET) {
+    while matches!(
+        p.current(),
+        PLUS | MINUS | STAR | SLASH | PERCENT | AMP | PIPE | CARET
+    ) {
         p.bump();
         section_operand(p);
     }

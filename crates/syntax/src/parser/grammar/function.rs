@@ -106,7 +106,10 @@ pub(super) fn param_list(p: &mut Parser<'_>, kind: crate::SyntaxKind) {
             } else if matches!(p.current(), L_CURLY | R_CURLY | SEMICOLON) || p.at_eof() {
                 break;
             } else {
-                p.err_and_bump(format!("expected a parameter, found `{}`", p.current_text()));
+                p.err_and_bump(format!(
+                    "expected a parameter, found `{}`",
+                    p.current_text()
+                ));
                 continue;
             }
             if !p.eat(COMMA) {

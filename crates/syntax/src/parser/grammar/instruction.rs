@@ -71,7 +71,8 @@ fn at_first_operand(p: &Parser<'_>) -> bool {
         return false;
     }
     if p.newline_before() && p.at(IDENT) {
-        let looks_like_stmt = p.nth(1) == COLON || (p.nth(1) == DOT_WORD && !p.nth_trivia_before(1));
+        let looks_like_stmt =
+            p.nth(1) == COLON || (p.nth(1) == DOT_WORD && !p.nth_trivia_before(1));
         return !looks_like_stmt;
     }
     // `{` on a new line after an operand-less opcode is a block, not a vector.
@@ -126,7 +127,8 @@ fn atom(p: &mut Parser<'_>) -> Option<crate::parser::CompletedMarker> {
         L_BRACK => address(p),
         _ => {
             m.abandon(p);
-            if matches!(p.current(), COMMA | SEMICOLON | R_CURLY | R_BRACK | R_PAREN) || p.at_eof() {
+            if matches!(p.current(), COMMA | SEMICOLON | R_CURLY | R_BRACK | R_PAREN) || p.at_eof()
+            {
                 p.error_expected("an operand");
             } else {
                 p.err_and_bump(format!("expected an operand, found `{}`", p.current_text()));

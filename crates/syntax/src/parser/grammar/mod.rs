@@ -29,7 +29,8 @@ pub(crate) fn source_file(p: &mut Parser<'_>) {
 const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
 
 /// State spaces that start a variable declaration.
-pub(super) const STATE_SPACES: &[&str] = &[".global", ".const", ".shared", ".local", ".param", ".tex"];
+pub(super) const STATE_SPACES: &[&str] =
+    &[".global", ".const", ".shared", ".local", ".param", ".tex"];
 
 /// Directives that can only start a new module-level item: seeing one inside
 /// a function body means a `}` is missing.
@@ -37,7 +38,15 @@ fn at_module_only_directive(p: &Parser<'_>) -> bool {
     p.at(DOT_WORD)
         && matches!(
             p.current_text(),
-            ".version" | ".target" | ".address_size" | ".entry" | ".func" | ".visible" | ".weak" | ".section" | ".file"
+            ".version"
+                | ".target"
+                | ".address_size"
+                | ".entry"
+                | ".func"
+                | ".visible"
+                | ".weak"
+                | ".section"
+                | ".file"
         )
 }
 
@@ -83,7 +92,10 @@ fn module_item(p: &mut Parser<'_>) {
             p.error("instruction outside of a function");
             stmt::statement(p);
         }
-        _ => p.err_and_bump(format!("expected a directive, found `{}`", p.current_text())),
+        _ => p.err_and_bump(format!(
+            "expected a directive, found `{}`",
+            p.current_text()
+        )),
     }
 }
 
@@ -141,7 +153,12 @@ pub(super) fn recover_to_semicolon(p: &mut Parser<'_>) {
         return;
     }
     let m = p.start();
-    while !p.at_eof() && !p.at(SEMICOLON) && !p.at(R_CURLY) && !p.at(L_CURLY) && !at_module_only_directive(p) {
+    while !p.at_eof()
+        && !p.at(SEMICOLON)
+        && !p.at(R_CURLY)
+        && !p.at(L_CURLY)
+        && !at_module_only_directive(p)
+    {
         p.bump();
     }
     m.complete(p, ERROR);

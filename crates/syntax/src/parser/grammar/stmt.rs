@@ -60,7 +60,10 @@ pub(crate) fn statement(p: &mut Parser<'_>) {
             }
         },
         SEMICOLON => p.err_and_bump("empty statement"),
-        _ => p.err_and_bump(format!("expected an instruction, found `{}`", p.current_text())),
+        _ => p.err_and_bump(format!(
+            "expected an instruction, found `{}`",
+            p.current_text()
+        )),
     }
 }
 

@@ -1,0 +1,130 @@
+//! End-to-end tests of the `ptxeq` binary: exit codes, diagnostics, dumps.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ptxeq(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("run ptxeq");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tmp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxeq-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const GOOD: &str = ".version 8.5
+.target sm_80
+.address_size 64
+
+.visible .entry scale(
+\t.param .u64 scale_param_0
+)
+{
+\t.reg .f32 \t%f<3>;
+\t.reg .b32 \t%r<2>;
+\t.reg .b64 \t%rd<4>;
+
+\tld.param.u64 \t%rd1, [scale_param_0];
+\tmov.u32 \t%r1, %tid.x;
+\tmul.wide.u32 \t%rd2, %r1, 4;
+\tadd.s64 \t%rd3, %rd1, %rd2;
+\tld.global.f32 \t%f1, [%rd3];
+\tmul.f32 \t%f2, %f1, 0f40000000;
+\tst.global.f32 \t[%rd3], %f2;
+\tret;
+}
+";
+
+#[test]
+fn parse_accepts_the_corpus_softmax_files() {
+    let (code, out, err) = ptxeq(&[
+        "parse",
+        "corpus/softmax/common/naive_fast.ptx",
+        "corpus/softmax/common/online_fast.ptx",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().count(), 2);
+    assert!(out.lines().all(|l| l.contains(": ok: ")), "{out}");
+}
+
+#[test]
+fn parse_reports_located_errors_with_exit_3() {
+    let bad = GOOD.replace("mov.u32 \t%r1, %tid.x;", "mov.u32 \t%r1 %tid.x;");
+    let p = tmp_file("bad.ptx", &bad);
+    let (code, out, err) = ptxeq(&["parse", p.to_str().unwrap()]);
+    assert_eq!(code, 3, "{out}{err}");
+    // rustc style: message, `--> file:line:col`-like location, excerpt.
+    assert!(err.contains("error: expected `;`"), "{err}");
+    assert!(err.contains("bad.ptx:14:"), "{err}");
+    assert!(
+        err.contains("mov.u32 \t%r1 %tid.x;") || err.contains("mov.u32"),
+        "{err}"
+    );
+    assert!(out.contains("1 error(s)"), "{out}");
+}
+
+#[test]
+fn parse_reports_undeclared_names() {
+    let bad = GOOD.replace("mul.f32 \t%f2, %f1,", "mul.f32 \t%f2, %f9x,");
+    let p = tmp_file("undeclared.ptx", &bad);
+    let (code, _out, err) = ptxeq(&["parse", p.to_str().unwrap()]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("%f9x"), "{err}");
+    assert!(err.contains("undeclared.ptx:18:"), "{err}");
+}
+
+#[test]
+fn missing_file_is_invalid_input() {
+    let (code, _out, err) = ptxeq(&["parse", "no/such/file.ptx"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("cannot read no/such/file.ptx"), "{err}");
+}
+
+#[test]
+fn ir_dump_names_ptx_lines() {
+    let p = tmp_file("good.ptx", GOOD);
+    let (code, out, err) = ptxeq(&["ir", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let body: String = out.lines().skip(1).collect::<Vec<_>>().join("\n");
+    insta::assert_snapshot!(body);
+}
+
+#[test]
+fn ir_unknown_entry_is_invalid_input() {
+    let p = tmp_file("good2.ptx", GOOD);
+    let (code, _out, err) = ptxeq(&["ir", p.to_str().unwrap(), "--entry", "nope"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("no `.entry nope` (entries: scale)"), "{err}");
+}
+
+#[test]
+fn ir_of_malformed_file_prints_diagnostics_not_a_dump() {
+    let p = tmp_file("trunc.ptx", &GOOD[..GOOD.len() / 2]);
+    let (code, out, err) = ptxeq(&["ir", p.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("error"), "{err}");
+}
+
+#[test]
+fn help_explains_exit_codes() {
+    let (code, out, _) = ptxeq(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Exit codes"), "{out}");
+}

@@ -147,23 +147,22 @@ impl Builder<'_> {
             }
         }
         if let Some((kind, first)) = self.open.pop() {
-            let node = match &self.children[first..] {
-                // `REG_OPERAND(%r1)`, `IMM_OPERAND(16)`, ...: the most common
-                // nodes wrap one token; share them like tokens.
-                [NodeOrToken::Token(t)] => {
-                    let key = (kind, &**t as *const GreenTokenData as usize);
+            let node = match small_node_key(kind, &self.children[first..]) {
+                // `REG_OPERAND(%r1)`, `OPCODE(mov .u32)`, `IMM_OPERAND(- 1)`:
+                // small all-token nodes repeat constantly; share them like
+                // tokens instead of allocating each again.
+                Some(key) => {
+                    let children = &self.children[first..];
                     let node = self
                         .interner
-                        .single
+                        .small
                         .entry(key)
-                        .or_insert_with(|| {
-                            GreenNode::new(kind.into(), [NodeOrToken::Token(t.clone())])
-                        })
+                        .or_insert_with(|| GreenNode::new(kind.into(), children.iter().cloned()))
                         .clone();
                     self.children.truncate(first);
                     node
                 }
-                _ => GreenNode::new(kind.into(), self.children.drain(first..)),
+                None => GreenNode::new(kind.into(), self.children.drain(first..)),
             };
             self.children.push(NodeOrToken::Node(node));
             self.depth -= 1;
@@ -181,6 +180,26 @@ impl Builder<'_> {
     }
 }
 
+/// Nodes with at most this many children, all tokens, are deduplicated.
+const SMALL: usize = 3;
+
+/// Identity of a small all-token node: its kind and the addresses of its
+/// (interned, hence unique per kind and text) tokens, zero-padded.
+fn small_node_key(kind: SyntaxKind, children: &[NodeOrToken<GreenNode, GreenToken>]) -> Option<[usize; SMALL + 1]> {
+    if children.is_empty() || children.len() > SMALL {
+        return None;
+    }
+    let mut key = [0usize; SMALL + 1];
+    key[0] = kind as usize;
+    for (slot, child) in key[1..].iter_mut().zip(children) {
+        match child {
+            NodeOrToken::Token(t) => *slot = &**t as *const GreenTokenData as usize,
+            NodeOrToken::Node(_) => return None,
+        }
+    }
+    Some(key)
+}
+
 /// Deduplicates green tokens within one tree: PTX repeats the same few
 /// hundred token texts (`,`, `;`, `%r1`, `\n\t`) over and over, so sharing
 /// them saves most token allocations. Single-character punctuation, the
@@ -193,9 +212,8 @@ struct Interner<'a> {
     map: HashMap<(SyntaxKind, &'a str), GreenToken, BuildHasherDefault<FxHasher>>,
     /// Tokens of at most 8 bytes, keyed by text bytes, kind and length.
     short: HashMap<u128, GreenToken, BuildHasherDefault<FxHasher>>,
-    /// Nodes with exactly one (interned) token child, keyed by kind and the
-    /// token's address (interned tokens are unique per text).
-    single: HashMap<(SyntaxKind, usize), GreenNode, BuildHasherDefault<FxHasher>>,
+    /// Nodes of up to [`SMALL`] token children, keyed by [`small_node_key`].
+    small: HashMap<[usize; SMALL + 1], GreenNode, BuildHasherDefault<FxHasher>>,
 }
 
 impl<'a> Interner<'a> {
@@ -204,7 +222,7 @@ impl<'a> Interner<'a> {
             by_kind: vec![None; SyntaxKind::EOF as usize + 1],
             map: HashMap::with_capacity_and_hasher(capacity / 4, BuildHasherDefault::default()),
             short: HashMap::with_capacity_and_hasher(capacity, BuildHasherDefault::default()),
-            single: HashMap::with_capacity_and_hasher(capacity / 2, BuildHasherDefault::default()),
+            small: HashMap::with_capacity_and_hasher(capacity / 2, BuildHasherDefault::default()),
         }
     }
 

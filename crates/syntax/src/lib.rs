@@ -7,7 +7,23 @@
 //! spans against. The typed layer in [`ast`] gives named accessors over the
 //! untyped tree.
 //!
-//! Pipeline: [`lexer`] (bytes → `(kind, len)` tokens) → `parser` (tokens →
+//! ```
+//! use ptxeq_syntax::{ast::Stmt, parse};
+//!
+//! let text = ".version 9.5\n.target sm_80\n.address_size 64\n\
+//!             .visible .entry k(.param .u64 k_param_0) { ld.param.u64 %rd1, [k_param_0]; ret; }\n";
+//! let parse = parse(text);
+//! assert!(parse.errors().is_empty());
+//! assert_eq!(parse.syntax().to_string(), text); // lossless
+//! let file = parse.tree();
+//! assert_eq!(file.targets(), ["sm_80"]);
+//! let kernel = file.functions().next().unwrap();
+//! assert_eq!(kernel.name().as_deref(), Some("k"));
+//! let Some(Stmt::Instruction(ld)) = kernel.body().unwrap().statements().next() else { panic!() };
+//! assert_eq!(ld.modifiers(), ["param", "u64"]);
+//! ```
+//!
+//! Pipeline: `lexer` (bytes → `(kind, len)` tokens) → `parser` (tokens →
 //! events) → `parser::event::build` (events → green tree).
 
 pub mod ast;
@@ -60,7 +76,8 @@ impl Parse {
 
     /// The typed root.
     pub fn tree(&self) -> ast::SourceFile {
-        ast::SourceFile::cast(self.syntax()).expect("the root is always a SOURCE_FILE")
+        // The builder always produces a SOURCE_FILE root.
+        ast::SourceFile(self.syntax())
     }
 
     /// Indented dump of kinds, ranges and token texts, followed by the
@@ -117,4 +134,20 @@ pub fn parse(text: &str) -> Parse {
     // Stable sort keeps grammar order for errors at the same position.
     errors.sort_by_key(|e| e.range.start());
     Parse { green, errors }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_is_send_sync_and_cheap_to_share() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Parse>();
+        assert_send_sync::<SyntaxError>();
+        let a = parse(".version 9.5\n");
+        let b = parse(".version 9.5\n");
+        assert_eq!(a, b); // structural equality, as salsa backdating needs
+        assert_ne!(a, parse(".version 9.4\n"));
+    }
 }

@@ -54,3 +54,80 @@ fn all_ptx_files_round_trip_without_errors() {
         failures.join("\n")
     );
 }
+
+/// The typed layer on real files: every function is named, every
+/// instruction has an opcode and decodable operands, and the only
+/// uninterpreted statements are call prototypes and branch/call target lists.
+#[test]
+fn all_ptx_files_have_well_formed_ast() {
+    use ptxeq_syntax::SyntaxKind;
+    use ptxeq_syntax::ast::{Block, Stmt};
+
+    fn walk(block: &Block, path: &Path, instructions: &mut usize) {
+        for stmt in block.statements() {
+            match stmt {
+                Stmt::Instruction(i) => {
+                    *instructions += 1;
+                    assert!(i.opcode().is_some(), "{}: {}", path.display(), i.syntax());
+                    let ops = i.operands();
+                    assert_eq!(ops.len(), i.operand_ranges().len());
+                }
+                Stmt::Block(b) => walk(&b, path, instructions),
+                Stmt::RegDecl(r) => {
+                    assert!(!r.names().is_empty() && r.ty().is_some(), "{}", r.syntax())
+                }
+                Stmt::VarDecl(v) => assert!(
+                    v.name().is_some() && v.state_space().is_some(),
+                    "{}",
+                    v.syntax()
+                ),
+                Stmt::Label(l) => assert!(l.name().is_some()),
+                Stmt::Loc(l) => {
+                    assert!(l.file().is_some() && l.line().is_some() && l.column().is_some())
+                }
+                Stmt::Pragma(p) => assert!(!p.values().is_empty()),
+                Stmt::Other(n) => assert!(
+                    matches!(
+                        n.kind(),
+                        SyntaxKind::CALL_PROTOTYPE | SyntaxKind::OTHER_DIRECTIVE
+                    ),
+                    "{}: unexpected {:?}",
+                    path.display(),
+                    n.kind()
+                ),
+            }
+        }
+    }
+
+    let mut instructions = 0;
+    for path in ptx_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = parse(&text).tree();
+        assert!(file.version().is_some(), "{}", path.display());
+        assert!(!file.targets().is_empty(), "{}", path.display());
+        assert_eq!(file.address_size(), Some(64), "{}", path.display());
+        for f in file.functions() {
+            assert!(f.name().is_some(), "{}", path.display());
+            for p in f.params().iter().chain(&f.return_params()) {
+                assert!(
+                    p.name().is_some() && p.ty().is_some(),
+                    "{}: {}",
+                    path.display(),
+                    p.syntax()
+                );
+            }
+            if let Some(body) = f.body() {
+                walk(&body, &path, &mut instructions);
+            }
+        }
+        for v in file.global_vars() {
+            assert!(
+                v.name().is_some() && v.ty().is_some(),
+                "{}: {}",
+                path.display(),
+                v.syntax()
+            );
+        }
+    }
+    assert!(instructions > 1000);
+}

@@ -475,3 +475,64 @@ fn debug_sections_are_not_items() {
     assert_eq!(f.functions().count(), 0);
     assert_eq!(f.global_vars().count(), 0);
 }
+
+#[test]
+fn cluster_directives_and_branch_targets() {
+    let f = file(
+        ".visible .entry k() .explicitcluster .reqnctapercluster 2, 1, 1 .maxclusterrank 8 .minnctapersm 1\n\
+         {\n$L_tbl: .branchtargets $L1, $L2;\n\tbrx.idx %r1, $L_tbl;\n$L1:\n$L2:\n\tret;\n}\n\
+         .extern .func abort() .noreturn;\n",
+    );
+    let k = f.functions().next().unwrap();
+    let names: Vec<_> = k.perf_directives().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        vec![
+            "explicitcluster",
+            "reqnctapercluster",
+            "maxclusterrank",
+            "minnctapersm"
+        ]
+    );
+    assert_eq!(k.perf_directives()[1].1, vec![2, 1, 1]);
+    let stmts: Vec<_> = k.body().unwrap().statements().collect();
+    assert!(matches!(&stmts[0], Stmt::Label(l) if l.name().as_deref() == Some("$L_tbl")));
+    assert!(matches!(&stmts[1], Stmt::Other(n) if n.kind() == SyntaxKind::OTHER_DIRECTIVE));
+    let abort = f.functions().nth(1).unwrap();
+    assert_eq!(
+        abort.perf_directives(),
+        vec![("noreturn".to_owned(), vec![])]
+    );
+    assert!(abort.body().is_none());
+}
+
+#[test]
+fn accessors_tolerate_broken_trees() {
+    // Nothing here may panic; values are simply missing.
+    let p = parse(".entry ( { ld.global [ ; .reg ; @ ; } .global .b8 x = { generic( ;");
+    assert!(!p.errors().is_empty());
+    let f = p.tree();
+    for func in f.functions() {
+        let _ = (func.name(), func.params(), func.perf_directives());
+        if let Some(b) = func.body() {
+            for s in b.statements() {
+                if let Stmt::Instruction(i) = s {
+                    let _ = (i.opcode(), i.modifiers(), i.operands(), i.guard());
+                }
+            }
+        }
+    }
+    for v in f.global_vars() {
+        let _ = v.initializer().map(|i| i.values());
+    }
+}
+
+#[test]
+fn operands_may_start_on_the_next_line() {
+    let is = instructions(
+        ".entry k() {\n\tcall.uni \n\t_Z6helperff, \n\t(\n\tparam0, \n\tparam1\n\t);\n\tmov.b64 \n\t{%r1, %r2}, %rd1;\n}",
+    );
+    assert_eq!(is.len(), 2);
+    assert_eq!(is[0].operands().len(), 2);
+    assert_eq!(is[1].operands().len(), 2);
+}

@@ -7,12 +7,14 @@
 
 use crate::SyntaxKind;
 use crate::lexer::Token;
-use rowan::{GreenNode, GreenToken, GreenTokenData, NodeOrToken, TextRange, TextSize};
+use rowan::{GreenNode, GreenToken, NodeOrToken, TextRange, TextSize};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// One step of the parse. Kept to 8 bytes (errors live in a side table)
-/// because a large file produces millions of events.
+/// One step of the parse. Kept to 8 bytes because a large file produces
+/// millions of events; syntax errors therefore do not travel as events but
+/// are recorded by the parser in a side list (they carry a message and a
+/// range fixed at parse time and never affect the tree's shape).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Event {
     /// Start a node. `forward_parent`, when non-zero, is the distance (in
@@ -50,7 +52,24 @@ pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> Gre
         interner: Interner::new(tokens.len() / 16 + 16),
     };
     let mut parents: Vec<SyntaxKind> = Vec::new();
-    for i in 0..events.len() {
+    let mut i = 0;
+    while i < events.len() {
+        // Fast path for the commonest shape, a node wrapping exactly one
+        // token (`REG_OPERAND(%r1)`): build or reuse it in one step.
+        if let [
+            Event::Start {
+                kind,
+                forward_parent: 0,
+            },
+            Event::Token,
+            Event::Finish,
+            ..,
+        ] = events[i..]
+            && b.single_token_node(kind)
+        {
+            i += 3;
+            continue;
+        }
         match std::mem::replace(&mut events[i], Event::Tombstone) {
             Event::Start {
                 kind,
@@ -81,6 +100,7 @@ pub(crate) fn build(text: &str, tokens: &[Token], mut events: Vec<Event>) -> Gre
             Event::Token => b.token(),
             Event::Tombstone => {}
         }
+        i += 1;
     }
     // Defensive: close anything left open and flush remaining input into the
     // root, so losslessness never depends on the grammar being perfect.
@@ -147,26 +167,31 @@ impl Builder<'_> {
             }
         }
         if let Some((kind, first)) = self.open.pop() {
-            let node = match small_node_key(kind, &self.children[first..]) {
-                // `REG_OPERAND(%r1)`, `OPCODE(mov .u32)`, `IMM_OPERAND(- 1)`:
-                // small all-token nodes repeat constantly; share them like
-                // tokens instead of allocating each again.
-                Some(key) => {
-                    let children = &self.children[first..];
-                    let node = self
-                        .interner
-                        .small
-                        .entry(key)
-                        .or_insert_with(|| GreenNode::new(kind.into(), children.iter().cloned()))
-                        .clone();
-                    self.children.truncate(first);
-                    node
-                }
-                None => GreenNode::new(kind.into(), self.children.drain(first..)),
-            };
+            let node = GreenNode::new(kind.into(), self.children.drain(first..));
             self.children.push(NodeOrToken::Node(node));
             self.depth -= 1;
         }
+    }
+
+    /// Emits a complete node of `kind` around the next non-trivia token,
+    /// shared with identical earlier ones. False (nothing done) at the root
+    /// level or at the end of input, where the general path applies.
+    fn single_token_node(&mut self, kind: SyntaxKind) -> bool {
+        if self.depth == 0 {
+            return false;
+        }
+        self.flush_trivia();
+        let Some(t) = self.tokens.get(self.pos).copied() else {
+            return false;
+        };
+        let end = self.offset + t.len as usize;
+        let node = self
+            .interner
+            .single_node(kind, t.kind, self.text, self.offset, end);
+        self.children.push(NodeOrToken::Node(node));
+        self.offset = end;
+        self.pos += 1;
+        true
     }
 
     fn token(&mut self) {
@@ -180,26 +205,6 @@ impl Builder<'_> {
     }
 }
 
-/// Nodes with at most this many children, all tokens, are deduplicated.
-const SMALL: usize = 3;
-
-/// Identity of a small all-token node: its kind and the addresses of its
-/// (interned, hence unique per kind and text) tokens, zero-padded.
-fn small_node_key(kind: SyntaxKind, children: &[NodeOrToken<GreenNode, GreenToken>]) -> Option<[usize; SMALL + 1]> {
-    if children.is_empty() || children.len() > SMALL {
-        return None;
-    }
-    let mut key = [0usize; SMALL + 1];
-    key[0] = kind as usize;
-    for (slot, child) in key[1..].iter_mut().zip(children) {
-        match child {
-            NodeOrToken::Token(t) => *slot = &**t as *const GreenTokenData as usize,
-            NodeOrToken::Node(_) => return None,
-        }
-    }
-    Some(key)
-}
-
 /// Deduplicates green tokens within one tree: PTX repeats the same few
 /// hundred token texts (`,`, `;`, `%r1`, `\n\t`) over and over, so sharing
 /// them saves most token allocations. Single-character punctuation, the
@@ -209,20 +214,24 @@ fn small_node_key(kind: SyntaxKind, children: &[NodeOrToken<GreenNode, GreenToke
 /// cost of parsing.
 struct Interner<'a> {
     by_kind: Vec<Option<GreenToken>>,
+    /// Whitespace tokens of one or two bytes, indexed by their bytes.
+    whitespace: Vec<Option<GreenToken>>,
     map: HashMap<(SyntaxKind, &'a str), GreenToken, BuildHasherDefault<FxHasher>>,
     /// Tokens of at most 8 bytes, keyed by text bytes, kind and length.
     short: HashMap<u128, GreenToken, BuildHasherDefault<FxHasher>>,
-    /// Nodes of up to [`SMALL`] token children, keyed by [`small_node_key`].
-    small: HashMap<[usize; SMALL + 1], GreenNode, BuildHasherDefault<FxHasher>>,
+    /// Nodes with exactly one short token child, keyed by the token's
+    /// [`short_key`] plus the node kind.
+    single: HashMap<u128, GreenNode, BuildHasherDefault<FxHasher>>,
 }
 
 impl<'a> Interner<'a> {
     fn new(capacity: usize) -> Self {
         Interner {
             by_kind: vec![None; SyntaxKind::EOF as usize + 1],
+            whitespace: vec![None; 32 * 33],
             map: HashMap::with_capacity_and_hasher(capacity / 4, BuildHasherDefault::default()),
             short: HashMap::with_capacity_and_hasher(capacity, BuildHasherDefault::default()),
-            small: HashMap::with_capacity_and_hasher(capacity / 2, BuildHasherDefault::default()),
+            single: HashMap::with_capacity_and_hasher(capacity / 2, BuildHasherDefault::default()),
         }
     }
 
@@ -248,23 +257,21 @@ impl<'a> Interner<'a> {
             }
             return t;
         }
-        if text.len() <= 8 {
-            // Short texts (nearly all tokens) are packed into an integer key:
-            // no string comparison, one-word hash.
-            let bytes = source.as_bytes();
-            let word = match bytes.get(start..start + 8) {
-                // Common case: read 8 bytes at once and mask off the excess.
-                Some(w) => {
-                    let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-                    w & (u64::MAX >> (8 * (8 - text.len())))
-                }
-                None => {
-                    let mut w = [0u8; 8];
-                    w[..text.len()].copy_from_slice(text.as_bytes());
-                    u64::from_le_bytes(w)
-                }
-            };
-            let key = word as u128 | ((kind as u128) << 64) | ((text.len() as u128) << 80);
+        if kind == SyntaxKind::WHITESPACE && text.len() <= 2 {
+            // A third of all tokens are short whitespace (`" "`, `"\n\t"`):
+            // index a table directly. Whitespace bytes are distinct mod 32.
+            let b = text.as_bytes();
+            let slot = (b[0] & 31) as usize * 33 + b.get(1).map_or(32, |c| (c & 31) as usize);
+            if let Some(Some(t)) = self.whitespace.get(slot) {
+                return t.clone();
+            }
+            let t = GreenToken::new(kind.into(), text);
+            if let Some(entry) = self.whitespace.get_mut(slot) {
+                *entry = Some(t.clone());
+            }
+            return t;
+        }
+        if let Some(key) = short_key(kind, source, start, end) {
             return self
                 .short
                 .entry(key)
@@ -276,6 +283,59 @@ impl<'a> Interner<'a> {
             .or_insert_with(|| GreenToken::new(kind.into(), text))
             .clone()
     }
+}
+
+impl<'a> Interner<'a> {
+    /// A node of `node_kind` whose only child is the token of `token_kind`
+    /// spanning `source[start..end]`, shared when seen before.
+    fn single_node(
+        &mut self,
+        node_kind: SyntaxKind,
+        token_kind: SyntaxKind,
+        source: &'a str,
+        start: usize,
+        end: usize,
+    ) -> GreenNode {
+        let key = match short_key(token_kind, source, start, end) {
+            Some(k) => k | ((node_kind as u128) << 96),
+            None => {
+                let token = self.token(token_kind, source, start, end);
+                return GreenNode::new(node_kind.into(), [NodeOrToken::Token(token)]);
+            }
+        };
+        if let Some(node) = self.single.get(&key) {
+            return node.clone();
+        }
+        let token = self.token(token_kind, source, start, end);
+        let node = GreenNode::new(node_kind.into(), [NodeOrToken::Token(token)]);
+        self.single.insert(key, node.clone());
+        node
+    }
+}
+
+/// Packs a token of at most 8 bytes into an integer key (text bytes, kind,
+/// length): hashing and comparing it is one or two word operations instead
+/// of a string hash and `memcmp`. `None` for longer tokens.
+#[inline]
+fn short_key(kind: SyntaxKind, source: &str, start: usize, end: usize) -> Option<u128> {
+    let len = end - start;
+    if len == 0 || len > 8 {
+        return None;
+    }
+    let bytes = source.as_bytes();
+    let word = match bytes.get(start..start + 8) {
+        // Common case: read 8 bytes at once and mask off the excess.
+        Some(w) => {
+            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            w & (u64::MAX >> (8 * (8 - len)))
+        }
+        None => {
+            let mut w = [0u8; 8];
+            w[..len].copy_from_slice(&bytes[start..end]);
+            u64::from_le_bytes(w)
+        }
+    };
+    Some(word as u128 | ((kind as u128) << 64) | ((len as u128) << 80))
 }
 
 /// The Fx hash (rustc's): a multiply-rotate over 8-byte words. Not

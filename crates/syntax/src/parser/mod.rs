@@ -7,8 +7,11 @@
 //!
 //! Invariants that make "never panics, always terminates" hold:
 //! - every loop in the grammar either consumes a token or exits;
-//! - errors are events, never `Result`s, and reading past the end yields the
-//!   `EOF` kind instead of panicking.
+//! - errors are recorded (in order, beside the events), never returned as
+//!   `Result`s, and reading past the end yields the `EOF` kind instead of
+//!   panicking;
+//! - recursion into nested braces/brackets/parens is capped (`MAX_DEPTH`), so
+//!   adversarial nesting cannot overflow the stack.
 
 pub(crate) mod event;
 mod grammar;

@@ -75,8 +75,7 @@ fn at_first_operand(p: &Parser<'_>) -> bool {
             p.nth(1) == COLON || (p.nth(1) == DOT_WORD && !p.nth_trivia_before(1));
         return !looks_like_stmt;
     }
-    // `{` on a new line after an operand-less opcode is a block, not a vector.
-    !(p.newline_before() && p.at(L_CURLY))
+    true
 }
 
 /// One operand, including `!p` and the `a|b` pair form.

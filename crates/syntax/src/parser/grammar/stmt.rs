@@ -54,6 +54,9 @@ pub(crate) fn statement(p: &mut Parser<'_>) {
             ".loc" => directive::loc(p),
             ".pragma" => directive::pragma(p),
             w if STATE_SPACES.contains(&w) || w == ".extern" => decl::var_decl(p),
+            // `$L_tbl: .branchtargets $L1, $L2;` (for `brx.idx`), and the
+            // `.calltargets` analogue: kept verbatim for lowering to read.
+            ".branchtargets" | ".calltargets" => directive::other(p, None),
             w => {
                 let msg = format!("unexpected directive `{w}` in a function body");
                 directive::other(p, Some(msg));

@@ -20,10 +20,10 @@ pub fn corpus_ptx() -> Vec<(PathBuf, String)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ptx") {
-                if let Ok(text) = std::fs::read_to_string(&p) {
-                    out.push((p, text));
-                }
+            } else if p.extension().is_some_and(|x| x == "ptx")
+                && let Ok(text) = std::fs::read_to_string(&p)
+            {
+                out.push((p, text));
             }
         }
     }

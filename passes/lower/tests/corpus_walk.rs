@@ -144,9 +144,8 @@ fn mnemonics_round_trip_over_corpus() {
             continue;
         };
         let res = lower_source(&text);
-        let maps = res.kernel_maps.iter().chain(&res.func_maps);
-        for (k, map) in res.module.kernels.iter().chain(&res.module.funcs).zip(maps) {
-            for (i, d) in k.instrs.iter().enumerate() {
+        for k in res.module.kernels.iter().chain(&res.module.funcs) {
+            for d in &k.instrs {
                 if d.instr.is_unknown() {
                     continue;
                 }

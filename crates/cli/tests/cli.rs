@@ -63,6 +63,30 @@ fn parse_accepts_the_corpus_softmax_files() {
     assert!(out.lines().all(|l| l.contains(": ok: ")), "{out}");
 }
 
+/// Every PTX file in the repository (corpus and front-end test data) parses
+/// and lowers with no error through the binary.
+#[test]
+fn parse_accepts_every_ptx_file_in_the_repository() {
+    let mut files = Vec::new();
+    let mut stack = vec![repo().join("corpus"), repo().join("crates"), repo().join("passes")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ptx") {
+                files.push(p.to_string_lossy().into_owned());
+            }
+        }
+    }
+    assert!(files.len() >= 40, "only {} PTX files", files.len());
+    let mut args = vec!["parse"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = ptxeq(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().filter(|l| l.contains(": ok: ")).count(), files.len(), "{out}");
+}
+
 #[test]
 fn parse_reports_located_errors_with_exit_3() {
     let bad = GOOD.replace("mov.u32 \t%r1, %tid.x;", "mov.u32 \t%r1 %tid.x;");

@@ -68,7 +68,11 @@ fn parse_accepts_the_corpus_softmax_files() {
 #[test]
 fn parse_accepts_every_ptx_file_in_the_repository() {
     let mut files = Vec::new();
-    let mut stack = vec![repo().join("corpus"), repo().join("crates"), repo().join("passes")];
+    let mut stack = vec![
+        repo().join("corpus"),
+        repo().join("crates"),
+        repo().join("passes"),
+    ];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             let p = e.path();
@@ -84,7 +88,11 @@ fn parse_accepts_every_ptx_file_in_the_repository() {
     args.extend(files.iter().map(String::as_str));
     let (code, out, err) = ptxeq(&args);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.lines().filter(|l| l.contains(": ok: ")).count(), files.len(), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.contains(": ok: ")).count(),
+        files.len(),
+        "{out}"
+    );
 }
 
 #[test]

@@ -5,14 +5,17 @@
 
 mod cmd_ir;
 mod cmd_parse;
+mod cmd_race;
 mod diagnostics;
 mod exit;
 mod input;
+mod positions;
+mod spec_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 /// Formal checking of NVIDIA PTX kernels.
 ///
@@ -47,6 +50,26 @@ enum Command {
         #[arg(long)]
         unknown: bool,
     },
+    /// Check one kernel for data races, deadlocks, barrier divergence,
+    /// out-of-bounds and uninitialised accesses, over all thread schedules.
+    ///
+    /// TARGET is a check spec (`check.toml`: every kernel it names is
+    /// checked), or a PTX file with `--spec S.toml` or with launch flags:
+    /// `ptxeq race k.ptx --block 128 --tensor x:f32[128]:in --tensor
+    /// y:f32[128]:out --scalar n=128`. Prints the verdict first
+    /// (race-free, race, deadlock, divergence, out-of-bounds,
+    /// uninitialised, unsupported), then both accesses of every race with
+    /// threads, instructions, PTX and source lines and the address.
+    /// Exit code 0 race-free, 1 a bug found, 2 unsupported, 3 bad input.
+    Race {
+        /// `check.toml`, or a `.ptx` file.
+        target: PathBuf,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
     /// Print the lowered kernel IR of a PTX file.
     ///
     /// Shows params, declarations and registers, then one line per
@@ -67,11 +90,25 @@ enum Command {
     },
 }
 
+/// Output format of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Readable text: the verdict line first, then the details.
+    Human,
+    /// JSON with a versioned `"schema"` and the corpus verdict words.
+    Json,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Parse { files, unknown } => cmd_parse::run(&files, unknown),
         Command::Ir { file, entry, funcs } => cmd_ir::run(&file, entry.as_deref(), funcs),
+        Command::Race {
+            target,
+            spec,
+            format,
+        } => cmd_race::run(&target, &spec, format),
     };
     code.into()
 }

@@ -24,6 +24,7 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
         status: Status::Active,
         block: None,
         problems: Vec::new(),
+        checked: None,
     };
     let spec = match CheckSpec::load(&spec_path) {
         Ok(spec) => spec,
@@ -75,6 +76,12 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
             .into_iter()
             .map(|m| Problem::in_file(&spec_path, m)),
     );
+    if report.problems.is_empty() {
+        match crate::checker::run_checker(&spec_path, &spec) {
+            Ok(c) => report.checked = Some(c),
+            Err(m) => report.problems.push(Problem::in_file(&spec_path, m)),
+        }
+    }
     report.spec = Some(spec);
     report
 }

@@ -11,11 +11,13 @@
 //! be judged.
 
 mod case;
+mod checker;
 pub mod checks;
 mod discover;
 pub mod ptx;
 mod report;
 
 pub use case::check_case;
+pub use checker::{Checked, run_checker};
 pub use discover::{CaseDir, SPEC_FILE, discover};
 pub use report::{CaseReport, Outcome, Problem, compare_verdict};

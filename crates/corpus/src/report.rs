@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use ptxeq_spec::{CheckSpec, Expect, Status, Verdict};
+
+use crate::checker::Checked;
 use serde::Serialize;
 
 /// One thing wrong with a case, located where possible.
@@ -67,6 +69,9 @@ pub struct CaseReport {
     pub block: Option<[u32; 3]>,
     /// Everything wrong, in the order found; empty when consistent.
     pub problems: Vec<Problem>,
+    /// What the checker concluded (`None` when the case is inconsistent,
+    /// so the checker did not run).
+    pub checked: Option<Checked>,
 }
 
 impl CaseReport {
@@ -75,15 +80,14 @@ impl CaseReport {
         self.problems.is_empty()
     }
 
-    /// The case's outcome today. No checker exists yet, so the verdict is
-    /// never computed: a consistent case is [`Outcome::Consistent`], never
-    /// [`Outcome::Pass`].
+    /// The case's outcome: inconsistent, or the checker's conclusion
+    /// compared with the expected verdict.
     pub fn outcome(&self) -> Outcome {
         if !self.problems.is_empty() {
             return Outcome::Problems(self.problems.clone());
         }
         match self.spec.as_ref().and_then(|s| s.expect.as_ref()) {
-            Some(expect) => compare_verdict(expect, None),
+            Some(expect) => compare_verdict(expect, self.checked),
             None => Outcome::Problems(vec![Problem::new("no [expect] section")]),
         }
     }
@@ -92,8 +96,13 @@ impl CaseReport {
 /// How a case ended.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Outcome {
-    /// Today's checks passed; the verdict was not computed (no checker yet).
+    /// The case is consistent; the checker reached no verdict to compare
+    /// (not run).
     Consistent,
+    /// A pair expected (not-)equivalent whose kernels are both race-free:
+    /// as far as today's checker goes the case holds, but equivalence
+    /// itself is not decided yet (the check milestone). Never a pass.
+    RaceFreeOnly,
     /// The checker reached a different verdict than the spec expects.
     Mismatch { expected: Verdict, got: Verdict },
     /// The checker reached the expected verdict.
@@ -106,7 +115,8 @@ impl Outcome {
     /// A short word for summaries.
     pub fn label(&self) -> &'static str {
         match self {
-            Outcome::Consistent => "spec-consistent, verdict not checked (no checker yet)",
+            Outcome::Consistent => "spec-consistent, verdict not checked",
+            Outcome::RaceFreeOnly => "both kernels race-free; equivalence not checked yet",
             Outcome::Mismatch { .. } => "verdict mismatch",
             Outcome::Pass => "verdict as expected",
             Outcome::Problems(_) => "inconsistent case",
@@ -114,19 +124,26 @@ impl Outcome {
     }
 }
 
-/// Compares the verdict a checker computed with the expected one.
+/// Compares what the checker concluded with the expected verdict.
 ///
-/// `got = None` means no verdict was computed — true of every case until
-/// the checker exists, so nothing counts as passed yet. The issue that
-/// wires in the checker passes `Some(verdict)` here and decides what a
-/// pending case that reaches (or misses) its verdict means; today a
-/// pending case is compared like an active one, and an `unsupported`
-/// case's `reason` is not compared.
-pub fn compare_verdict(expect: &Expect, got: Option<Verdict>) -> Outcome {
+/// `None`: the checker did not run. A pair whose kernels are both
+/// race-free cannot pass yet (equivalence is not decided): it is
+/// [`Outcome::RaceFreeOnly`] when (not-)equivalence is expected and a
+/// mismatch (`race-free`) when a race, deadlock or other bug is. Whether a
+/// pending case's mismatch fails the run is the runner's decision. An
+/// `unsupported` case's `reason` is not compared.
+pub fn compare_verdict(expect: &Expect, got: Option<Checked>) -> Outcome {
     match got {
         None => Outcome::Consistent,
-        Some(got) if got == expect.verdict => Outcome::Pass,
-        Some(got) => Outcome::Mismatch {
+        Some(Checked::PairRaceFree) => match expect.verdict {
+            Verdict::Equivalent | Verdict::NotEquivalent => Outcome::RaceFreeOnly,
+            expected => Outcome::Mismatch {
+                expected,
+                got: Verdict::RaceFree,
+            },
+        },
+        Some(Checked::Verdict(got)) if got == expect.verdict => Outcome::Pass,
+        Some(Checked::Verdict(got)) => Outcome::Mismatch {
             expected: expect.verdict,
             got,
         },
@@ -147,18 +164,37 @@ mod tests {
     }
 
     #[test]
-    fn no_checker_means_not_passed() {
+    fn comparing_verdicts() {
         let e = expect(Verdict::Equivalent);
         assert_eq!(compare_verdict(&e, None), Outcome::Consistent);
         assert_eq!(
-            compare_verdict(&e, Some(Verdict::Equivalent)),
+            compare_verdict(&e, Some(Checked::Verdict(Verdict::Equivalent))),
             Outcome::Pass
         );
         assert_eq!(
-            compare_verdict(&e, Some(Verdict::Race)),
+            compare_verdict(&e, Some(Checked::Verdict(Verdict::Race))),
             Outcome::Mismatch {
                 expected: Verdict::Equivalent,
                 got: Verdict::Race
+            }
+        );
+    }
+
+    /// A race-free pair never passes an equivalence expectation (that
+    /// needs the equivalence check) but does refute an expected race.
+    #[test]
+    fn race_free_pairs_are_not_passes() {
+        let eq = expect(Verdict::NotEquivalent);
+        assert_eq!(
+            compare_verdict(&eq, Some(Checked::PairRaceFree)),
+            Outcome::RaceFreeOnly
+        );
+        let race = expect(Verdict::Race);
+        assert_eq!(
+            compare_verdict(&race, Some(Checked::PairRaceFree)),
+            Outcome::Mismatch {
+                expected: Verdict::Race,
+                got: Verdict::RaceFree
             }
         );
     }

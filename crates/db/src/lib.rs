@@ -13,7 +13,13 @@
 //! Parallel work: salsa 0.28 has no `par_map`; clone the database
 //! (`db.clone()`, cheap: a handle on shared storage) once per rayon worker.
 
+mod kernel_check;
 mod queries;
+
+pub use kernel_check::{
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
+    output_terms, race_check, structured, symbolic, unrolled,
+};
 
 pub use queries::{
     Diagnostic, EntryKey, KernelSummary, LoweredModule, UnknownInstruction, entry_names, kernel_ir,

@@ -50,20 +50,45 @@ struct Lexer<'a> {
     errors: Vec<LexError>,
 }
 
+const FOLLOW: u8 = 1;
+const IDENT_START: u8 = 2;
+const SPACE: u8 = 4;
+
+/// Byte classes, so the hot predicates are one table load.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let alpha = b.is_ascii_alphabetic() || b == b'_' || b == b'$';
+        if alpha || b.is_ascii_digit() {
+            t[i] |= FOLLOW;
+        }
+        if alpha {
+            t[i] |= IDENT_START;
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+            t[i] |= SPACE;
+        }
+        i += 1;
+    }
+    t
+};
+
 /// Characters that may continue an identifier (PTX `followsym`).
 #[inline]
 fn is_follow(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    CLASS[b as usize] & FOLLOW != 0
 }
 
 #[inline]
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+    CLASS[b as usize] & IDENT_START != 0
 }
 
 #[inline]
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    CLASS[b as usize] & SPACE != 0
 }
 
 /// Length in bytes of the UTF-8 character starting with `b`.
@@ -93,10 +118,10 @@ impl Lexer<'_> {
         });
     }
 
+    #[inline]
     fn eat_while(&mut self, pred: impl Fn(u8) -> bool) {
-        while self.pos < self.bytes.len() && pred(self.bytes[self.pos]) {
-            self.pos += 1;
-        }
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        self.pos += rest.iter().position(|&b| !pred(b)).unwrap_or(rest.len());
     }
 
     fn run(&mut self) {

@@ -131,3 +131,111 @@ fn all_ptx_files_have_well_formed_ast() {
     }
     assert!(instructions > 1000);
 }
+
+/// The borrowed views (`ast::view`) decode exactly like the owned accessors,
+/// on every instruction and `.loc` of every PTX file (plus a malformed one).
+#[test]
+fn views_agree_with_owned_accessors() {
+    use ptxeq_syntax::ast::view::{AddrBaseRef, ImmValue, OperandRef};
+    use ptxeq_syntax::ast::{AddrBase, Immediate, Instruction, LocDirective, Operand};
+
+    fn same(owned: &Operand, view: OperandRef<'_>) -> bool {
+        match (owned, view) {
+            (Operand::Reg { name, range }, OperandRef::Reg { name: n, range: r })
+            | (Operand::Symbol { name, range }, OperandRef::Symbol { name: n, range: r }) => {
+                name == n && *range == r
+            }
+            (Operand::Imm(i), OperandRef::Imm(v)) => match (i, v) {
+                (Immediate::Int { value, .. }, ImmValue::Int(w)) => *value == w,
+                (Immediate::F32Bits(a), ImmValue::F32Bits(b)) => *a == b,
+                (Immediate::F64Bits(a), ImmValue::F64Bits(b)) => *a == b,
+                (Immediate::Float(a), ImmValue::Float(b)) => a.to_bits() == b.to_bits(),
+                _ => false,
+            },
+            (
+                Operand::SymbolOffset {
+                    name,
+                    offset,
+                    range,
+                },
+                OperandRef::SymbolOffset {
+                    name: n,
+                    offset: o,
+                    range: r,
+                },
+            ) => name == n && *offset == o && *range == r,
+            (
+                Operand::Address {
+                    base,
+                    offset,
+                    range,
+                },
+                OperandRef::Address {
+                    base: b,
+                    offset: o,
+                    range: r,
+                },
+            ) => {
+                *offset == o
+                    && *range == r
+                    && match (base, b) {
+                        (AddrBase::Reg(x), AddrBaseRef::Reg(y))
+                        | (AddrBase::Symbol(x), AddrBaseRef::Symbol(y)) => x == y,
+                        (AddrBase::Imm(x), AddrBaseRef::Imm(y)) => *x == y,
+                        _ => false,
+                    }
+            }
+            (Operand::Vector { elems, range }, OperandRef::Vector(n))
+            | (Operand::List { elems, range }, OperandRef::List(n)) => {
+                *range == n.text_range() && same_all(elems, n.operands())
+            }
+            (Operand::Sink { range }, OperandRef::Sink { range: r }) => *range == r,
+            (Operand::Not(x), OperandRef::Not(y)) => same(x, y.get()),
+            (Operand::Pair(a, b), OperandRef::Pair(x, y)) => same(a, x.get()) && same(b, y.get()),
+            _ => false,
+        }
+    }
+
+    fn same_all<'a>(owned: &[Operand], view: impl Iterator<Item = OperandRef<'a>>) -> bool {
+        let view: Vec<OperandRef<'a>> = view.collect();
+        owned.len() == view.len() && owned.iter().zip(view).all(|(o, v)| same(o, v))
+    }
+
+    let mut texts: Vec<String> = ptx_files()
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    texts.push(
+        ".entry k() { @!%p ld.v2.f32 {%f1, _}, [sym+-4]; setp.eq.s32 %p|%q, -0f3F800000, 0d0; \
+         mov.u32 %r, !%p; call (r), f, (a, b); st [0x10], 1.5e3; foo; .loc 1 2 3, inlined_at 1 5; }"
+            .to_owned(),
+    );
+    let (mut instrs, mut locs) = (0usize, 0usize);
+    for text in &texts {
+        let root = parse(text).syntax();
+        for node in root.descendants() {
+            if let Some(i) = Instruction::cast(node.clone()) {
+                instrs += 1;
+                let v = i.view();
+                assert_eq!(i.opcode().as_deref(), v.opcode());
+                assert_eq!(i.modifiers(), v.modifiers().collect::<Vec<_>>());
+                assert_eq!(
+                    i.guard().map(|g| (g.negated, g.reg)),
+                    v.guard().map(|g| (g.negated, g.reg.to_owned()))
+                );
+                assert!(same_all(&i.operands(), v.operands()), "{i:?}");
+                assert_eq!(v.syntax().text(), i.syntax().text().to_string());
+                assert_eq!(v.syntax().text_range(), i.syntax().text_range());
+            } else if let Some(l) = LocDirective::cast(node) {
+                locs += 1;
+                let v = l.view();
+                assert_eq!(v.position(), (l.file(), l.line(), l.column()));
+                assert_eq!(v.inlined_at(), l.inlined_at());
+            }
+        }
+    }
+    assert!(
+        instrs > 1000 && locs > 100,
+        "{instrs} instructions, {locs} locs"
+    );
+}

@@ -1,17 +1,22 @@
 //! Lowering one function: params, nested blocks, instructions, `.loc`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use ptxeq_ir::{
     AddrBase, Address, Decoded, Guard, Imm, Instr, InstrData, KernelIr, Label, LabelId, Operand,
     ParamDecl, ParamId, RegId, RegInfo, SourceLoc, SourceMap, Span, SpecialReg, StateSpace, Symbol,
     VarDecl, VarId, VarScope, decode,
 };
-use ptxeq_syntax::TextRange;
-use ptxeq_syntax::ast::{self, Stmt};
+use ptxeq_syntax::ast::{
+    self,
+    view::{AddrBaseRef, ImmValue, InstructionRef, LocRef, NodeRef, OperandRef},
+};
+use ptxeq_syntax::{SyntaxKind, SyntaxNode, TextRange};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::regs::{expand_reg_names, param_decl, reg_info, span_of, var_decl};
-use crate::scopes::Scopes;
+use crate::scopes::{Scopes, Tables};
 use crate::{Diags, ModuleCtx};
 
 fn span(r: TextRange) -> Span {
@@ -43,7 +48,20 @@ struct FnLower<'a> {
     /// Last full location seen at each `(file, line, col)`, to rebuild
     /// `inlined_at` chains: `.loc 3 476 13, inlined_at 2 304 9` refers to the
     /// earlier `.loc 2 304 9, ..., inlined_at 1 17 5`.
-    loc_by_pos: HashMap<(u32, u32, u32), SourceLoc>,
+    loc_by_pos: FxHashMap<(u32, u32, u32), SourceLoc>,
+}
+
+/// The function's name tables (a macro, so that the borrow is of the
+/// fields and `self.scopes` stays mutably borrowable).
+macro_rules! tables {
+    ($l:expr) => {
+        Tables {
+            regs: &$l.regs,
+            vars: &$l.vars,
+            params: &$l.params,
+            labels: &$l.labels,
+        }
+    };
 }
 
 pub(crate) fn lower_fn(
@@ -72,10 +90,12 @@ pub(crate) fn lower_fn(
         var_spans: ctx.global_spans.clone(),
         param_spans: Vec::new(),
         loc: None,
-        loc_by_pos: HashMap::new(),
+        loc_by_pos: FxHashMap::default(),
     };
-    for (i, g) in ctx.globals.iter().enumerate() {
-        let _ = l.scopes.declare_sym(&g.name, Symbol::Var(VarId(i as u32)));
+    for (i, g) in l.vars.iter().enumerate() {
+        let _ = l
+            .scopes
+            .declare_sym(&g.name, Symbol::Var(VarId(i as u32)), tables!(l));
     }
     l.scopes.push();
     for (decl, is_return) in f
@@ -100,7 +120,7 @@ pub(crate) fn lower_fn(
     let maxntid = dims3("maxntid");
     let body = f.body();
     if let Some(b) = &body {
-        l.block(b);
+        l.block(b.syntax());
     }
     let ir = KernelIr {
         name,
@@ -126,28 +146,46 @@ pub(crate) fn lower_fn(
     (ir, map)
 }
 
+/// The cursor node of `parent`'s child `n` (for the few statements whose
+/// accessors need one).
+fn red_child(parent: &SyntaxNode, n: NodeRef<'_>) -> Option<SyntaxNode> {
+    let range = n.text_range();
+    let kind = n.kind();
+    let matches = |c: &SyntaxNode| c.text_range() == range && c.kind() == kind;
+    parent
+        .child_or_token_at_range(range)
+        .and_then(|e| e.into_node())
+        .filter(matches)
+        .or_else(|| parent.children().find(matches))
+}
+
 impl FnLower<'_> {
     fn param(&mut self, decl: &ast::ParamDecl, is_return: bool) {
         let mut p = param_decl(decl, is_return, self.diags);
         let id = ParamId(self.params.len() as u32);
         let sp = span_of(decl.syntax());
-        let clash = if p.space == StateSpace::Reg {
+        if p.space == StateSpace::Reg {
             let r = self.new_reg(RegInfo {
                 name: p.name.clone(),
                 ty: p.ty,
                 vector: p.vector,
             });
             p.reg = Some(r);
-            self.scopes.declare_reg(&p.name, r).is_err()
-        } else {
-            self.scopes.declare_sym(&p.name, Symbol::Param(id)).is_err()
-        };
+        }
+        self.params.push(p);
+        self.param_spans.push(sp);
+        let p = &self.params[id.0 as usize];
+        let clash = match p.reg {
+            Some(r) => self.scopes.declare_reg(&p.name, r, tables!(self)),
+            None => self
+                .scopes
+                .declare_sym(&p.name, Symbol::Param(id), tables!(self)),
+        }
+        .is_err();
         if clash {
             self.diags
                 .push(format!("parameter `{}` declared twice", p.name), sp);
         }
-        self.params.push(p);
-        self.param_spans.push(sp);
     }
 
     fn new_reg(&mut self, info: RegInfo) -> RegId {
@@ -159,40 +197,57 @@ impl FnLower<'_> {
     /// Lowers a `{ }` block in its own scope. Declarations and labels of the
     /// block are entered first, so forward branches and (tolerated)
     /// use-before-declaration resolve.
-    fn block(&mut self, b: &ast::Block) {
+    ///
+    /// The walk is over borrowed green nodes ([`NodeRef`]); only the rare
+    /// declarations and nested blocks get a cursor node ([`red_child`]).
+    fn block(&mut self, b: &SyntaxNode) {
         self.scopes.push();
-        let stmts: Vec<Stmt> = b.statements().collect();
+        let view = NodeRef::new(b);
         let mut pending: VecDeque<LabelId> = VecDeque::new();
-        for s in &stmts {
-            match s {
-                Stmt::RegDecl(d) => self.reg_decl(d),
-                Stmt::VarDecl(d) => self.local_var(d),
-                Stmt::Label(lbl) => {
-                    if let Some(id) = self.declare_label(lbl.name(), span_of(lbl.syntax()), false) {
-                        pending.push_back(id);
+        for n in view.children() {
+            match n.kind() {
+                SyntaxKind::REG_DECL => {
+                    if let Some(d) = red_child(b, n).and_then(ast::RegDecl::cast) {
+                        self.reg_decl(&d);
                     }
                 }
-                Stmt::Other(n) => {
-                    if let Some(p) = ast::CallPrototype::cast(n.clone())
-                        && let Some(id) = self.declare_label(p.name(), span_of(n), true)
-                    {
+                SyntaxKind::VAR_DECL => {
+                    if let Some(d) = red_child(b, n).and_then(ast::VarDecl::cast) {
+                        self.local_var(&d);
+                    }
+                }
+                SyntaxKind::LABEL | SyntaxKind::CALL_PROTOTYPE => {
+                    let name = n.token(SyntaxKind::IDENT).map(|t| t.text());
+                    let prototype = n.kind() == SyntaxKind::CALL_PROTOTYPE;
+                    if let Some(id) = self.declare_label(name, span(n.text_range()), prototype) {
                         pending.push_back(id);
                     }
                 }
                 _ => {}
             }
         }
-        for s in stmts {
-            match s {
-                Stmt::Instruction(i) => self.instruction(&i),
-                Stmt::Label(lbl) if lbl.name().is_some() => self.place_label(&mut pending),
-                Stmt::Other(n)
-                    if ast::CallPrototype::cast(n.clone()).is_some_and(|p| p.name().is_some()) =>
-                {
-                    self.place_label(&mut pending)
+        for n in view.children() {
+            match n.kind() {
+                SyntaxKind::INSTRUCTION => {
+                    if let Some(i) = InstructionRef::cast(n) {
+                        self.instruction(i);
+                    }
                 }
-                Stmt::Block(inner) => self.block(&inner),
-                Stmt::Loc(l) => self.loc(&l),
+                SyntaxKind::LABEL | SyntaxKind::CALL_PROTOTYPE
+                    if n.token(SyntaxKind::IDENT).is_some() =>
+                {
+                    self.place_label(&mut pending);
+                }
+                SyntaxKind::BLOCK => {
+                    if let Some(inner) = red_child(b, n) {
+                        self.block(&inner);
+                    }
+                }
+                SyntaxKind::LOC_DIRECTIVE => {
+                    if let Some(l) = LocRef::cast(n) {
+                        self.loc(l);
+                    }
+                }
                 _ => {}
             }
         }
@@ -205,20 +260,15 @@ impl FnLower<'_> {
         }
     }
 
-    fn declare_label(
-        &mut self,
-        name: Option<String>,
-        sp: Span,
-        prototype: bool,
-    ) -> Option<LabelId> {
+    fn declare_label(&mut self, name: Option<&str>, sp: Span, prototype: bool) -> Option<LabelId> {
         let name = name?;
         let id = LabelId(self.labels.len() as u32);
         self.labels.push(Label {
-            name: name.clone(),
+            name: name.to_owned(),
             target: 0,
             prototype,
         });
-        if self.scopes.declare_label(&name, id).is_err() {
+        if self.scopes.declare_label(name, id, tables!(self)).is_err() {
             self.diags
                 .push(format!("label `{name}` declared twice in one block"), sp);
         }
@@ -238,10 +288,11 @@ impl FnLower<'_> {
         };
         for name in names {
             let id = self.new_reg(RegInfo {
-                name: name.clone(),
+                name,
                 ..template.clone()
             });
-            if self.scopes.declare_reg(&name, id).is_err() {
+            let name = &self.regs[id.index()].name;
+            if self.scopes.declare_reg(name, id, tables!(self)).is_err() {
                 self.diags
                     .push(format!("register `{name}` declared twice in one block"), sp);
             }
@@ -253,21 +304,24 @@ impl FnLower<'_> {
             return;
         };
         let id = VarId(self.vars.len() as u32);
-        if self.scopes.declare_sym(&v.name, Symbol::Var(id)).is_err() {
-            self.diags.push(
-                format!("variable `{}` declared twice in one block", v.name),
-                sp,
-            );
-        }
         self.vars.push(v);
         self.var_spans.push(sp);
+        let name = &self.vars[id.0 as usize].name;
+        if self
+            .scopes
+            .declare_sym(name, Symbol::Var(id), tables!(self))
+            .is_err()
+        {
+            self.diags
+                .push(format!("variable `{name}` declared twice in one block"), sp);
+        }
     }
 
-    fn loc(&mut self, l: &ast::LocDirective) {
-        let (Some(file), Some(line)) = (l.file(), l.line()) else {
+    fn loc(&mut self, l: LocRef<'_>) {
+        let (Some(file), Some(line), col) = l.position() else {
             return;
         };
-        let col = l.column().unwrap_or(0);
+        let col = col.unwrap_or(0);
         let inlined_at = l.inlined_at().map(|(f, li, c)| {
             Box::new(
                 self.loc_by_pos
@@ -291,23 +345,25 @@ impl FnLower<'_> {
         self.loc = Some(loc);
     }
 
-    fn instruction(&mut self, i: &ast::Instruction) {
-        let sp = span_of(i.syntax());
+    fn instruction(&mut self, i: InstructionRef<'_>) {
+        let sp = span(i.syntax().text_range());
         let mut errors: Vec<String> = Vec::new();
-        let guard = i.guard().and_then(|g| match self.resolve_reg_name(&g.reg) {
-            Some(reg) => Some(Guard {
-                negated: g.negated,
-                reg,
-            }),
-            None => {
-                let msg = format!("undeclared guard register `{}`", g.reg);
-                self.diags.push(msg.clone(), sp);
-                errors.push(msg);
-                None
-            }
-        });
+        let guard = i
+            .guard()
+            .and_then(|g| match self.scopes.reg(g.reg, tables!(self)) {
+                Some(reg) => Some(Guard {
+                    negated: g.negated,
+                    reg,
+                }),
+                None => {
+                    let msg = format!("undeclared guard register `{}`", g.reg);
+                    self.diags.push(msg.clone(), sp);
+                    errors.push(msg);
+                    None
+                }
+            });
         let Some(opcode) = i.opcode() else {
-            let text = i.syntax().text().to_string();
+            let text = i.syntax().text();
             self.push(
                 guard,
                 sp,
@@ -315,21 +371,19 @@ impl FnLower<'_> {
                     text: text.trim().to_string(),
                     reason: "malformed instruction (see syntax errors)".into(),
                 },
-                Vec::new(),
+                SmallVec::new(),
             );
             return;
         };
-        let mods = i.modifiers();
+        let mods: SmallVec<[&str; 8]> = i.modifiers().collect();
         let ops: Vec<Operand> = i
             .operands()
-            .iter()
             .map(|o| self.operand(o, sp, &mut errors))
             .collect();
         let decoded = if errors.is_empty() {
-            let mods: Vec<&str> = mods.iter().map(String::as_str).collect();
-            decode(&opcode, &mods, ops)
+            decode(opcode, &mods, ops)
         } else {
-            let mut text = opcode.clone();
+            let mut text = opcode.to_owned();
             for m in &mods {
                 text.push('.');
                 text.push_str(m);
@@ -342,22 +396,27 @@ impl FnLower<'_> {
                 operands: ops.into_iter().collect(),
             }
         };
-        self.push(guard, sp, decoded.instr, decoded.operands.into_vec());
+        self.push(guard, sp, decoded.instr, decoded.operands);
     }
 
-    fn push(&mut self, guard: Option<Guard>, sp: Span, instr: Instr, operands: Vec<Operand>) {
+    fn push(
+        &mut self,
+        guard: Option<Guard>,
+        sp: Span,
+        instr: Instr,
+        operands: SmallVec<[Operand; 4]>,
+    ) {
         self.instrs.push(InstrData {
             guard,
             instr,
-            operands: operands.into_iter().collect(),
+            operands,
             loc: self.loc.clone(),
         });
         self.instr_spans.push(sp);
     }
 
-    /// A register named with or without `%` (inline asm declares `P1`, `p`).
-    fn resolve_reg_name(&self, name: &str) -> Option<RegId> {
-        self.scopes.reg(name)
+    fn reg(&self, name: &str) -> Option<RegId> {
+        self.scopes.reg(name, tables!(self))
     }
 
     fn error(
@@ -373,17 +432,17 @@ impl FnLower<'_> {
         Operand::Sink
     }
 
-    fn operand(&mut self, o: &ast::Operand, instr: Span, errors: &mut Vec<String>) -> Operand {
+    fn operand(&mut self, o: OperandRef<'_>, instr: Span, errors: &mut Vec<String>) -> Operand {
         match o {
-            ast::Operand::Reg { name, range } => {
-                if let Some(r) = self.scopes.reg(name) {
+            OperandRef::Reg { name, range } => {
+                if let Some(r) = self.reg(name) {
                     return Operand::Reg(r);
                 }
                 if let Some(s) = SpecialReg::parse(name) {
                     return Operand::Special(s);
                 }
                 if let Some((base, lane)) = name.rsplit_once('.')
-                    && let Some(r) = self.scopes.reg(base)
+                    && let Some(r) = self.reg(base)
                     && self.regs[r.index()].vector.is_some()
                     && let Some(lane) = ["x", "y", "z", "w"].iter().position(|l| *l == lane)
                 {
@@ -394,22 +453,22 @@ impl FnLower<'_> {
                 }
                 self.error(
                     format!("undeclared register `{name}`"),
-                    Some(*range),
+                    Some(range),
                     instr,
                     errors,
                 )
             }
-            ast::Operand::Imm(imm) => Operand::Imm(match imm {
-                ast::Immediate::Int { value, .. } => Imm::Int(*value),
-                ast::Immediate::F32Bits(b) => Imm::F32Bits(*b),
-                ast::Immediate::F64Bits(b) => Imm::F64Bits(*b),
-                ast::Immediate::Float(f) => Imm::F64Bits(f.to_bits()),
+            OperandRef::Imm(imm) => Operand::Imm(match imm {
+                ImmValue::Int(value) => Imm::Int(value),
+                ImmValue::F32Bits(b) => Imm::F32Bits(b),
+                ImmValue::F64Bits(b) => Imm::F64Bits(b),
+                ImmValue::Float(f) => Imm::F64Bits(f.to_bits()),
             }),
-            ast::Operand::Symbol { name, range } => {
-                if let Some(r) = self.scopes.reg(name) {
+            OperandRef::Symbol { name, range } => {
+                if let Some(r) = self.reg(name) {
                     return Operand::Reg(r);
                 }
-                if let Some(l) = self.scopes.label(name) {
+                if let Some(l) = self.scopes.label(name, tables!(self)) {
                     return Operand::Label(l);
                 }
                 // PTX's one predefined constant.
@@ -420,82 +479,74 @@ impl FnLower<'_> {
                     Some(sym) => Operand::Symbol { sym, offset: 0 },
                     None => self.error(
                         format!("undeclared symbol `{name}`"),
-                        Some(*range),
+                        Some(range),
                         instr,
                         errors,
                     ),
                 }
             }
-            ast::Operand::SymbolOffset {
+            OperandRef::SymbolOffset {
                 name,
                 offset,
                 range,
             } => match self.symbol(name) {
-                Some(sym) => Operand::Symbol {
-                    sym,
-                    offset: *offset,
-                },
+                Some(sym) => Operand::Symbol { sym, offset },
                 None => self.error(
                     format!("undeclared symbol `{name}`"),
-                    Some(*range),
+                    Some(range),
                     instr,
                     errors,
                 ),
             },
-            ast::Operand::Address {
+            OperandRef::Address {
                 base,
                 offset,
                 range,
             } => {
                 let base = match base {
-                    ast::AddrBase::Reg(name) => match self.scopes.reg(name) {
+                    AddrBaseRef::Reg(name) => match self.reg(name) {
                         Some(r) => AddrBase::Reg(r),
                         None => {
                             return self.error(
                                 format!("undeclared register `{name}`"),
-                                Some(*range),
+                                Some(range),
                                 instr,
                                 errors,
                             );
                         }
                     },
-                    ast::AddrBase::Symbol(name) => {
-                        if let Some(r) = self.scopes.reg(name) {
+                    AddrBaseRef::Symbol(name) => {
+                        if let Some(r) = self.reg(name) {
                             AddrBase::Reg(r)
                         } else if let Some(sym) = self.symbol(name) {
                             AddrBase::Symbol(sym)
                         } else {
                             return self.error(
                                 format!("undeclared symbol `{name}`"),
-                                Some(*range),
+                                Some(range),
                                 instr,
                                 errors,
                             );
                         }
                     }
                     // Absolute addresses are bit patterns; a negative literal wraps.
-                    ast::AddrBase::Imm(v) => AddrBase::Imm(*v as u64),
+                    AddrBaseRef::Imm(v) => AddrBase::Imm(v as u64),
                 };
-                Operand::Addr(Address {
-                    base,
-                    offset: *offset,
-                })
+                Operand::Addr(Address { base, offset })
             }
-            ast::Operand::Vector { elems, .. } => Operand::Vector(
-                elems
-                    .iter()
+            OperandRef::Vector(node) => Operand::Vector(
+                node.operands()
                     .map(|e| self.operand(e, instr, errors))
                     .collect(),
             ),
-            ast::Operand::Sink { .. } => Operand::Sink,
-            ast::Operand::Not(x) => Operand::Not(Box::new(self.operand(x, instr, errors))),
-            ast::Operand::Pair(a, b) => Operand::Pair(
-                Box::new(self.operand(a, instr, errors)),
-                Box::new(self.operand(b, instr, errors)),
+            OperandRef::Sink { .. } => Operand::Sink,
+            OperandRef::Not(x) => Operand::Not(Box::new(self.operand(x.get(), instr, errors))),
+            OperandRef::Pair(a, b) => Operand::Pair(
+                Box::new(self.operand(a.get(), instr, errors)),
+                Box::new(self.operand(b.get(), instr, errors)),
             ),
-            ast::Operand::List { elems, .. } => Operand::List(
-                elems
-                    .iter()
+            OperandRef::List(node) => Operand::List(
+                node.operands()
                     .map(|e| self.operand(e, instr, errors))
                     .collect(),
             ),
@@ -504,7 +555,7 @@ impl FnLower<'_> {
 
     /// Variable, param (innermost scope first), then module function.
     fn symbol(&self, name: &str) -> Option<Symbol> {
-        self.scopes.sym(name).or_else(|| {
+        self.scopes.sym(name, tables!(self)).or_else(|| {
             self.ctx
                 .funcs
                 .contains(name)

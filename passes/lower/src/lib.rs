@@ -23,7 +23,9 @@ mod body;
 mod regs;
 mod scopes;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet;
 
 use ptxeq_ir::{KernelIr, ModuleIr, SourceMap, Span, VarDecl, VarScope};
 use ptxeq_syntax::{Parse, ast};
@@ -80,7 +82,7 @@ pub(crate) struct ModuleCtx {
     pub(crate) globals: Vec<VarDecl>,
     /// PTX ranges of `globals`, parallel to it.
     pub(crate) global_spans: Vec<Span>,
-    pub(crate) funcs: HashSet<String>,
+    pub(crate) funcs: FxHashSet<String>,
     pub(crate) files: Vec<(u32, String)>,
 }
 

@@ -20,11 +20,33 @@ pub(crate) fn expand_reg_names(decl: &ast::RegDecl, budget: usize) -> Option<Vec
     let mut out = Vec::with_capacity(total);
     for n in names {
         match n.range {
-            Some(count) => out.extend((0..count).map(|i| format!("{}{i}", n.name))),
+            Some(count) => out.extend((0..count).map(|i| numbered(&n.name, i))),
             None => out.push(n.name),
         }
     }
     Some(out)
+}
+
+/// `prefix` followed by `i` in decimal (`%r` + 12 → `%r12`), without the
+/// formatting machinery: a big `.reg .b32 %r<5000>` makes thousands.
+fn numbered(prefix: &str, i: u32) -> String {
+    let mut digits = [0u8; 10];
+    let mut n = i;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(prefix.len() + digits.len() - at);
+    out.push_str(prefix);
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+    out
 }
 
 /// The [`RegInfo`] template of one `.reg` statement.
@@ -192,6 +214,13 @@ pub(crate) fn param_decl(decl: &ast::ParamDecl, is_return: bool, diags: &mut Dia
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_names() {
+        for i in [0, 1, 9, 10, 99, 100, 12345, u32::MAX] {
+            assert_eq!(numbered("%r", i), format!("%r{i}"));
+        }
+    }
 
     #[test]
     fn sizes() {

@@ -38,25 +38,33 @@ pub struct Decoded {
 /// [`Instr::Unknown`] (with the operands passed through unchanged).
 pub fn decode(opcode: &str, modifiers: &[&str], operands: Vec<Operand>) -> Decoded {
     let mut mods = Mods::new(modifiers);
-    match decode_family(opcode, &mut mods, operands.clone()) {
+    // Kept for the `Unknown` fallback; inline (no allocation) for the usual
+    // handful of operands.
+    let original: SmallVec<[Operand; 4]> = operands.iter().cloned().collect();
+    match decode_family(opcode, &mut mods, operands) {
         Ok(Some((instr, ops))) => match mods.finish() {
             Ok(()) => Decoded {
                 instr,
                 operands: ops.into_iter().collect(),
             },
-            Err(reason) => unknown(opcode, modifiers, operands, reason),
+            Err(reason) => unknown(opcode, modifiers, original, reason),
         },
         Ok(None) => unknown(
             opcode,
             modifiers,
-            operands,
+            original,
             format!("unsupported opcode `{opcode}`"),
         ),
-        Err(reason) => unknown(opcode, modifiers, operands, reason),
+        Err(reason) => unknown(opcode, modifiers, original, reason),
     }
 }
 
-fn unknown(opcode: &str, modifiers: &[&str], operands: Vec<Operand>, reason: String) -> Decoded {
+fn unknown(
+    opcode: &str,
+    modifiers: &[&str],
+    operands: SmallVec<[Operand; 4]>,
+    reason: String,
+) -> Decoded {
     let mut text = opcode.to_string();
     for m in modifiers {
         text.push('.');
@@ -64,7 +72,7 @@ fn unknown(opcode: &str, modifiers: &[&str], operands: Vec<Operand>, reason: Str
     }
     Decoded {
         instr: Instr::Unknown { text, reason },
-        operands: operands.into_iter().collect(),
+        operands,
     }
 }
 
@@ -103,15 +111,15 @@ pub(crate) type Res = Result<(Instr, Vec<Operand>), String>;
 /// An unordered bag of modifiers that family decoders consume.
 #[derive(Debug)]
 pub(crate) struct Mods<'a> {
-    list: Vec<&'a str>,
-    used: Vec<bool>,
+    list: SmallVec<[&'a str; 8]>,
+    used: SmallVec<[bool; 8]>,
 }
 
 impl<'a> Mods<'a> {
     pub(crate) fn new(list: &[&'a str]) -> Self {
         Mods {
-            list: list.to_vec(),
-            used: vec![false; list.len()],
+            list: SmallVec::from_slice(list),
+            used: SmallVec::from_elem(false, list.len()),
         }
     }
 

@@ -1,9 +1,9 @@
 //! Instructions and their operands.
 
 use super::decl::offset_value;
+use super::view::ImmValue;
 use super::{ast_node, int_value, token, tokens, words};
 use crate::SyntaxKind::*;
-use crate::literal::{self, FloatLit};
 use crate::{SyntaxNode, TextRange, TextSize};
 
 ast_node!(
@@ -271,22 +271,17 @@ pub(crate) fn immediate(node: &SyntaxNode) -> Immediate {
             text: String::new(),
         };
     };
-    if num.kind() == INT_NUMBER {
-        let magnitude = literal::parse_int(num.text()).map_or(0, |l| l.value) as i128;
-        let text = if negative {
-            format!("-{}", num.text())
-        } else {
-            num.text().to_owned()
-        };
-        return Immediate::Int {
-            value: if negative { -magnitude } else { magnitude },
-            text,
-        };
-    }
-    match literal::parse_float(num.text()) {
-        Ok(FloatLit::F32Bits(b)) => Immediate::F32Bits(if negative { b ^ 0x8000_0000 } else { b }),
-        Ok(FloatLit::F64Bits(b)) => Immediate::F64Bits(if negative { b ^ (1 << 63) } else { b }),
-        Ok(FloatLit::Decimal(f)) => Immediate::Float(if negative { -f } else { f }),
-        Err(_) => Immediate::Float(0.0),
+    match super::view::literal_value(negative, num.kind(), num.text()) {
+        ImmValue::Int(value) => Immediate::Int {
+            value,
+            text: if negative {
+                format!("-{}", num.text())
+            } else {
+                num.text().to_owned()
+            },
+        },
+        ImmValue::F32Bits(b) => Immediate::F32Bits(b),
+        ImmValue::F64Bits(b) => Immediate::F64Bits(b),
+        ImmValue::Float(f) => Immediate::Float(f),
     }
 }

@@ -8,6 +8,7 @@
 
 mod decl;
 mod instruction;
+pub mod view;
 
 pub use decl::{InitValue, Initializer, ParamDecl, RegDecl, RegName, VarDecl};
 pub use instruction::{AddrBase, Guard, Immediate, Instruction, Operand};

@@ -1,0 +1,216 @@
+//! `ptxeq race`: single-kernel races, deadlocks, barrier divergence,
+//! out-of-bounds and uninitialised accesses.
+
+use std::path::Path;
+use std::time::Instant;
+
+use ptxeq_db::{Database, KernelRaceReport, RaceVerdict};
+use ptxeq_exec::{Finding, FindingKind, format_ranges};
+use serde_json::json;
+
+use crate::Format;
+use crate::exit::Exit;
+use crate::positions::Resolver;
+use crate::spec_args::{self, SpecFlagArgs};
+
+/// Printed with every result: what "race-free" rests on.
+pub const ASSUMPTIONS: &[&str] = &[
+    "distinct pointer params do not alias",
+    "all thread schedules: races are judged on one schedule with vector clocks (design.md §4); a race-free run is schedule-independent",
+    "exited threads count as arrived at barriers that expect them",
+    "only the CTAs named by the spec are run (ctas = first | all | list); global writes of different CTAs are checked for overlap",
+];
+
+pub fn run(target: &Path, args: &SpecFlagArgs, format: Format) -> Exit {
+    let db = Database::default();
+    let Some(loaded) = spec_args::load(&db, target, args) else {
+        return Exit::Invalid;
+    };
+    for &(_, file) in &loaded.kernels {
+        if crate::cmd_parse::report_errors(&db, file, file.path(&db)) > 0 {
+            return Exit::Invalid;
+        }
+    }
+    let start = Instant::now();
+    let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
+    let elapsed = start.elapsed();
+    if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {
+        eprintln!("error: the spec does not fit the kernel: {e}");
+        return Exit::Invalid;
+    }
+    let verdict = reports
+        .iter()
+        .map(|r| r.verdict)
+        .min_by_key(|v| {
+            if *v == RaceVerdict::RaceFree {
+                200
+            } else if *v == RaceVerdict::Unsupported {
+                100
+            } else {
+                *v as u8
+            }
+        })
+        .unwrap_or(RaceVerdict::Unsupported);
+    match format {
+        Format::Human => print_human(&db, &reports, verdict, elapsed),
+        Format::Json => print_json(&db, &reports, verdict, elapsed),
+    }
+    match verdict.exit_class() {
+        0 => Exit::Ok,
+        1 => Exit::Refuted,
+        _ => Exit::Undecided,
+    }
+}
+
+fn print_human(
+    db: &Database,
+    reports: &[KernelRaceReport],
+    verdict: RaceVerdict,
+    elapsed: std::time::Duration,
+) {
+    println!("{}", verdict.word());
+    for r in reports {
+        let res = Resolver::new(db, r.file, r.input.as_deref());
+        println!();
+        println!(
+            "{} `{}` ({}): {}",
+            r.slot.word(),
+            r.entry,
+            r.ptx.display(),
+            r.verdict.word()
+        );
+        if let Some(s) = &r.structured {
+            for p in &s.problems {
+                let pos = res.resolve(ptxeq_exec::InstrRef::kernel(p.instr));
+                println!("  unsupported: {}", p.message);
+                println!("    at {pos}");
+            }
+        }
+        for (cta, findings, _) in &r.ctas {
+            for f in findings {
+                print_finding(&res, f, Some(*cta));
+            }
+        }
+        for f in &r.cross_cta {
+            print_finding(&res, f, None);
+        }
+        let threads: u64 = r.ctas.iter().map(|(_, _, s)| u64::from(s.threads)).sum();
+        let instrs: u64 = r.ctas.iter().map(|(_, _, s)| s.instructions_executed).sum();
+        let bars: u64 = r.ctas.iter().map(|(_, _, s)| s.barriers_completed).sum();
+        if !r.ctas.is_empty() {
+            println!(
+                "  checked {} CTA(s): {threads} threads, {instrs} thread-instructions, {bars} barriers completed",
+                r.ctas.len()
+            );
+        }
+    }
+    println!();
+    println!("assumptions: {}", ASSUMPTIONS.join("; "));
+    println!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
+}
+
+fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
+    let word = match f.kind {
+        FindingKind::Race | FindingKind::OrderDependentAtomic => "race",
+        FindingKind::Deadlock => "deadlock",
+        FindingKind::Divergence => "divergence",
+        FindingKind::OutOfBounds => "out-of-bounds",
+        FindingKind::Uninitialised => "uninitialised",
+        FindingKind::Unsupported => "unsupported",
+        FindingKind::ResourceLimit => "resource limit",
+        FindingKind::Trap => "trap",
+        FindingKind::DivisionByZero => "division by zero",
+    };
+    let at = cta
+        .filter(|c| *c != [0, 0, 0])
+        .map(|c| format!(" [CTA ({},{},{})]", c[0], c[1], c[2]))
+        .unwrap_or_default();
+    // Messages that already start with their kind word are not prefixed twice.
+    if f.message.starts_with(word) {
+        println!("  {}{at}", f.message);
+    } else {
+        println!("  {word}{at}: {}", f.message);
+    }
+    if let Some(loc) = &f.location {
+        println!("    memory: {loc}");
+    }
+    for a in &f.accesses {
+        let cta = a
+            .cta
+            .map(|c| format!(" of CTA ({},{},{})", c[0], c[1], c[2]))
+            .unwrap_or_default();
+        println!(
+            "    {:<6} by {}{cta} at {}",
+            a.kind.word(),
+            a.thread,
+            res.resolve(a.instr)
+        );
+    }
+    if f.accesses.is_empty()
+        && let Some(i) = f.instr
+    {
+        let who = f.thread.map(|t| format!(" by {t}")).unwrap_or_default();
+        println!("    at {}{who}", res.resolve(i));
+    }
+    for w in &f.waiting {
+        println!(
+            "    waiting on {}: threads {} at {} ({} of {} arrived)",
+            w.what,
+            format_ranges(&w.threads),
+            res.resolve(w.instr),
+            w.arrived,
+            w.expected
+        );
+    }
+}
+
+fn print_json(
+    db: &Database,
+    reports: &[KernelRaceReport],
+    verdict: RaceVerdict,
+    elapsed: std::time::Duration,
+) {
+    let kernels: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|r| {
+            let res = Resolver::new(db, r.file, r.input.as_deref());
+            let finding = |f: &Finding| {
+                let mut v = serde_json::to_value(f).unwrap_or_default();
+                let positions: Vec<_> = f
+                    .accesses
+                    .iter()
+                    .map(|a| res.resolve(a.instr))
+                    .chain(
+                        f.instr
+                            .filter(|_| f.accesses.is_empty())
+                            .map(|i| res.resolve(i)),
+                    )
+                    .chain(f.waiting.iter().map(|w| res.resolve(w.instr)))
+                    .collect();
+                v["positions"] = serde_json::to_value(positions).unwrap_or_default();
+                v
+            };
+            json!({
+                "role": r.slot.word(),
+                "ptx": r.ptx,
+                "entry": r.entry,
+                "verdict": r.verdict.word(),
+                "structured_problems": r.structured.as_ref().map(|s| &s.problems),
+                "ctas": r.ctas.iter().map(|(c, f, s)| json!({
+                    "cta": c,
+                    "stats": s,
+                    "findings": f.iter().map(finding).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "cross_cta": r.cross_cta.iter().map(finding).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let out = json!({
+        "schema": "ptxeq.race/1",
+        "verdict": verdict.word(),
+        "kernels": kernels,
+        "assumptions": ASSUMPTIONS,
+        "time_ms": elapsed.as_secs_f64() * 1e3,
+    });
+    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+}

@@ -1,0 +1,146 @@
+//! Turning `SPEC.toml` / `KERNEL.ptx --spec S.toml` / flag-form arguments
+//! into a [`CheckSpec`] and the PTX files it names, registered in the
+//! database.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use ptxeq_db::{Database, Slot, SourceFile, SpecInput};
+use ptxeq_spec::{CheckSpec, SpecFlags};
+
+use crate::input;
+
+/// Launch and tensor flags, for checking a kernel without a spec file.
+#[derive(Args, Debug, Default, Clone)]
+pub struct SpecFlagArgs {
+    /// The check spec (`check.toml`) that describes the launch and tensors.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub spec: Option<PathBuf>,
+    /// The `.entry` to check when a PTX file has several (mangled name).
+    #[arg(long, short)]
+    pub entry: Option<String>,
+    /// Threads per CTA: `128`, `128,1,1` or `16x16` (default: `.reqntid`).
+    #[arg(long)]
+    pub block: Option<String>,
+    /// CTAs in the grid: `4`, `4,2,1` or `4x2` (default 1).
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// Which CTAs to run: `first` (default), `all`, or `x,y,z;x,y,z`.
+    #[arg(long)]
+    pub ctas: Option<String>,
+    /// Bytes of dynamic shared memory (`.extern .shared`).
+    #[arg(long, value_name = "BYTES")]
+    pub dynamic_shared: Option<u32>,
+    /// A tensor param: `name:dtype[d0,d1,...]:role` with role in|out|inout,
+    /// e.g. `x:f32[128]:in`. Repeat for each tensor.
+    #[arg(long = "tensor", value_name = "NAME:DTYPE[SHAPE]:ROLE")]
+    pub tensors: Vec<String>,
+    /// A scalar param: `name=value`, e.g. `n=128`. Repeat for each scalar.
+    #[arg(long = "scalar", value_name = "NAME=VALUE")]
+    pub scalars: Vec<String>,
+    /// The kernel's params in order, by tensor/scalar name, `_` for unused:
+    /// `x,y,n,_` (default: the tensors in flag order, then the scalars).
+    #[arg(long)]
+    pub params: Option<String>,
+}
+
+impl SpecFlagArgs {
+    fn has_launch_flags(&self) -> bool {
+        self.block.is_some()
+            || self.grid.is_some()
+            || self.ctas.is_some()
+            || self.dynamic_shared.is_some()
+            || !self.tensors.is_empty()
+            || !self.scalars.is_empty()
+            || self.params.is_some()
+    }
+}
+
+/// A loaded spec plus the registered PTX file of each kernel it names.
+pub struct LoadedSpec {
+    pub spec: SpecInput,
+    pub kernels: Vec<(Slot, SourceFile)>,
+}
+
+/// Resolves `target` (a `.toml` spec, or a `.ptx` kernel with `--spec` or
+/// flags) into a spec and its kernels. Errors are printed; `None` means
+/// invalid input (exit 3).
+pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedSpec> {
+    let is_toml = target.extension().is_some_and(|e| e == "toml");
+    let (spec_path, spec) = if is_toml {
+        if args.spec.is_some() || args.has_launch_flags() {
+            eprintln!(
+                "error: {} is a spec; launch flags and --spec go with a PTX file",
+                target.display()
+            );
+            return None;
+        }
+        (target.to_path_buf(), load_toml(target)?)
+    } else if let Some(s) = &args.spec {
+        (s.clone(), load_toml(s)?)
+    } else {
+        let flags = SpecFlags {
+            ptx: vec![target.to_path_buf()],
+            entry: args.entry.clone(),
+            params: args.params.clone(),
+            tensors: args.tensors.clone(),
+            scalars: args.scalars.clone(),
+            block: args.block.clone(),
+            grid: args.grid.clone(),
+            ctas: args.ctas.clone(),
+            dynamic_shared: args.dynamic_shared,
+            ..SpecFlags::default()
+        };
+        match CheckSpec::from_flags(&flags) {
+            Ok(s) => (PathBuf::from("<flags>"), s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return None;
+            }
+        }
+    };
+    let mut kernels = Vec::new();
+    for (word, kref) in spec.kernels.iter() {
+        // With `KERNEL.ptx --spec S.toml`, check only the kernels in that file.
+        if !is_toml && args.spec.is_some() && !same_file(&kref.ptx, target) {
+            continue;
+        }
+        if args.spec.is_some() && args.entry.is_some() && kref.entry != args.entry {
+            continue;
+        }
+        let file = input::load(db, &kref.ptx)?;
+        let slot = match word {
+            "reference" => Slot::Reference,
+            "candidate" => Slot::Candidate,
+            _ => Slot::Kernel,
+        };
+        kernels.push((slot, file));
+    }
+    if kernels.is_empty() {
+        eprintln!(
+            "error: {} names no kernel in {}",
+            spec_path.display(),
+            target.display()
+        );
+        return None;
+    }
+    let spec = SpecInput::new(db, spec_path, spec);
+    Some(LoadedSpec { spec, kernels })
+}
+
+fn load_toml(path: &Path) -> Option<CheckSpec> {
+    match CheckSpec::load(path) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}

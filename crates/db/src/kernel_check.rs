@@ -1,0 +1,303 @@
+//! The checking queries of one kernel of a spec: `cta_input` → `structured`
+//! → `unrolled` (per CTA) → `symbolic` → `output_terms`, and [`race_check`],
+//! which runs them for every kernel and CTA a spec names and sums them up
+//! into a single-kernel verdict (race-free / race / deadlock / divergence /
+//! out-of-bounds / uninitialised / unsupported).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ptxeq_exec::{CtaInput, Finding, FindingKind, Stats};
+use ptxeq_spec::{CheckSpec, Ctas, KernelRef};
+use ptxeq_store::StoredTerms;
+use ptxeq_symex::SymbolicState;
+use ptxeq_unroll::UnrolledCta;
+use ptxeq_validate::StructuredReport;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::{Db, SourceFile, lowered_module};
+
+/// A check spec as an input (design.md §2: one per check).
+#[salsa::input(debug)]
+pub struct SpecInput {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub spec: CheckSpec,
+}
+
+/// Which kernel of a spec.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Slot {
+    Reference,
+    Candidate,
+    Kernel,
+}
+
+impl Slot {
+    pub fn word(self) -> &'static str {
+        match self {
+            Slot::Reference => "reference",
+            Slot::Candidate => "candidate",
+            Slot::Kernel => "kernel",
+        }
+    }
+
+    fn of(word: &str) -> Slot {
+        match word {
+            "reference" => Slot::Reference,
+            "candidate" => Slot::Candidate,
+            _ => Slot::Kernel,
+        }
+    }
+}
+
+/// One kernel of one spec, with the PTX file it lives in.
+#[salsa::interned(debug)]
+pub struct KernelSlot<'db> {
+    #[returns(copy)]
+    pub spec: SpecInput,
+    #[returns(copy)]
+    pub slot: Slot,
+    #[returns(copy)]
+    pub file: SourceFile,
+}
+
+/// One CTA of one kernel.
+#[salsa::interned(debug)]
+pub struct CtaKey<'db> {
+    #[returns(copy)]
+    pub kernel: KernelSlot<'db>,
+    #[returns(copy)]
+    pub cta: [u32; 3],
+}
+
+fn kernel_ref(spec: &CheckSpec, slot: Slot) -> Option<&KernelRef> {
+    spec.kernels
+        .iter()
+        .into_iter()
+        .find(|(w, _)| Slot::of(w) == slot)
+        .map(|(_, k)| k)
+}
+
+/// The kernel bound to the spec's tensors and scalars. Position-free (IR
+/// plus spec), so an edit that leaves the kernel's IR alone is cut off here.
+#[salsa::tracked(returns(ref))]
+pub fn cta_input<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<Arc<CtaInput>, String> {
+    let spec = k.spec(db).spec(db);
+    let kref = kernel_ref(spec, k.slot(db))
+        .ok_or_else(|| format!("the spec has no {} kernel", k.slot(db).word()))?;
+    let lowered = lowered_module(db, k.file(db));
+    CtaInput::from_spec(spec, kref, &lowered.module)
+        .map(Arc::new)
+        .map_err(|e| e.message)
+}
+
+/// `structured`: the static structured-CTA check (design.md §2).
+#[salsa::tracked(returns(ref))]
+pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<StructuredReport> {
+    let input = cta_input(db, k).as_ref().ok()?;
+    let tensor_params: Vec<bool> = input
+        .params
+        .iter()
+        .map(|p| match p {
+            ptxeq_exec::ParamValue::Tensor { tensor } => input
+                .tensors
+                .get(*tensor as usize)
+                .is_some_and(|t| t.role != ptxeq_spec::Role::Output),
+            _ => false,
+        })
+        .collect();
+    let funcs = |name: &str| input.funcs.iter().find(|f| f.name == name).map(|f| &**f);
+    Some(ptxeq_validate::validate(
+        &input.kernel,
+        &funcs,
+        &tensor_params,
+    ))
+}
+
+/// `unroll`: one CTA run with opaque data: paths, schedule, findings.
+#[salsa::tracked(returns(ref))]
+pub fn unrolled<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<UnrolledCta>> {
+    let input = cta_input(db, key.kernel(db)).as_ref().ok()?;
+    Some(Arc::new(ptxeq_unroll::unroll(input, key.cta(db))))
+}
+
+/// `symbolic_state`: the CTA replayed with terms (only for a run without
+/// findings: the outputs of a racy or stuck run mean nothing).
+#[salsa::tracked(returns(ref))]
+pub fn symbolic<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<SymbolicState>> {
+    let input = cta_input(db, key.kernel(db)).as_ref().ok()?;
+    let u = unrolled(db, key).as_ref()?;
+    if !u.findings.is_empty() {
+        return None;
+    }
+    Some(Arc::new(ptxeq_symex::symbolic_state(input, u)))
+}
+
+/// `output_terms`: the serialized, content-addressed output terms.
+#[salsa::tracked(returns(ref))]
+pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerms> {
+    symbolic(db, key).as_ref().map(|s| ptxeq_store::store(s))
+}
+
+/// The CTAs a spec asks for.
+pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
+    let [gx, gy, gz] = spec.launch.grid;
+    match &spec.launch.ctas {
+        Ctas::First => vec![[0, 0, 0]],
+        Ctas::All => {
+            let mut v = Vec::new();
+            for z in 0..gz {
+                for y in 0..gy {
+                    for x in 0..gx {
+                        v.push([x, y, z]);
+                    }
+                }
+            }
+            v
+        }
+        Ctas::List(l) => l.clone(),
+    }
+}
+
+/// The single-kernel verdict words (`[expect] verdict` vocabulary).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum RaceVerdict {
+    RaceFree,
+    Race,
+    Deadlock,
+    Divergence,
+    OutOfBounds,
+    Uninitialised,
+    Unsupported,
+}
+
+impl RaceVerdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            RaceVerdict::RaceFree => "race-free",
+            RaceVerdict::Race => "race",
+            RaceVerdict::Deadlock => "deadlock",
+            RaceVerdict::Divergence => "divergence",
+            RaceVerdict::OutOfBounds => "out-of-bounds",
+            RaceVerdict::Uninitialised => "uninitialised",
+            RaceVerdict::Unsupported => "unsupported",
+        }
+    }
+
+    /// Which finding decides the verdict when several kinds are found: a
+    /// real bug (a proof of misbehaviour) outranks "could not decide".
+    fn of(kind: FindingKind) -> RaceVerdict {
+        match kind {
+            FindingKind::Race | FindingKind::OrderDependentAtomic => RaceVerdict::Race,
+            FindingKind::Deadlock => RaceVerdict::Deadlock,
+            FindingKind::Divergence => RaceVerdict::Divergence,
+            FindingKind::OutOfBounds => RaceVerdict::OutOfBounds,
+            FindingKind::Uninitialised => RaceVerdict::Uninitialised,
+            // A trap, an integer division by zero, a resource limit: no
+            // verdict word fits; the run is undecided.
+            FindingKind::Unsupported
+            | FindingKind::ResourceLimit
+            | FindingKind::Trap
+            | FindingKind::DivisionByZero => RaceVerdict::Unsupported,
+        }
+    }
+
+    /// Exit code class (design.md §6): 0 proved, 1 refuted, 2 undecided.
+    pub fn exit_class(self) -> u8 {
+        match self {
+            RaceVerdict::RaceFree => 0,
+            RaceVerdict::Unsupported => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Everything `ptxeq race` reports for one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelRaceReport {
+    pub slot: Slot,
+    pub ptx: PathBuf,
+    pub entry: String,
+    pub file: SourceFile,
+    /// The kernel bound to the spec (for naming instructions in reports).
+    pub input: Option<Arc<CtaInput>>,
+    /// The spec did not fit the kernel (param kinds, missing entry).
+    pub input_error: Option<String>,
+    pub structured: Option<StructuredReport>,
+    /// Per CTA checked: its findings and counters.
+    pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
+    /// Cross-CTA global-memory conflicts.
+    pub cross_cta: Vec<Finding>,
+    pub verdict: RaceVerdict,
+}
+
+/// Race-checks every kernel of `spec` (each CTA the spec asks for, in
+/// parallel on cloned database handles). `files` maps each kernel to its
+/// registered PTX file.
+pub fn race_check(
+    db: &crate::Database,
+    spec: SpecInput,
+    files: &[(Slot, SourceFile)],
+) -> Vec<KernelRaceReport> {
+    let mut out = Vec::new();
+    for &(slot, file) in files {
+        let k = KernelSlot::new(db, spec, slot, file);
+        let sp = spec.spec(db);
+        let kref = kernel_ref(sp, slot);
+        let entry = match cta_input(db, k) {
+            Ok(i) => i.kernel.name.clone(),
+            Err(_) => kref.and_then(|r| r.entry.clone()).unwrap_or_default(),
+        };
+        let mut report = KernelRaceReport {
+            slot,
+            ptx: kref.map(|r| r.ptx.clone()).unwrap_or_default(),
+            entry,
+            file,
+            input: cta_input(db, k).as_ref().ok().cloned(),
+            input_error: cta_input(db, k).as_ref().err().cloned(),
+            structured: structured(db, k).clone(),
+            ctas: Vec::new(),
+            cross_cta: Vec::new(),
+            verdict: RaceVerdict::Unsupported,
+        };
+        if report.input_error.is_none()
+            && report
+                .structured
+                .as_ref()
+                .is_some_and(|s| s.is_structured())
+        {
+            let ctas = ctas_of(sp);
+            let runs: Vec<([u32; 3], Arc<UnrolledCta>)> = ctas
+                .par_iter()
+                .map_with(db.clone(), |db, &cta| {
+                    let key = CtaKey::new(&*db, k, cta);
+                    (cta, unrolled(&*db, key).clone())
+                })
+                .filter_map(|(c, u)| u.map(|u| (c, u)))
+                .collect();
+            let footprints: Vec<_> = runs.iter().map(|(_, u)| u.footprint.clone()).collect();
+            report.cross_cta = ptxeq_exec::check_cross_cta(&footprints);
+            report.ctas = runs
+                .into_iter()
+                .map(|(c, u)| (c, u.findings.clone(), u.stats))
+                .collect();
+            report.verdict = report
+                .ctas
+                .iter()
+                .flat_map(|(_, f, _)| f)
+                .chain(&report.cross_cta)
+                .map(|f| RaceVerdict::of(f.kind))
+                .min_by_key(|v| match v {
+                    // Real bugs first (in word order), undecided last.
+                    RaceVerdict::Unsupported => 100,
+                    v => *v as u8,
+                })
+                .unwrap_or(RaceVerdict::RaceFree);
+        }
+        out.push(report);
+    }
+    out
+}

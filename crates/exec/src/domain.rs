@@ -1,0 +1,214 @@
+//! The data domain: what float "data" values are.
+//!
+//! The engine does everything that is concrete itself (integers, addresses,
+//! predicates, control flow, synchronisation) and hands every operation on
+//! real-valued data to a [`Domain`]. Three domains exist:
+//!
+//! - [`crate::Opaque`] (here): structural hashes with exact constants — fast,
+//!   no term store; what `unroll` runs with.
+//! - [`crate::Concrete`] (here): `f64` values from a given input assignment —
+//!   tests and counterexample replay.
+//! - the term domain (in `passes/symex`, over `ptxeq_terms::Terms`):
+//!   real-valued terms. The trait is designed so it can be implemented
+//!   outside this crate: values are small `Copy` handles, every operation the
+//!   terms API offers has a method here.
+//!
+//! Conventions (design.md §4, printed in every report): rounding modes,
+//! `.ftz`, `.sat` and f16/bf16/f32/f64 width changes are the identity on the
+//! real value (as in `-ffast-math`); unordered comparisons (`ltu`, ...)
+//! equal the ordered ones because real values are never NaN.
+
+use serde::{Deserialize, Serialize};
+
+/// The IEEE format a real value was loaded or computed in. Only widths and
+/// the decoding of constants depend on it; over the reals the value is the
+/// same in every format.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Fmt {
+    F16,
+    Bf16,
+    F32,
+    F64,
+}
+
+impl Fmt {
+    /// Bytes of the encoding.
+    pub fn size(self) -> u8 {
+        match self {
+            Fmt::F16 | Fmt::Bf16 => 2,
+            Fmt::F32 => 4,
+            Fmt::F64 => 8,
+        }
+    }
+
+    /// The format of a scalar float PTX type (`None` for non-float and for
+    /// formats the engine does not model: tf32, fp8, fp6, fp4).
+    pub fn of(ty: ptxeq_ir::ScalarType) -> Option<Fmt> {
+        use ptxeq_ir::ScalarType as T;
+        match ty {
+            T::F16 => Some(Fmt::F16),
+            T::Bf16 => Some(Fmt::Bf16),
+            T::F32 => Some(Fmt::F32),
+            T::F64 => Some(Fmt::F64),
+            _ => None,
+        }
+    }
+
+    /// The lane format of a packed type (`.f16x2` → f16).
+    pub fn lane_of(ty: ptxeq_ir::ScalarType) -> Option<Fmt> {
+        use ptxeq_ir::ScalarType as T;
+        match ty {
+            T::F16x2 => Some(Fmt::F16),
+            T::Bf16x2 => Some(Fmt::Bf16),
+            _ => None,
+        }
+    }
+
+    /// The tensor dtype's format.
+    pub fn of_dtype(d: ptxeq_spec::DType) -> Option<Fmt> {
+        use ptxeq_spec::DType as D;
+        match d {
+            D::F16 => Some(Fmt::F16),
+            D::Bf16 => Some(Fmt::Bf16),
+            D::F32 => Some(Fmt::F32),
+            D::F64 => Some(Fmt::F64),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Fmt::F16 => "f16",
+            Fmt::Bf16 => "bf16",
+            Fmt::F32 => "f32",
+            Fmt::F64 => "f64",
+        }
+    }
+}
+
+/// Unary real operations.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum UnOp {
+    Neg,
+    Abs,
+    Recip,
+    /// `2^x` (`ex2`).
+    Exp2,
+    /// `log2 x` (`lg2`).
+    Lg2,
+    Sqrt,
+    Rsqrt,
+    Sin,
+    Cos,
+    Tanh,
+}
+
+/// Binary real operations.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+}
+
+impl BinOp {
+    pub fn is_commutative(self) -> bool {
+        matches!(self, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)
+    }
+}
+
+/// Comparisons over the (extended) reals.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    /// The same comparison with operands swapped (`a < b` ⇔ `b > a`).
+    pub fn swapped(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+
+    /// Evaluates on an ordering.
+    pub fn holds(self, o: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Cmp::Eq => o == Equal,
+            Cmp::Ne => o != Equal,
+            Cmp::Lt => o == Less,
+            Cmp::Le => o != Greater,
+            Cmp::Gt => o == Greater,
+            Cmp::Ge => o != Less,
+        }
+    }
+}
+
+/// Boolean connectives on data predicates.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// A data domain. `Val` is both a real value and a data boolean (the
+/// result of comparing real values); the engine never mixes them up.
+///
+/// Every method is total: the engine has already checked that the operands
+/// are data values of the right kind.
+pub trait Domain {
+    /// A handle: small (≤ 8 bytes keeps a register at 16 bytes) and `Copy`.
+    type Val: Copy + Eq + std::hash::Hash + std::fmt::Debug;
+
+    /// The exact value of an IEEE constant of format `fmt` given by its bit
+    /// pattern (in the low bits of `bits`); ±inf included; `None` for NaN.
+    fn float_const(&mut self, fmt: Fmt, bits: u64) -> Option<Self::Val>;
+    /// The exact value of an integer (`cvt.rn.f32.s32` of a concrete int).
+    fn int_const(&mut self, v: i128) -> Self::Val;
+    /// Element `index` (flat, row-major) of input tensor number `tensor`
+    /// (the position of the tensor in the spec's sorted tensor table),
+    /// stored in format `fmt`.
+    fn input(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Self::Val;
+    /// The concrete bits of an integer input element, if this domain has
+    /// them (concrete replay); `None` makes such elements opaque integers.
+    fn int_input(&mut self, _tensor: u32, _index: u64) -> Option<u64> {
+        None
+    }
+
+    fn unary(&mut self, op: UnOp, a: Self::Val) -> Self::Val;
+    fn binary(&mut self, op: BinOp, a: Self::Val, b: Self::Val) -> Self::Val;
+    /// `a·b + c`.
+    fn fma(&mut self, a: Self::Val, b: Self::Val, c: Self::Val) -> Self::Val;
+
+    /// A data boolean.
+    fn cmp(&mut self, op: Cmp, a: Self::Val, b: Self::Val) -> Self::Val;
+    fn bool_const(&mut self, b: bool) -> Self::Val;
+    fn not(&mut self, a: Self::Val) -> Self::Val;
+    fn bool_op(&mut self, op: BoolOp, a: Self::Val, b: Self::Val) -> Self::Val;
+    /// `cond ? a : b` (for reals and for booleans).
+    fn select(&mut self, cond: Self::Val, a: Self::Val, b: Self::Val) -> Self::Val;
+
+    /// The boolean's value when it is a constant (the engine then treats
+    /// the predicate as concrete: it may branch on it).
+    fn as_bool(&self, v: Self::Val) -> Option<bool>;
+    /// True only when `a` and `b` are certainly the same real value
+    /// (benign same-value stores). Never true by accident for different
+    /// values, except as documented by the domain.
+    fn same_value(&self, a: Self::Val, b: Self::Val) -> bool;
+    /// A short description for messages (`x[3]`, `opaque #12`, `0.5`).
+    fn describe(&self, v: Self::Val) -> String;
+}

@@ -1,0 +1,435 @@
+//! Frames: kernel entry, `call` of a `.func` (inlined: a new frame with
+//! its own registers, `.local` variables and `.param` regions), `ret`.
+
+use ptxeq_ir::{Operand, StateSpace, Symbol};
+
+use super::{Engine, Flow, Frame, Halt, Private, R, RetBind, Status};
+use crate::domain::Domain;
+use crate::finding::FindingKind;
+use crate::funcinfo::FuncInfo;
+use crate::memory::{FUNC_WINDOW, Init, PRIVATE_GAP, Region, Slot, Space, store_value};
+use crate::value::Value;
+
+/// What a caller passes for one callee argument.
+pub(crate) enum ArgVal<V> {
+    /// A value (register, immediate, or the content of a caller `.param`).
+    Value(Value<V>),
+    /// The bytes of a caller `.param` variable (private index).
+    Region(usize),
+}
+
+impl<D: Domain> Engine<'_, D> {
+    fn alloc_private(
+        &mut self,
+        t: u32,
+        space: Space,
+        name: String,
+        size: u64,
+        elem: u32,
+    ) -> R<usize> {
+        self.memory_bytes = self.memory_bytes.saturating_add(size);
+        if size > self.input.limits.max_region_bytes
+            || self.memory_bytes > self.input.limits.max_memory_bytes
+        {
+            return Err(self.fail(
+                t,
+                FindingKind::ResourceLimit,
+                "region size",
+                format!(
+                    "`{name}` ({size} bytes, per thread) takes the memory in use over the limit ({} bytes per region, {} in all)",
+                    self.input.limits.max_region_bytes, self.input.limits.max_memory_bytes
+                ),
+            ));
+        }
+        let th = &mut self.threads[t as usize];
+        let cursor = if space == Space::Local {
+            &mut th.cursor_local
+        } else {
+            &mut th.cursor_param
+        };
+        let base = *cursor;
+        *cursor = (base + size).div_ceil(PRIVATE_GAP) * PRIVATE_GAP + PRIVATE_GAP;
+        th.private.push(Private {
+            region: Region {
+                name,
+                space,
+                base,
+                size,
+                elem,
+                init: Init::Uninit,
+                tensor: None,
+            },
+            slots: vec![Slot::Unwritten; size as usize],
+        });
+        Ok(th.private.len() - 1)
+    }
+
+    /// Pushes a frame of function `func` with its private regions and the
+    /// argument values bound to its params.
+    pub(crate) fn push_frame(&mut self, t: u32, func: u32, args: Vec<ArgVal<D::Val>>) -> R<()> {
+        let funcs = self.funcs.clone();
+        let info = &funcs[func as usize];
+        if self.threads[t as usize].frames.len() as u32 >= self.input.limits.max_call_depth {
+            return Err(self.fail(
+                t,
+                FindingKind::ResourceLimit,
+                "call depth",
+                format!("call depth over {}", self.input.limits.max_call_depth),
+            ));
+        }
+        let private_base = self.threads[t as usize].private.len();
+        for &v in &info.private_vars {
+            let var = &info.ir.vars[v as usize];
+            let space = if var.space == StateSpace::Local {
+                Space::Local
+            } else {
+                Space::Param
+            };
+            let elem = (var.ty.size_bytes() * u64::from(var.vector.unwrap_or(1))) as u32;
+            self.alloc_private(
+                t,
+                space,
+                var.name.clone(),
+                var.size_bytes.unwrap_or(0),
+                elem,
+            )?;
+        }
+        let mut regs = vec![Value::Undef; info.nslots];
+        if func != 0 {
+            for p in info.ir.params.iter() {
+                if p.space == StateSpace::Param {
+                    let size = p.size_bytes.unwrap_or_else(|| p.ty.size_bytes());
+                    self.alloc_private(
+                        t,
+                        Space::Param,
+                        p.name.clone(),
+                        size,
+                        p.ty.size_bytes() as u32,
+                    )?;
+                }
+            }
+            // Bind arguments (non-return params in order).
+            let mut priv_ix = private_base + info.private_vars.len();
+            let mut arg_iter = args.into_iter();
+            for p in info.ir.params.iter() {
+                let is_param_space = p.space == StateSpace::Param;
+                let here = priv_ix;
+                if is_param_space {
+                    priv_ix += 1;
+                }
+                if p.is_return {
+                    continue;
+                }
+                let Some(a) = arg_iter.next() else {
+                    return Err(self.unsupported(
+                        t,
+                        "call with missing arguments",
+                        format!("`{}` expects more arguments", info.ir.name),
+                    ));
+                };
+                let width = p.ty.size_bytes() as u8;
+                match (is_param_space, a) {
+                    (true, ArgVal::Value(v)) => {
+                        let th = &mut self.threads[t as usize];
+                        let n = th.private[here].slots.len();
+                        if usize::from(width) <= n {
+                            store_value(&mut th.private[here].slots, 0, &v, width);
+                        }
+                    }
+                    (true, ArgVal::Region(src)) => {
+                        let th = &mut self.threads[t as usize];
+                        let bytes = th.private[src].slots.clone();
+                        let dst = &mut th.private[here].slots;
+                        let n = dst.len().min(bytes.len());
+                        dst[..n].copy_from_slice(&bytes[..n]);
+                    }
+                    (false, a) => {
+                        let v = match a {
+                            ArgVal::Value(v) => v,
+                            ArgVal::Region(src) => {
+                                let th = &self.threads[t as usize];
+                                let p = &th.private[src];
+                                let (v, _) = crate::memory::load_value(
+                                    &p.slots,
+                                    &p.region.clone(),
+                                    0,
+                                    width.min(p.slots.len() as u8),
+                                    &mut self.d,
+                                    self.cur_instr,
+                                );
+                                v
+                            }
+                        };
+                        if let Some(r) = p.reg {
+                            let s = Self::slot(info, r);
+                            if let Some(x) = regs.get_mut(s) {
+                                *x = v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.threads[t as usize].frames.push(Frame {
+            func,
+            pc: 0,
+            regs,
+            private_base,
+            rets: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// `call (rets), target, (args)`.
+    pub(crate) fn do_call(
+        &mut self,
+        funcs: &[FuncInfo],
+        info: &FuncInfo,
+        t: u32,
+        pc: u32,
+    ) -> R<Flow> {
+        let ins = &info.ir.instrs[pc as usize];
+        let callee = match (info.callee[pc as usize], ins.operands.get(1)) {
+            (Some(c), _) => c,
+            (
+                None,
+                Some(Operand::Symbol {
+                    sym: Symbol::Func(name),
+                    ..
+                }),
+            ) => {
+                return Err(self.unsupported(
+                    t,
+                    "call of an external function",
+                    format!("`{name}` has no body in this module"),
+                ));
+            }
+            (None, Some(op @ Operand::Reg(_))) => {
+                let v = self.read(t, info, op, 64)?;
+                match v {
+                    Value::Bits(a) if a >= FUNC_WINDOW && (a - FUNC_WINDOW).is_multiple_of(16) => {
+                        let k = ((a - FUNC_WINDOW) / 16) as usize;
+                        if k < funcs.len() && k > 0 {
+                            k as u32
+                        } else {
+                            return Err(self.unsupported(
+                                t,
+                                "indirect call to an unknown address",
+                                format!("{a:#x}"),
+                            ));
+                        }
+                    }
+                    Value::Undef => return Err(self.uninit_register(t, "the indirect call target")),
+                    _ => {
+                        return Err(self.unsupported(
+                            t,
+                            "indirect call through a non-constant address",
+                            String::new(),
+                        ));
+                    }
+                }
+            }
+            _ => return Err(self.unsupported(t, "call form not supported", String::new())),
+        };
+        // Callee index k refers to the engine table: 0 is the kernel.
+        let cinfo = &funcs[callee as usize];
+        if !cinfo.ir.has_body {
+            return Err(self.unsupported(
+                t,
+                "call of an external function",
+                format!("`{}` has no body", cinfo.ir.name),
+            ));
+        }
+        let list = |i: usize| -> Vec<Operand> {
+            match ins.operands.get(i) {
+                Some(Operand::List(v)) => v.clone(),
+                _ => Vec::new(),
+            }
+        };
+        let rets = list(0);
+        let args = list(2);
+        let mut argv = Vec::with_capacity(args.len());
+        let callee_args: Vec<_> = cinfo.ir.params.iter().filter(|p| !p.is_return).collect();
+        for (i, a) in args.iter().enumerate() {
+            let w = callee_args.get(i).map_or(32, |p| p.ty.bit_width());
+            match a {
+                Operand::Symbol {
+                    sym: Symbol::Var(v),
+                    offset: 0,
+                } => match self.private_of_var(t, info, v.index()) {
+                    Some(p) => argv.push(ArgVal::Region(p)),
+                    None => {
+                        let val = self.read(t, info, a, w)?;
+                        argv.push(ArgVal::Value(val));
+                    }
+                },
+                _ => {
+                    let val = self.read(t, info, a, w)?;
+                    argv.push(ArgVal::Value(val));
+                }
+            }
+        }
+        self.push_frame(t, callee, argv)?;
+        // Return bindings.
+        let (private_base, nvars) = {
+            let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            (fr.private_base, cinfo.private_vars.len())
+        };
+        let mut binds = Vec::new();
+        let mut priv_ix = private_base + nvars;
+        let mut ret_ix = 0usize;
+        for p in cinfo.ir.params.iter() {
+            let here = priv_ix;
+            if p.space == StateSpace::Param {
+                priv_ix += 1;
+            }
+            if !p.is_return {
+                continue;
+            }
+            let Some(dst) = rets.get(ret_ix) else {
+                ret_ix += 1;
+                continue;
+            };
+            ret_ix += 1;
+            let width = p.ty.size_bytes() as u8;
+            let caller_region = match dst {
+                Operand::Symbol {
+                    sym: Symbol::Var(v),
+                    ..
+                } => {
+                    // The caller's frame is one below the callee's.
+                    let th = &self.threads[t as usize];
+                    let caller = &th.frames[th.frames.len() - 2];
+                    info.private_vars
+                        .iter()
+                        .position(|&x| x as usize == v.index())
+                        .map(|pos| caller.private_base + pos)
+                }
+                _ => None,
+            };
+            let bind = match (p.space == StateSpace::Param, caller_region, p.reg) {
+                (true, Some(to), _) => RetBind::RegionToRegion {
+                    from: here,
+                    to,
+                    size: p.size_bytes.unwrap_or(u64::from(width)),
+                },
+                (true, None, _) => RetBind::RegionToReg {
+                    from: here,
+                    to: dst.clone(),
+                    width,
+                },
+                (false, Some(to), Some(r)) => RetBind::RegToRegion {
+                    from_slot: Self::slot(cinfo, r) as u32,
+                    to,
+                    width,
+                },
+                (false, None, Some(r)) => RetBind::RegToReg {
+                    from_slot: Self::slot(cinfo, r) as u32,
+                    to: dst.clone(),
+                },
+                _ => continue,
+            };
+            binds.push(bind);
+        }
+        let th = &mut self.threads[t as usize];
+        let n = th.frames.len();
+        th.frames[n - 2].pc = pc + 1;
+        th.frames[n - 1].rets = binds;
+        Ok(Flow::Transfer)
+    }
+
+    /// `ret` (or falling off the end of a body).
+    pub(crate) fn do_return(&mut self, funcs: &[FuncInfo], t: u32) -> R<Flow> {
+        let depth = self.threads[t as usize].frames.len();
+        if depth <= 1 {
+            return Ok(Flow::Exit);
+        }
+        let frame = self.threads[t as usize].frames.pop().ok_or(Halt)?;
+        let caller_func = self.threads[t as usize].frames.last().ok_or(Halt)?.func;
+        let caller_info = &funcs[caller_func as usize];
+        for b in &frame.rets {
+            match b {
+                RetBind::RegionToRegion { from, to, size } => {
+                    let th = &mut self.threads[t as usize];
+                    let src = th.private[*from].slots.clone();
+                    let dst = &mut th.private[*to].slots;
+                    let n = (*size as usize).min(src.len()).min(dst.len());
+                    dst[..n].copy_from_slice(&src[..n]);
+                }
+                RetBind::RegionToReg { from, to, width } => {
+                    let th = &self.threads[t as usize];
+                    let p = &th.private[*from];
+                    let region = p.region.clone();
+                    let slots = p.slots.clone();
+                    let w = (*width).min(slots.len() as u8);
+                    let (v, _) = crate::memory::load_value(
+                        &slots,
+                        &region,
+                        0,
+                        w,
+                        &mut self.d,
+                        self.cur_instr,
+                    );
+                    self.write(t, caller_info, to, v)?;
+                }
+                RetBind::RegToReg { from_slot, to } => {
+                    let v = frame
+                        .regs
+                        .get(*from_slot as usize)
+                        .cloned()
+                        .unwrap_or(Value::Undef);
+                    self.write(t, caller_info, to, v)?;
+                }
+                RetBind::RegToRegion {
+                    from_slot,
+                    to,
+                    width,
+                } => {
+                    let v = frame
+                        .regs
+                        .get(*from_slot as usize)
+                        .cloned()
+                        .unwrap_or(Value::Undef);
+                    let th = &mut self.threads[t as usize];
+                    let dst = &mut th.private[*to].slots;
+                    if usize::from(*width) <= dst.len() {
+                        store_value(dst, 0, &v, *width);
+                    }
+                }
+            }
+        }
+        // Free the frame's private regions and their address ranges.
+        let freed: u64 = self.threads[t as usize]
+            .private
+            .get(frame.private_base..)
+            .unwrap_or(&[])
+            .iter()
+            .map(|p| p.region.size)
+            .sum();
+        self.memory_bytes = self.memory_bytes.saturating_sub(freed);
+        let th = &mut self.threads[t as usize];
+        th.private.truncate(frame.private_base);
+        let end_of = |space: Space, th: &super::Thread<D::Val>| {
+            th.private
+                .iter()
+                .rev()
+                .find(|p| p.region.space == space)
+                .map_or(crate::memory::PRIVATE_START, |p| {
+                    (p.region.base + p.region.size).div_ceil(PRIVATE_GAP) * PRIVATE_GAP
+                        + PRIVATE_GAP
+                })
+        };
+        th.cursor_local = end_of(Space::Local, th);
+        th.cursor_param = end_of(Space::Param, th);
+        Ok(Flow::Transfer)
+    }
+
+    /// A thread terminates (`exit`, or `ret` from the kernel).
+    pub(crate) fn exit_thread(&mut self, t: u32) {
+        let th = &mut self.threads[t as usize];
+        th.status = Status::Exited;
+        let w = (t / 32) as usize;
+        self.live[w] &= !(1u32 << (t % 32));
+        self.after_exit(t);
+    }
+}

@@ -1,0 +1,1523 @@
+//! Per-instruction semantics (everything but memory, calls and sync,
+//! which live in their own modules).
+
+use ptxeq_ir::{
+    BoolOp as IrBoolOp, Carry, CmpOp, Guard, Instr, InstrData, MathFn, MulMode, Operand, ScalarType,
+};
+
+use super::values::{IntArg, PredArg};
+use super::{Engine, Flow, Halt, R, space_of};
+use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+use crate::finding::FindingKind;
+use crate::funcinfo::FuncInfo;
+use crate::int;
+use crate::memory::Space;
+use crate::value::{Value, mask_bits};
+
+/// Operand `k`, or the sink when the instruction has fewer (malformed IR
+/// reads as undefined instead of panicking).
+fn opnd(ops: &[Operand], k: usize) -> &Operand {
+    static SINK: Operand = Operand::Sink;
+    ops.get(k).unwrap_or(&SINK)
+}
+
+/// A per-lane real operation.
+type LaneFn<'a, E, V> = dyn FnMut(&mut E, &[V]) -> V + 'a;
+
+const ISSUE7: &str = "tensor-core / async-copy semantics not modelled yet (issue 7)";
+
+fn bool_op(op: IrBoolOp) -> BoolOp {
+    match op {
+        IrBoolOp::And => BoolOp::And,
+        IrBoolOp::Or => BoolOp::Or,
+        IrBoolOp::Xor => BoolOp::Xor,
+    }
+}
+
+/// The real comparison of a PTX float comparison operator (unordered
+/// variants equal the ordered ones: real values are never NaN).
+/// `Err(Some(b))` for comparisons that are constant over the reals.
+fn real_cmp(c: CmpOp) -> Result<Cmp, Option<bool>> {
+    Ok(match c {
+        CmpOp::Eq | CmpOp::Equ => Cmp::Eq,
+        CmpOp::Ne | CmpOp::Neu => Cmp::Ne,
+        CmpOp::Lt | CmpOp::Ltu => Cmp::Lt,
+        CmpOp::Le | CmpOp::Leu => Cmp::Le,
+        CmpOp::Gt | CmpOp::Gtu => Cmp::Gt,
+        CmpOp::Ge | CmpOp::Geu => Cmp::Ge,
+        CmpOp::Num => return Err(Some(true)),
+        CmpOp::Nan => return Err(Some(false)),
+        CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs => return Err(None),
+    })
+}
+
+/// Integer comparison; `signed` from the type unless the operator says.
+fn int_cmp(c: CmpOp, a: u64, b: u64, w: u32, signed: bool) -> Option<bool> {
+    let (x, y) = (int::read(a, w, signed), int::read(b, w, signed));
+    let (ux, uy) = (int::read(a, w, false), int::read(b, w, false));
+    Some(match c {
+        CmpOp::Eq => x == y,
+        CmpOp::Ne => x != y,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+        CmpOp::Lo => ux < uy,
+        CmpOp::Ls => ux <= uy,
+        CmpOp::Hi => ux > uy,
+        CmpOp::Hs => ux >= uy,
+        _ => return None,
+    })
+}
+
+fn tainted2(a: IntArg, b: IntArg) -> Option<IntArg> {
+    match (a, b) {
+        (IntArg::Undef, _) | (_, IntArg::Undef) => Some(IntArg::Undef),
+        (IntArg::Tainted(o), _) | (_, IntArg::Tainted(o)) => Some(IntArg::Tainted(o)),
+        _ => None,
+    }
+}
+
+fn int_value<V>(a: IntArg) -> Value<V> {
+    match a {
+        IntArg::Known(b) => Value::Bits(b),
+        IntArg::Undef => Value::Undef,
+        IntArg::Tainted(o) => Value::Tainted(o),
+    }
+}
+
+fn is_control(i: &Instr) -> bool {
+    matches!(
+        i,
+        Instr::Bra { .. }
+            | Instr::Brx { .. }
+            | Instr::Call { .. }
+            | Instr::Ret { .. }
+            | Instr::Exit
+            | Instr::Trap
+            | Instr::Bar { .. }
+            | Instr::BarWarpSync
+            | Instr::Shfl { .. }
+            | Instr::Vote { .. }
+            | Instr::Match { .. }
+            | Instr::Redux { .. }
+            | Instr::Elect
+            | Instr::Activemask
+    )
+}
+
+impl<D: Domain> Engine<'_, D> {
+    /// Evaluates a guard: `Some(b)` when concrete; `None` when it is a
+    /// data predicate (then `self.guard` holds it and destinations become
+    /// selects).
+    pub(crate) fn guard_value(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ins: &InstrData,
+        g: Guard,
+    ) -> R<Option<bool>> {
+        let v = self.read(t, info, &Operand::Reg(g.reg), 1)?;
+        let p = self.pred_of(t, &v)?;
+        let p = if g.negated { self.pred_not(p) } else { p };
+        match p {
+            PredArg::Known(b) => Ok(Some(b)),
+            PredArg::Undef => Err(self.uninit_register(t, "the guard predicate")),
+            PredArg::Data(_) | PredArg::Tainted(_) => {
+                if let Instr::Bra { .. } = ins.instr {
+                    let pc = self.threads[t as usize].frames.last().map_or(0, |f| f.pc);
+                    let target = match ins.operands.first() {
+                        Some(Operand::Label(l)) => {
+                            info.ir.labels.get(l.index()).map_or(pc, |l| l.target)
+                        }
+                        _ => pc,
+                    };
+                    let reason = if info.is_loop_branch(pc, target) {
+                        "loop bound depends on tensor data"
+                    } else {
+                        "branch depends on tensor data"
+                    };
+                    return Err(self.unsupported(
+                        t,
+                        reason,
+                        "the branch predicate is computed from tensor values".into(),
+                    ));
+                }
+                if is_control(&ins.instr) {
+                    return Err(self.unsupported(
+                        t,
+                        "branch depends on tensor data",
+                        "control flow or synchronisation guarded by a predicate computed from tensor values"
+                            .into(),
+                    ));
+                }
+                match p {
+                    PredArg::Data(x) => {
+                        self.guard = Some(x);
+                        Ok(None)
+                    }
+                    _ => Err(self.unsupported(
+                        t,
+                        "predicate depends on tensor data",
+                        "an instruction guarded by a predicate computed from integers read from tensors"
+                            .into(),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Executes one instruction.
+    pub(crate) fn exec(
+        &mut self,
+        funcs: &[FuncInfo],
+        info: &FuncInfo,
+        t: u32,
+        ins: &InstrData,
+    ) -> R<Flow> {
+        let ops: &[Operand] = &ins.operands;
+        let pc = self.threads[t as usize].frames.last().ok_or(Halt)?.pc;
+        let op = |i: usize| ops.get(i).unwrap_or(&Operand::Sink);
+        match &ins.instr {
+            Instr::Add { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, false),
+            Instr::Sub { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, true),
+            Instr::Mul { ty, mode, .. } => {
+                if ty.is_float() {
+                    return self.float_bin(t, info, ops, *ty, BinOp::Mul);
+                }
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let b = self.read_int(t, info, op(2), w)?;
+                let s = ty.is_signed();
+                let r = match (a, b) {
+                    (IntArg::Known(a), IntArg::Known(b)) => {
+                        IntArg::Known(match mode.unwrap_or(MulMode::Lo) {
+                            MulMode::Lo => int::mul_lo(a, b, w),
+                            MulMode::Hi => int::mul_hi(a, b, w, s),
+                            MulMode::Wide => int::mul_wide(a, b, w, s),
+                        })
+                    }
+                    (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Mad {
+                ty, mode, carry, ..
+            } => {
+                if ty.is_float() {
+                    return self.float_fma(t, info, ops, *ty, false);
+                }
+                self.int_mad(t, info, ops, *ty, mode.unwrap_or(MulMode::Lo), *carry)
+            }
+            Instr::Mul24 { ty, hi } => {
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let r = match (a, b) {
+                    (IntArg::Known(a), IntArg::Known(b)) => {
+                        IntArg::Known(int::mul24(a, b, *hi, ty.is_signed()))
+                    }
+                    (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Mad24 { ty, hi, sat } => {
+                if *sat {
+                    return Err(self.unsupported(t, "mad24.sat not supported", String::new()));
+                }
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let c = self.read_int(t, info, op(3), 32)?;
+                let r = match (a, b, c) {
+                    (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                        IntArg::Known(int::add(int::mul24(a, b, *hi, ty.is_signed()), c, 32))
+                    }
+                    (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Fma { ty, relu, .. } => self.float_fma(t, info, ops, *ty, *relu),
+            Instr::Div { ty, .. } => {
+                if ty.is_float() {
+                    return self.float_bin(t, info, ops, *ty, BinOp::Div);
+                }
+                self.int_divrem(t, info, ops, *ty, false)
+            }
+            Instr::Rem { ty } => self.int_divrem(t, info, ops, *ty, true),
+            Instr::Neg { ty, .. } | Instr::Abs { ty, .. } => {
+                let neg = matches!(ins.instr, Instr::Neg { .. });
+                if ty.is_float() {
+                    let u = if neg { UnOp::Neg } else { UnOp::Abs };
+                    return self.float_un(t, info, ops, *ty, u);
+                }
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let r = match a {
+                    IntArg::Known(a) => {
+                        IntArg::Known(if neg { int::neg(a, w) } else { int::abs(a, w) })
+                    }
+                    other => other,
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Min { ty, mods } | Instr::Max { ty, mods } => {
+                let is_min = matches!(ins.instr, Instr::Min { .. });
+                if mods.xorsign_abs {
+                    return Err(self.unsupported(
+                        t,
+                        "min/max .xorsign.abs not supported",
+                        String::new(),
+                    ));
+                }
+                if ty.is_float() {
+                    let op_ = if is_min { BinOp::Min } else { BinOp::Max };
+                    self.float_bin(t, info, ops, *ty, op_)?;
+                    if ops.len() == 4 {
+                        // Three-input form: fold the third operand in.
+                        let three = [op(0).clone(), op(0).clone(), op(3).clone()];
+                        self.float_bin(t, info, &three, *ty, op_)?;
+                    }
+                    if mods.relu {
+                        self.relu(t, info, op(0), *ty)?;
+                    }
+                    return Ok(Flow::Next);
+                }
+                if ty.is_packed() {
+                    return Err(self.unsupported(
+                        t,
+                        "packed integer min/max not supported",
+                        String::new(),
+                    ));
+                }
+                let w = ty.bit_width();
+                let s = ty.is_signed();
+                let mut acc = self.read_int(t, info, op(1), w)?;
+                for k in 2..ops.len() {
+                    let b = self.read_int(t, info, op(k), w)?;
+                    acc = match (acc, b) {
+                        (IntArg::Known(a), IntArg::Known(b)) => IntArg::Known(if is_min {
+                            int::min(a, b, w, s)
+                        } else {
+                            int::max(a, b, w, s)
+                        }),
+                        (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+                    };
+                }
+                if mods.relu
+                    && let IntArg::Known(a) = acc
+                {
+                    acc = IntArg::Known(int::max(a, 0, w, true));
+                }
+                self.write(t, info, op(0), int_value(acc))?;
+                Ok(Flow::Next)
+            }
+            Instr::Copysign { ty } => self.copysign(t, info, ops, *ty),
+            Instr::Sad { ty } => {
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let b = self.read_int(t, info, op(2), w)?;
+                let c = self.read_int(t, info, op(3), w)?;
+                let r = match (a, b, c) {
+                    (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                        let s = ty.is_signed();
+                        let d = (int::read(a, w, s) - int::read(b, w, s)).unsigned_abs() as u64;
+                        IntArg::Known(int::add(c, d, w))
+                    }
+                    (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Dp4a { a_ty, b_ty } | Instr::Dp2a { a_ty, b_ty, .. } => {
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let c = self.read_int(t, info, op(3), 32)?;
+                let r = match (a, b, c) {
+                    (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                        let mut acc = int::read(c, 32, true);
+                        if let Instr::Dp2a { hi, .. } = ins.instr {
+                            for i in 0..2u32 {
+                                let x = int::read(a >> (16 * i), 16, a_ty.is_signed());
+                                let k = i + if hi { 2 } else { 0 };
+                                let y = int::read(b >> (8 * k), 8, b_ty.is_signed());
+                                acc += x * y;
+                            }
+                        } else {
+                            for i in 0..4u32 {
+                                let x = int::read(a >> (8 * i), 8, a_ty.is_signed());
+                                let y = int::read(b >> (8 * i), 8, b_ty.is_signed());
+                                acc += x * y;
+                            }
+                        }
+                        IntArg::Known(mask_bits(acc as u64, 32))
+                    }
+                    (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Math { func, ty, .. } => {
+                let u = match func {
+                    MathFn::Rcp => UnOp::Recip,
+                    MathFn::Sqrt => UnOp::Sqrt,
+                    MathFn::Rsqrt => UnOp::Rsqrt,
+                    MathFn::Ex2 => UnOp::Exp2,
+                    MathFn::Lg2 => UnOp::Lg2,
+                    MathFn::Sin => UnOp::Sin,
+                    MathFn::Cos => UnOp::Cos,
+                    MathFn::Tanh => UnOp::Tanh,
+                };
+                self.float_un(t, info, ops, *ty, u)
+            }
+            Instr::Testp { op: top, ty } => {
+                let v = self.read(t, info, op(1), ty.bit_width())?;
+                let Value::Bits(b) = v else {
+                    return Err(self.unsupported(
+                        t,
+                        "testp on a real value",
+                        "testing the IEEE class of a tensor value".into(),
+                    ));
+                };
+                let x = match ty {
+                    ScalarType::F32 => f64::from(f32::from_bits(b as u32)),
+                    _ => f64::from_bits(b),
+                };
+                use ptxeq_ir::TestpOp as T;
+                let r = match top {
+                    T::Finite => x.is_finite(),
+                    T::Infinite => x.is_infinite(),
+                    T::Number => !x.is_nan(),
+                    T::NotANumber => x.is_nan(),
+                    T::Normal => {
+                        if *ty == ScalarType::F32 {
+                            (x as f32).is_normal()
+                        } else {
+                            x.is_normal()
+                        }
+                    }
+                    T::Subnormal => {
+                        if *ty == ScalarType::F32 {
+                            (x as f32).is_subnormal()
+                        } else {
+                            x.is_subnormal()
+                        }
+                    }
+                };
+                self.write(t, info, op(0), Value::Bits(u64::from(r)))?;
+                Ok(Flow::Next)
+            }
+            Instr::And { ty } | Instr::Or { ty } | Instr::Xor { ty } => {
+                let bop = match ins.instr {
+                    Instr::And { .. } => BoolOp::And,
+                    Instr::Or { .. } => BoolOp::Or,
+                    _ => BoolOp::Xor,
+                };
+                if *ty == ScalarType::Pred {
+                    let a = self.read_pred(t, info, op(1))?;
+                    let b = self.read_pred(t, info, op(2))?;
+                    let r = self.pred_op(bop, a, b);
+                    let v = self.pred_value(r);
+                    self.write(t, info, op(0), v)?;
+                    return Ok(Flow::Next);
+                }
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let b = self.read_int(t, info, op(2), w)?;
+                let r = match (a, b) {
+                    (IntArg::Known(a), IntArg::Known(b)) => IntArg::Known(match bop {
+                        BoolOp::And => a & b,
+                        BoolOp::Or => a | b,
+                        BoolOp::Xor => a ^ b,
+                    }),
+                    (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Not { ty } | Instr::Cnot { ty } => {
+                if *ty == ScalarType::Pred {
+                    let a = self.read_pred(t, info, op(1))?;
+                    let r = self.pred_not(a);
+                    let v = self.pred_value(r);
+                    self.write(t, info, op(0), v)?;
+                    return Ok(Flow::Next);
+                }
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let cnot = matches!(ins.instr, Instr::Cnot { .. });
+                let r = match a {
+                    IntArg::Known(a) => IntArg::Known(if cnot {
+                        u64::from(a == 0)
+                    } else {
+                        mask_bits(!a, w)
+                    }),
+                    other => other,
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Lop3 { ty } => {
+                let w = ty.bit_width();
+                let mut args = [IntArg::Undef; 4];
+                for (k, a) in args.iter_mut().enumerate() {
+                    *a = self.read_int(t, info, op(k + 1), if k == 3 { 32 } else { w })?;
+                }
+                let r = match args {
+                    [
+                        IntArg::Known(a),
+                        IntArg::Known(b),
+                        IntArg::Known(c),
+                        IntArg::Known(l),
+                    ] => IntArg::Known(int::lop3(a, b, c, l, w)),
+                    [a, b, c, l] => tainted2(a, b).or(tainted2(c, l)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Shl { ty } | Instr::Shr { ty } => {
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let left = matches!(ins.instr, Instr::Shl { .. });
+                let r = match (a, b) {
+                    (IntArg::Known(a), IntArg::Known(b)) => IntArg::Known(if left {
+                        int::shl(a, b, w)
+                    } else {
+                        int::shr(a, b, w, ty.is_signed())
+                    }),
+                    (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Shf { left, mode, .. } => {
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let c = self.read_int(t, info, op(3), 32)?;
+                let clamp = *mode == ptxeq_ir::ShiftMode::Clamp;
+                let r = match (a, b, c) {
+                    (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                        IntArg::Known(int::shf(a, b, c, *left, clamp))
+                    }
+                    (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Bfe { ty } => {
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let p = self.read_int(t, info, op(2), 32)?;
+                let l = self.read_int(t, info, op(3), 32)?;
+                let r = match (a, p, l) {
+                    (IntArg::Known(a), IntArg::Known(p), IntArg::Known(l)) => {
+                        IntArg::Known(int::bfe(a, p, l, w, ty.is_signed()))
+                    }
+                    (a, p, l) => tainted2(a, p).or(tainted2(l, l)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Bfi { ty } => {
+                let w = ty.bit_width();
+                let f = self.read_int(t, info, op(1), w)?;
+                let b = self.read_int(t, info, op(2), w)?;
+                let p = self.read_int(t, info, op(3), 32)?;
+                let l = self.read_int(t, info, op(4), 32)?;
+                let r = match (f, b, p, l) {
+                    (IntArg::Known(f), IntArg::Known(b), IntArg::Known(p), IntArg::Known(l)) => {
+                        IntArg::Known(int::bfi(f, b, p, l, w))
+                    }
+                    (f, b, p, l) => tainted2(f, b).or(tainted2(p, l)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Prmt { mode, .. } => {
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let c = self.read_int(t, info, op(3), 32)?;
+                let r = match (a, b, c) {
+                    (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                        IntArg::Known(int::prmt(a, b, c, *mode))
+                    }
+                    (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Popc { ty }
+            | Instr::Clz { ty }
+            | Instr::Brev { ty }
+            | Instr::Bfind { ty, .. } => {
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let r = match a {
+                    IntArg::Known(a) => IntArg::Known(match &ins.instr {
+                        Instr::Popc { .. } => int::popc(a, w),
+                        Instr::Clz { .. } => int::clz(a, w),
+                        Instr::Brev { .. } => int::brev(a, w),
+                        Instr::Bfind { shiftamt, .. } => {
+                            int::bfind(a, w, ty.is_signed(), *shiftamt)
+                        }
+                        _ => 0,
+                    }),
+                    other => other,
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Fns { .. } => {
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let c = self.read_int(t, info, op(3), 32)?;
+                let r = match (a, b, c) {
+                    (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                        IntArg::Known(int::fns(a, b, c))
+                    }
+                    (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Bmsk { mode, .. } | Instr::Szext { mode, .. } => {
+                let a = self.read_int(t, info, op(1), 32)?;
+                let b = self.read_int(t, info, op(2), 32)?;
+                let clamp = *mode == ptxeq_ir::ShiftMode::Clamp;
+                let r = match (a, b) {
+                    (IntArg::Known(a), IntArg::Known(b)) => IntArg::Known(match &ins.instr {
+                        Instr::Bmsk { .. } => int::bmsk(a, b, clamp),
+                        Instr::Szext { ty, .. } => int::szext(a, b, clamp, ty.is_signed()),
+                        _ => 0,
+                    }),
+                    (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Setp {
+                cmp,
+                bool_op: bop,
+                ty,
+                ..
+            } => self.setp(t, info, ops, *cmp, *bop, *ty),
+            Instr::Set {
+                cmp,
+                bool_op: bop,
+                dst_ty,
+                src_ty,
+                ..
+            } => self.set(t, info, ops, *cmp, *bop, *dst_ty, *src_ty),
+            Instr::Selp { ty } => {
+                let w = ty.bit_width();
+                let a = self.read(t, info, op(1), w)?;
+                let b = self.read(t, info, op(2), w)?;
+                let p = self.read_pred(t, info, op(3))?;
+                let v = self.select(t, p, a, b, Fmt::of(*ty))?;
+                self.write(t, info, op(0), v)?;
+                Ok(Flow::Next)
+            }
+            Instr::Slct { src_ty, dst_ty, .. } => {
+                let w = dst_ty.bit_width();
+                let a = self.read(t, info, op(1), w)?;
+                let b = self.read(t, info, op(2), w)?;
+                let p = if *src_ty == ScalarType::F32 {
+                    match self.read_real(t, info, op(3), Fmt::F32)? {
+                        Some(c) => {
+                            let zero = self.d.int_const(0);
+                            let r = self.d.cmp(Cmp::Ge, c, zero);
+                            match self.d.as_bool(r) {
+                                Some(b) => PredArg::Known(b),
+                                None => PredArg::Data(r),
+                            }
+                        }
+                        None => PredArg::Undef,
+                    }
+                } else {
+                    match self.read_int(t, info, op(3), 32)? {
+                        IntArg::Known(c) => PredArg::Known(int::sext(c, 32) >= 0),
+                        IntArg::Undef => PredArg::Undef,
+                        IntArg::Tainted(o) => PredArg::Tainted(o),
+                    }
+                };
+                let v = self.select(t, p, a, b, Fmt::of(*dst_ty))?;
+                self.write(t, info, op(0), v)?;
+                Ok(Flow::Next)
+            }
+            Instr::Mov { ty } => self.mov(t, info, ops, *ty),
+            Instr::Cvt {
+                dst_ty,
+                src_ty,
+                rnd,
+                relu,
+                sat,
+                ..
+            } => self.cvt(t, info, ops, (*dst_ty, *src_ty), *rnd, *relu, *sat),
+            Instr::Cvta { to, space, ty } => {
+                let w = ty.bit_width();
+                let a = self.read_int(t, info, op(1), w)?;
+                let win = space_of(*space).map_or(0, Space::window);
+                let r = match a {
+                    IntArg::Known(a) => IntArg::Known(mask_bits(
+                        if *to {
+                            a.wrapping_sub(win)
+                        } else {
+                            a.wrapping_add(win)
+                        },
+                        w,
+                    )),
+                    other => other,
+                };
+                self.write(t, info, op(0), int_value(r))?;
+                Ok(Flow::Next)
+            }
+            Instr::Ld(m) | Instr::Ldu(m) => {
+                let Some(Operand::Addr(addr)) = ops.get(1) else {
+                    return Err(self.unsupported(t, "load without an address", String::new()));
+                };
+                let es = m.ty.size_bytes() as u8;
+                let n = m.vector.unwrap_or(1);
+                let dests: &[Operand] = match op(0) {
+                    Operand::Vector(v) => v,
+                    d => std::slice::from_ref(d),
+                };
+                let total = u64::from(es) * u64::from(n);
+                if total > 255 {
+                    return Err(self.unsupported(t, "access too wide", format!("{total} bytes")));
+                }
+                let Some(v) = self.load(t, info, m.space, addr, total as u8)? else {
+                    for d in dests {
+                        self.write(t, info, d, Value::Undef)?;
+                    }
+                    return Ok(Flow::Next);
+                };
+                for (k, d) in dests.iter().enumerate() {
+                    let part = if dests.len() == 1 && n == 1 {
+                        v.clone()
+                    } else {
+                        v.slice(es * k as u8, es, total as u8)
+                    };
+                    let part = self.extend(info, d, part, m.ty);
+                    self.write(t, info, d, part)?;
+                }
+                Ok(Flow::Next)
+            }
+            Instr::St(m) => {
+                let Some(Operand::Addr(addr)) = ops.first() else {
+                    return Err(self.unsupported(t, "store without an address", String::new()));
+                };
+                let es = m.ty.size_bytes() as u8;
+                let srcs: &[Operand] = match op(1) {
+                    Operand::Vector(v) => v,
+                    s => std::slice::from_ref(s),
+                };
+                let mut parts: smallvec::SmallVec<[(Value<D::Val>, u8); 4]> =
+                    smallvec::SmallVec::new();
+                for s in srcs {
+                    let v = self.read(t, info, s, u32::from(es) * 8)?;
+                    parts.push((v, es));
+                }
+                let total = u64::from(es) * parts.len() as u64;
+                if total > 255 {
+                    return Err(self.unsupported(t, "access too wide", format!("{total} bytes")));
+                }
+                let v = if parts.len() == 1 {
+                    let (v, _) = parts.pop().ok_or(Halt)?;
+                    v
+                } else {
+                    Value::concat(&parts)
+                };
+                self.store(t, info, m.space, addr, v, total as u8)?;
+                Ok(Flow::Next)
+            }
+            Instr::Prefetch { .. }
+            | Instr::Nanosleep
+            | Instr::Fence(_)
+            | Instr::Griddepcontrol { .. } => Ok(Flow::Next),
+            Instr::Setmaxnreg { .. } => Ok(Flow::Next),
+            Instr::Isspacep { space } => {
+                let a = self.read_int(t, info, op(1), 64)?;
+                let r = match a {
+                    IntArg::Known(a) => {
+                        let s = Space::of_generic(a);
+                        Value::Bits(u64::from(space_of(*space) == Some(s)))
+                    }
+                    other => int_value(other),
+                };
+                self.write(t, info, op(0), r)?;
+                Ok(Flow::Next)
+            }
+            Instr::Bra { .. } => match ops.first() {
+                Some(Operand::Label(l)) => {
+                    let target = info.ir.labels.get(l.index()).map(|l| l.target);
+                    match target {
+                        Some(tg) => Ok(Flow::Jump(tg)),
+                        None => {
+                            Err(self.unsupported(t, "branch to an unknown label", String::new()))
+                        }
+                    }
+                }
+                _ => Err(self.unsupported(t, "indirect branch not supported", String::new())),
+            },
+            Instr::Brx { .. } => Err(self.unsupported(t, "brx.idx not supported", String::new())),
+            Instr::Call { .. } => self.do_call(funcs, info, t, pc),
+            Instr::Ret { .. } => self.do_return(funcs, t),
+            Instr::Exit => Ok(Flow::Exit),
+            Instr::Trap | Instr::Brkpt => Err(self.fail(
+                t,
+                FindingKind::Trap,
+                "trap",
+                "the kernel executes `trap` (aborts)".into(),
+            )),
+            Instr::Bar { kind, aligned, .. } => self.bar(t, info, ops, *kind, *aligned),
+            Instr::BarWarpSync => self.warp_collective(t, info, ins),
+            Instr::Shfl { .. }
+            | Instr::Vote { .. }
+            | Instr::Match { .. }
+            | Instr::Redux { .. }
+            | Instr::Elect => self.warp_collective(t, info, ins),
+            Instr::Activemask => self.warp_collective(t, info, ins),
+            Instr::Atom(m) => {
+                self.atomic(t, info, pc, m, ops, false)?;
+                Ok(Flow::Next)
+            }
+            Instr::Red(m) => {
+                self.atomic(t, info, pc, m, ops, true)?;
+                Ok(Flow::Next)
+            }
+            Instr::BarrierCluster { .. } | Instr::Mapa { .. } | Instr::Getctarank { .. } => {
+                Err(self.unsupported(
+                    t,
+                    "thread-block clusters not modelled",
+                    ins.instr.mnemonic(),
+                ))
+            }
+            Instr::Mma(_)
+            | Instr::Wmma(_)
+            | Instr::Ldmatrix(_)
+            | Instr::Stmatrix(_)
+            | Instr::Movmatrix { .. }
+            | Instr::CpAsync { .. }
+            | Instr::CpAsyncCommitGroup
+            | Instr::CpAsyncWaitGroup
+            | Instr::CpAsyncWaitAll
+            | Instr::CpAsyncMbarrierArrive { .. }
+            | Instr::CpAsyncBulk(_)
+            | Instr::CpAsyncBulkCommitGroup
+            | Instr::CpAsyncBulkWaitGroup { .. }
+            | Instr::Wgmma(_)
+            | Instr::Mbarrier { .. } => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            Instr::Unknown { text, reason } => {
+                Err(self.unsupported(t, "unknown instruction", format!("`{text}`: {reason}")))
+            }
+        }
+    }
+
+    /// Sign- or zero-extends a narrow loaded integer into a wider register.
+    fn extend(
+        &self,
+        info: &FuncInfo,
+        d: &Operand,
+        v: Value<D::Val>,
+        ty: ScalarType,
+    ) -> Value<D::Val> {
+        let Value::Bits(b) = v else {
+            return v;
+        };
+        let rw = self.operand_width(info, d).unwrap_or(64);
+        let w = ty.bit_width();
+        if rw > w && ty.is_signed() {
+            Value::Bits(mask_bits(int::sext(b, w) as u64, rw))
+        } else {
+            Value::Bits(b)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_sub(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        ty: ScalarType,
+        sat: bool,
+        carry: Carry,
+        sub: bool,
+    ) -> R<Flow> {
+        if ty.is_float() {
+            return self.float_bin(t, info, ops, ty, if sub { BinOp::Sub } else { BinOp::Add });
+        }
+        if ty.is_packed() {
+            return Err(self.unsupported(
+                t,
+                "packed integer arithmetic not supported",
+                String::new(),
+            ));
+        }
+        let w = ty.bit_width();
+        let a = self.read_int(t, info, opnd(ops, 1), w)?;
+        let b = self.read_int(t, info, opnd(ops, 2), w)?;
+        let (a, b) = match (a, b) {
+            (IntArg::Known(a), IntArg::Known(b)) => (a, b),
+            (a, b) => {
+                let r = tainted2(a, b).unwrap_or(IntArg::Undef);
+                self.write(t, info, opnd(ops, 0), int_value(r))?;
+                return Ok(Flow::Next);
+            }
+        };
+        let cin = matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry;
+        let cin = u128::from(cin);
+        let m = if w >= 64 {
+            u128::from(u64::MAX)
+        } else {
+            (1u128 << w) - 1
+        };
+        let (r, cout) = if sub {
+            let full = u128::from(a).wrapping_sub(u128::from(b)).wrapping_sub(cin);
+            (full as u64, u128::from(a) < u128::from(b) + cin)
+        } else {
+            let full = u128::from(a) + u128::from(b) + cin;
+            (full as u64, full > m)
+        };
+        let r = if sat && ty == ScalarType::S32 {
+            if sub {
+                int::sub_sat_s32(a, b)
+            } else {
+                int::add_sat_s32(a, b)
+            }
+        } else {
+            mask_bits(r, w)
+        };
+        if matches!(carry, Carry::Out | Carry::InOut) {
+            self.threads[t as usize].carry = cout;
+        }
+        self.write(t, info, opnd(ops, 0), Value::Bits(r))?;
+        Ok(Flow::Next)
+    }
+
+    fn int_mad(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        ty: ScalarType,
+        mode: MulMode,
+        carry: Carry,
+    ) -> R<Flow> {
+        let w = ty.bit_width();
+        let s = ty.is_signed();
+        let cw = if mode == MulMode::Wide { 2 * w } else { w };
+        let a = self.read_int(t, info, opnd(ops, 1), w)?;
+        let b = self.read_int(t, info, opnd(ops, 2), w)?;
+        let c = self.read_int(t, info, opnd(ops, 3), cw)?;
+        let r = match (a, b, c) {
+            (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
+                let p = match mode {
+                    MulMode::Lo => int::mul_lo(a, b, w),
+                    MulMode::Hi => int::mul_hi(a, b, w, s),
+                    MulMode::Wide => int::mul_wide(a, b, w, s),
+                };
+                let cin = u128::from(
+                    matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry,
+                );
+                let full = u128::from(p) + u128::from(c) + cin;
+                if matches!(carry, Carry::Out | Carry::InOut) {
+                    self.threads[t as usize].carry = (full >> cw) & 1 == 1;
+                }
+                IntArg::Known(mask_bits(full as u64, cw))
+            }
+            (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
+        };
+        self.write(t, info, opnd(ops, 0), int_value(r))?;
+        Ok(Flow::Next)
+    }
+
+    fn int_divrem(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        ty: ScalarType,
+        rem: bool,
+    ) -> R<Flow> {
+        let w = ty.bit_width();
+        let a = self.read_int(t, info, opnd(ops, 1), w)?;
+        let b = self.read_int(t, info, opnd(ops, 2), w)?;
+        let r = match (a, b) {
+            (IntArg::Known(a), IntArg::Known(b)) => {
+                let s = ty.is_signed();
+                let r = if rem {
+                    int::rem(a, b, w, s)
+                } else {
+                    int::div(a, b, w, s)
+                };
+                match r {
+                    Some(r) => IntArg::Known(r),
+                    None => {
+                        self.note(
+                            t,
+                            FindingKind::DivisionByZero,
+                            format!(
+                                "integer {} by zero (result unspecified)",
+                                if rem { "remainder" } else { "division" }
+                            ),
+                            None,
+                        );
+                        IntArg::Undef
+                    }
+                }
+            }
+            (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
+        };
+        self.write(t, info, opnd(ops, 0), int_value(r))?;
+        Ok(Flow::Next)
+    }
+
+    /// Applies `f` lane-wise for packed types, or once for scalar floats.
+    fn float_lanes(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ty: ScalarType,
+        srcs: &[&Operand],
+        f: &mut LaneFn<'_, Self, D::Val>,
+    ) -> R<Value<D::Val>> {
+        if let Some(fmt) = Fmt::of(ty) {
+            let mut xs: smallvec::SmallVec<[D::Val; 4]> = smallvec::SmallVec::new();
+            for s in srcs {
+                match self.read_real(t, info, s, fmt)? {
+                    Some(x) => xs.push(x),
+                    None => return Ok(Value::Undef),
+                }
+            }
+            return Ok(Value::data(f(self, &xs), fmt));
+        }
+        if let Some(lf) = Fmt::lane_of(ty) {
+            let mut vals: smallvec::SmallVec<[Value<D::Val>; 4]> = smallvec::SmallVec::new();
+            for s in srcs {
+                vals.push(self.read(t, info, s, 32)?);
+            }
+            let mut lanes = Vec::with_capacity(2);
+            for lane in 0..2u8 {
+                let mut xs: smallvec::SmallVec<[D::Val; 4]> = smallvec::SmallVec::new();
+                for v in &vals {
+                    let part = v.slice(2 * lane, 2, 4);
+                    match self.as_real(t, &part, lf)? {
+                        Some(x) => xs.push(x),
+                        None => return Ok(Value::Undef),
+                    }
+                }
+                lanes.push((Value::data(f(self, &xs), lf), 2u8));
+            }
+            return Ok(Value::concat(&lanes));
+        }
+        Err(self.unsupported(
+            t,
+            "float format not modelled",
+            format!(".{ty} arithmetic (tf32 / fp8 / fp6 / fp4 formats are not modelled)"),
+        ))
+    }
+
+    fn float_bin(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        ty: ScalarType,
+        op: BinOp,
+    ) -> R<Flow> {
+        let sink = Operand::Sink;
+        let srcs = [ops.get(1).unwrap_or(&sink), ops.get(2).unwrap_or(&sink)];
+        let v = self.float_lanes(t, info, ty, &srcs, &mut |e, x| e.d.binary(op, x[0], x[1]))?;
+        self.write(t, info, opnd(ops, 0), v)?;
+        Ok(Flow::Next)
+    }
+
+    fn float_un(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        ty: ScalarType,
+        op: UnOp,
+    ) -> R<Flow> {
+        let sink = Operand::Sink;
+        let srcs = [ops.get(1).unwrap_or(&sink)];
+        let v = self.float_lanes(t, info, ty, &srcs, &mut |e, x| e.d.unary(op, x[0]))?;
+        self.write(t, info, opnd(ops, 0), v)?;
+        Ok(Flow::Next)
+    }
+
+    fn float_fma(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        ty: ScalarType,
+        relu: bool,
+    ) -> R<Flow> {
+        let sink = Operand::Sink;
+        let srcs = [
+            ops.get(1).unwrap_or(&sink),
+            ops.get(2).unwrap_or(&sink),
+            ops.get(3).unwrap_or(&sink),
+        ];
+        let v = self.float_lanes(t, info, ty, &srcs, &mut |e, x| e.d.fma(x[0], x[1], x[2]))?;
+        self.write(t, info, opnd(ops, 0), v)?;
+        if relu {
+            self.relu(t, info, opnd(ops, 0), ty)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `d = max(d, 0)` (the `.relu` modifier).
+    fn relu(&mut self, t: u32, info: &FuncInfo, d: &Operand, ty: ScalarType) -> R<()> {
+        let srcs = [d];
+        let v = self.float_lanes(t, info, ty, &srcs, &mut |e, x| {
+            let z = e.d.int_const(0);
+            e.d.binary(BinOp::Max, x[0], z)
+        })?;
+        self.write(t, info, d, v)
+    }
+
+    fn copysign(&mut self, t: u32, info: &FuncInfo, ops: &[Operand], ty: ScalarType) -> R<Flow> {
+        let Some(fmt) = Fmt::of(ty) else {
+            return Err(self.unsupported(t, "copysign type not supported", String::new()));
+        };
+        let w = ty.bit_width();
+        let a = self.read(t, info, opnd(ops, 1), w)?;
+        let b = self.read(t, info, opnd(ops, 2), w)?;
+        let sign = 1u64 << (w - 1);
+        let v = match (&a, &b) {
+            (Value::Bits(a), Value::Bits(b)) => {
+                Value::Bits((a & sign) | (b & !sign & mask_bits(u64::MAX, w)))
+            }
+            (Value::Bits(a), _) => match self.as_real(t, &b, fmt)? {
+                Some(x) => {
+                    let m = self.d.unary(UnOp::Abs, x);
+                    let r = if a & sign != 0 {
+                        self.d.unary(UnOp::Neg, m)
+                    } else {
+                        m
+                    };
+                    Value::data(r, fmt)
+                }
+                None => Value::Undef,
+            },
+            _ => {
+                return Err(self.unsupported(
+                    t,
+                    "bit-level manipulation of a real value",
+                    "copysign taking the sign of a tensor value".into(),
+                ));
+            }
+        };
+        self.write(t, info, opnd(ops, 0), v)?;
+        Ok(Flow::Next)
+    }
+
+    /// `p ? a : b` for register values.
+    fn select(
+        &mut self,
+        t: u32,
+        p: PredArg<D::Val>,
+        a: Value<D::Val>,
+        b: Value<D::Val>,
+        fmt: Option<Fmt>,
+    ) -> R<Value<D::Val>> {
+        match p {
+            PredArg::Known(true) => Ok(a),
+            PredArg::Known(false) => Ok(b),
+            PredArg::Undef => Ok(Value::Undef),
+            PredArg::Tainted(o) => {
+                if a == b {
+                    Ok(a)
+                } else {
+                    let _ = o;
+                    Err(self.unsupported(
+                        t,
+                        "predicate depends on tensor data",
+                        "a selection by a predicate computed from integers read from tensors"
+                            .into(),
+                    ))
+                }
+            }
+            PredArg::Data(c) => {
+                if let Some(fmt) = fmt
+                    && a.whole_data().is_none()
+                    && b.whole_data().is_none()
+                {
+                    // Float constants selected by a data predicate.
+                    let x = self.as_real(t, &a, fmt)?;
+                    let y = self.as_real(t, &b, fmt)?;
+                    return Ok(match (x, y) {
+                        (Some(x), Some(y)) => Value::data(self.d.select(c, x, y), fmt),
+                        _ => Value::Undef,
+                    });
+                }
+                self.merge(t, c, a, b)
+            }
+        }
+    }
+
+    fn compare(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        a: &Operand,
+        b: &Operand,
+        cmp: CmpOp,
+        ty: ScalarType,
+    ) -> R<PredArg<D::Val>> {
+        if let Some(fmt) = Fmt::of(ty) {
+            let c = match real_cmp(cmp) {
+                Ok(c) => c,
+                Err(Some(k)) => return Ok(PredArg::Known(k)),
+                Err(None) => {
+                    return Err(self.unsupported(
+                        t,
+                        "unsigned comparison of floats",
+                        String::new(),
+                    ));
+                }
+            };
+            let x = self.read_real(t, info, a, fmt)?;
+            let y = self.read_real(t, info, b, fmt)?;
+            let (Some(x), Some(y)) = (x, y) else {
+                return Ok(PredArg::Undef);
+            };
+            let r = self.d.cmp(c, x, y);
+            return Ok(match self.d.as_bool(r) {
+                Some(k) => PredArg::Known(k),
+                None => PredArg::Data(r),
+            });
+        }
+        if ty.is_float() {
+            return Err(self.unsupported(
+                t,
+                "float format not modelled",
+                format!(".{ty} comparison"),
+            ));
+        }
+        let w = ty.bit_width();
+        let x = self.read_int(t, info, a, w)?;
+        let y = self.read_int(t, info, b, w)?;
+        match (x, y) {
+            (IntArg::Known(x), IntArg::Known(y)) => match int_cmp(cmp, x, y, w, ty.is_signed()) {
+                Some(k) => Ok(PredArg::Known(k)),
+                None => {
+                    Err(self.unsupported(t, "comparison not valid for integers", format!(".{cmp}")))
+                }
+            },
+            (IntArg::Tainted(o), _) | (_, IntArg::Tainted(o)) => Ok(PredArg::Tainted(o)),
+            _ => Ok(PredArg::Undef),
+        }
+    }
+
+    fn setp(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        cmp: CmpOp,
+        bop: Option<IrBoolOp>,
+        ty: ScalarType,
+    ) -> R<Flow> {
+        let sink = Operand::Sink;
+        let op = |i: usize| ops.get(i).unwrap_or(&sink);
+        if let Some(lf) = Fmt::lane_of(ty) {
+            // Packed: p gets lane 0's result, q lane 1's.
+            let c = real_cmp(cmp);
+            let a = self.read(t, info, op(2), 32)?;
+            let b = self.read(t, info, op(3), 32)?;
+            let extra = match bop {
+                Some(_) => Some(self.read_pred(t, info, op(4))?),
+                None => None,
+            };
+            for lane in 0..2u8 {
+                let r = match c {
+                    Ok(c) => {
+                        let x = self.as_real(t, &a.slice(2 * lane, 2, 4), lf)?;
+                        let y = self.as_real(t, &b.slice(2 * lane, 2, 4), lf)?;
+                        match (x, y) {
+                            (Some(x), Some(y)) => {
+                                let r = self.d.cmp(c, x, y);
+                                match self.d.as_bool(r) {
+                                    Some(k) => PredArg::Known(k),
+                                    None => PredArg::Data(r),
+                                }
+                            }
+                            _ => PredArg::Undef,
+                        }
+                    }
+                    Err(Some(k)) => PredArg::Known(k),
+                    Err(None) => {
+                        return Err(self.unsupported(
+                            t,
+                            "unsigned comparison of floats",
+                            String::new(),
+                        ));
+                    }
+                };
+                let r = match (bop, extra) {
+                    (Some(o), Some(e)) => self.pred_op(bool_op(o), r, e),
+                    _ => r,
+                };
+                let v = self.pred_value(r);
+                self.write(t, info, op(usize::from(lane)), v)?;
+            }
+            return Ok(Flow::Next);
+        }
+        let r = self.compare(t, info, op(2), op(3), cmp, ty)?;
+        let (p, q) = match bop {
+            Some(o) => {
+                let c = self.read_pred(t, info, op(4))?;
+                let nr = self.pred_not(r);
+                (
+                    self.pred_op(bool_op(o), r, c),
+                    self.pred_op(bool_op(o), nr, c),
+                )
+            }
+            None => (r, self.pred_not(r)),
+        };
+        let pv = self.pred_value(p);
+        self.write(t, info, op(0), pv)?;
+        if !matches!(op(1), Operand::Sink) {
+            let qv = self.pred_value(q);
+            self.write(t, info, op(1), qv)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn set(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        cmp: CmpOp,
+        bop: Option<IrBoolOp>,
+        dst: ScalarType,
+        src: ScalarType,
+    ) -> R<Flow> {
+        let sink = Operand::Sink;
+        let op = |i: usize| ops.get(i).unwrap_or(&sink);
+        let mut r = self.compare(t, info, op(1), op(2), cmp, src)?;
+        if let Some(o) = bop {
+            let c = self.read_pred(t, info, op(3))?;
+            r = self.pred_op(bool_op(o), r, c);
+        }
+        let v = if let Some(fmt) = Fmt::of(dst) {
+            let one = self.d.int_const(1);
+            let zero = self.d.int_const(0);
+            match r {
+                PredArg::Known(k) => Value::data(if k { one } else { zero }, fmt),
+                PredArg::Data(c) => Value::data(self.d.select(c, one, zero), fmt),
+                PredArg::Tainted(o) => Value::Tainted(o),
+                PredArg::Undef => Value::Undef,
+            }
+        } else {
+            match r {
+                PredArg::Known(k) => Value::Bits(if k {
+                    mask_bits(u64::MAX, dst.bit_width())
+                } else {
+                    0
+                }),
+                PredArg::Data(_) => Value::Tainted(self.cur_instr),
+                PredArg::Tainted(o) => Value::Tainted(o),
+                PredArg::Undef => Value::Undef,
+            }
+        };
+        self.write(t, info, op(0), v)?;
+        Ok(Flow::Next)
+    }
+
+    fn mov(&mut self, t: u32, info: &FuncInfo, ops: &[Operand], ty: ScalarType) -> R<Flow> {
+        let w = ty.bit_width();
+        let (Some(d), Some(a)) = (ops.first(), ops.get(1)) else {
+            return Err(self.unsupported(t, "mov without operands", String::new()));
+        };
+        match d {
+            Operand::Vector(parts) if parts.len() > 1 => {
+                // Unpack: mov.b64 {lo, hi}, %rd.
+                let v = self.read(t, info, a, w)?;
+                let total = (w / 8) as u8;
+                let mut at = 0u8;
+                for p in parts {
+                    let pw = self
+                        .operand_width(info, p)
+                        .map_or(total / parts.len() as u8, |x| (x / 8) as u8);
+                    let piece = v.slice(at, pw, total);
+                    self.write(t, info, p, piece)?;
+                    at += pw;
+                }
+            }
+            _ => {
+                let v = self.read(t, info, a, w)?;
+                self.write(t, info, d, v)?;
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn cvt(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        (dst, src): (ScalarType, ScalarType),
+        rnd: Option<ptxeq_ir::Rounding>,
+        relu: bool,
+        sat: bool,
+    ) -> R<Flow> {
+        use ptxeq_ir::Rounding as Rd;
+        let sink = Operand::Sink;
+        let op = |i: usize| ops.get(i).unwrap_or(&sink);
+        // `.sat` on reals is the identity (design.md §4); on integers it
+        // clamps to the destination range.
+        let int_round = matches!(rnd, Some(Rd::Rni | Rd::Rzi | Rd::Rmi | Rd::Rpi));
+        // Packing conversion: cvt.rn.f16x2.f32 d, a, b (a → upper half).
+        if let Some(lf) = Fmt::lane_of(dst) {
+            let Some(sf) = Fmt::of(src) else {
+                return Err(self.unsupported(
+                    t,
+                    "float format not modelled",
+                    format!("cvt .{dst}.{src}"),
+                ));
+            };
+            let hi = self.read_real(t, info, op(1), sf)?;
+            let lo = self.read_real(t, info, op(2), sf)?;
+            let v = match (lo, hi) {
+                (Some(lo), Some(hi)) => {
+                    let (lo, hi) = if relu {
+                        let z = self.d.int_const(0);
+                        (
+                            self.d.binary(BinOp::Max, lo, z),
+                            self.d.binary(BinOp::Max, hi, z),
+                        )
+                    } else {
+                        (lo, hi)
+                    };
+                    Value::concat(&[(Value::data(lo, lf), 2), (Value::data(hi, lf), 2)])
+                }
+                _ => Value::Undef,
+            };
+            self.write(t, info, op(0), v)?;
+            return Ok(Flow::Next);
+        }
+        let (df, sf) = (Fmt::of(dst), Fmt::of(src));
+        if (dst.is_float() && df.is_none()) || (src.is_float() && sf.is_none()) {
+            return Err(self.unsupported(
+                t,
+                "float format not modelled",
+                format!("cvt .{dst}.{src}"),
+            ));
+        }
+        let v = match (df, sf) {
+            (Some(df), Some(sf)) => {
+                let a = self.read(t, info, op(1), src.bit_width())?;
+                if int_round {
+                    match a {
+                        Value::Bits(b) => {
+                            let x = crate::concrete::float_bits_to_f64(sf, b);
+                            let r = int::float_to_int(x, rnd, 64, true);
+                            let y = int::sext(r, 64) as f64;
+                            let bits = match df {
+                                Fmt::F64 => y.to_bits(),
+                                Fmt::F32 => u64::from((y as f32).to_bits()),
+                                _ => {
+                                    return Err(self.unsupported(
+                                        t,
+                                        "float format not modelled",
+                                        "rounding to an integer in half precision".into(),
+                                    ));
+                                }
+                            };
+                            Value::Bits(bits)
+                        }
+                        Value::Undef => Value::Undef,
+                        _ => {
+                            return Err(self.unsupported(
+                                t,
+                                "rounding a real value to an integer",
+                                format!(
+                                    "cvt.{}.{dst}.{src} on a tensor value",
+                                    rnd.map_or("", |r| r.as_str())
+                                ),
+                            ));
+                        }
+                    }
+                } else {
+                    match self.as_real(t, &a, sf)? {
+                        Some(x) => {
+                            let x = if relu {
+                                let z = self.d.int_const(0);
+                                self.d.binary(BinOp::Max, x, z)
+                            } else {
+                                x
+                            };
+                            Value::data(x, df)
+                        }
+                        None => Value::Undef,
+                    }
+                }
+            }
+            (Some(df), None) => {
+                // integer → float: the exact integer.
+                let w = src.bit_width();
+                match self.read_int(t, info, op(1), w)? {
+                    IntArg::Known(b) => {
+                        let x = self.d.int_const(int::read(b, w, src.is_signed()));
+                        Value::data(x, df)
+                    }
+                    IntArg::Undef => Value::Undef,
+                    IntArg::Tainted(o) => {
+                        return Err(self.unsupported(
+                            t,
+                            "conversion of a tensor-derived integer to a real value",
+                            format!("the integer comes from {}", super::unpack_instr(o)),
+                        ));
+                    }
+                }
+            }
+            (None, Some(sf)) => {
+                let a = self.read(t, info, op(1), src.bit_width())?;
+                match a {
+                    Value::Bits(b) => {
+                        let x = crate::concrete::float_bits_to_f64(sf, b);
+                        Value::Bits(int::float_to_int(x, rnd, dst.bit_width(), dst.is_signed()))
+                    }
+                    Value::Undef => Value::Undef,
+                    _ => {
+                        return Err(self.unsupported(
+                            t,
+                            "conversion of a real value to an integer",
+                            format!("cvt.{dst}.{src} of a tensor value"),
+                        ));
+                    }
+                }
+            }
+            (None, None) => {
+                let sw = src.bit_width();
+                let dw = dst.bit_width();
+                match self.read_int(t, info, op(1), sw)? {
+                    IntArg::Known(b) => Value::Bits(int::convert(
+                        b,
+                        sw,
+                        src.is_signed(),
+                        dw,
+                        dst.is_signed(),
+                        sat,
+                    )),
+                    other => int_value(other),
+                }
+            }
+        };
+        self.write(t, info, op(0), v)?;
+        Ok(Flow::Next)
+    }
+}

@@ -1,0 +1,897 @@
+//! The interpreter of one CTA.
+//!
+//! - `mod.rs` (here): state, memory layout set-up, the scheduler loop,
+//!   finding bookkeeping, results;
+//! - `values`: operand reads/writes, conversions between [`Value`]s and
+//!   integers / reals / predicates, data-predicated merges;
+//! - `exec`: the per-instruction semantics (ALU, compare, convert, moves);
+//! - `mem`: address resolution, loads, stores, atomics, race reports;
+//! - `control`: branches, calls, returns, exits;
+//! - `sync`: barriers, warp collectives, deadlock analysis.
+//!
+//! Scheduling is deterministic: a FIFO run queue, initially all threads in
+//! linear order; a thread runs until it blocks (barrier, collective) or
+//! exits; threads woken by a completed barrier or collective are queued in
+//! linear order.
+
+mod control;
+mod exec;
+mod mem;
+mod sync;
+mod values;
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use ptxeq_ir::{StateSpace, VarScope};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::domain::{Domain, Fmt};
+use crate::finding::{Finding, FindingKind, InstrRef, MemLocation, ThreadRef};
+use crate::footprint::{FootprintBuilder, GlobalFootprint, TensorFootprint};
+use crate::funcinfo::FuncInfo;
+use crate::input::{CtaInput, ParamValue};
+use crate::memory::{
+    GLOBAL_SLOT_BITS, Init, PRIVATE_START, Region, SPACE_SLOT_BITS, Slot, Space, load_value,
+};
+use crate::race::{Clocks, ShadowMem};
+use crate::result::{CtaRun, OutputValue, Stats, TensorOutput};
+use crate::trace::{ThreadTracer, Trace, mix};
+use crate::value::Value;
+
+pub(crate) use sync::{Barrier, WarpState};
+
+/// Marker: a fatal finding was recorded; stop the run.
+#[derive(Debug)]
+pub(crate) struct Halt;
+
+pub(crate) type R<T> = Result<T, Halt>;
+
+/// What an instruction did to control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Next,
+    Jump(u32),
+    /// The thread waits; whoever wakes it advances its pc.
+    Block,
+    Exit,
+    /// A frame was pushed or popped; the new pc is already set.
+    Transfer,
+}
+
+/// What a blocked thread waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Completion of the current generation of barrier `id`.
+    Barrier(u8),
+    /// `bar.arrive`: the rest of its warp arriving at barrier `id`.
+    WarpArrive(u8),
+    /// A warp collective (index into the warp's pending list is looked up
+    /// by key).
+    Collective,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    Ready,
+    Blocked(Wait),
+    Exited,
+}
+
+/// A thread's record of its last arrival at a barrier (recycling check).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LastArrival {
+    pub generation: u32,
+    pub blocking: bool,
+    /// For a completed generation: a waiter and its epoch right after the
+    /// completion (`None` while pending or when nobody waited).
+    pub completion: Option<(u32, u32)>,
+    pub instr: u32,
+}
+
+/// A per-thread region: a `.local` variable or call param of a frame.
+pub(crate) struct Private<V> {
+    pub region: Region,
+    pub slots: Vec<Slot<V>>,
+}
+
+/// How a callee's return param flows back to the caller.
+#[derive(Clone, Debug)]
+pub(crate) enum RetBind {
+    /// Callee return param region (private index) → caller var region.
+    RegionToRegion { from: usize, to: usize, size: u64 },
+    /// Callee return register → caller register operand.
+    RegToReg {
+        from_slot: u32,
+        to: ptxeq_ir::Operand,
+    },
+    /// Callee return region → caller register.
+    RegionToReg {
+        from: usize,
+        to: ptxeq_ir::Operand,
+        width: u8,
+    },
+    /// Callee return register → caller var region.
+    RegToRegion {
+        from_slot: u32,
+        to: usize,
+        width: u8,
+    },
+}
+
+pub(crate) struct Frame<V> {
+    pub func: u32,
+    pub pc: u32,
+    pub regs: Vec<Value<V>>,
+    /// First private region of this frame.
+    pub private_base: usize,
+    pub rets: Vec<RetBind>,
+}
+
+pub(crate) struct Thread<V> {
+    pub tid: [u32; 3],
+    pub linear: u32,
+    pub frames: Vec<Frame<V>>,
+    pub status: Status,
+    pub carry: bool,
+    pub private: Vec<Private<V>>,
+    /// Next free local / param address of this thread.
+    pub cursor_local: u64,
+    pub cursor_param: u64,
+    pub last_arrival: [Option<LastArrival>; 16],
+    pub tracer: ThreadTracer,
+}
+
+/// The interpreter state of one CTA.
+pub(crate) struct Engine<'a, D: Domain> {
+    pub input: &'a CtaInput,
+    pub funcs: Rc<Vec<FuncInfo>>,
+    pub d: D,
+    pub cta: [u32; 3],
+    pub nthreads: u32,
+    pub nwarps: u32,
+    pub threads: Vec<Thread<D::Val>>,
+    /// CTA-wide regions.
+    pub regions: Vec<Region>,
+    pub slots: Vec<Vec<Slot<D::Val>>>,
+    pub shadows: Vec<Option<ShadowMem>>,
+    pub footprints: Vec<Option<FootprintBuilder>>,
+    /// Per space (global, shared, const, param): sorted `(base, end, region)`.
+    pub lookup: [Vec<(u64, u64, u32)>; 4],
+    /// Per function: VarId → CTA-wide region.
+    pub var_region: Vec<Vec<Option<u32>>>,
+    /// The kernel-param region and each param's offset in it.
+    pub param_region: u32,
+    pub param_offsets: Vec<u64>,
+    pub clocks: Clocks,
+    pub bars: Vec<Barrier<D::Val>>,
+    pub warps: Vec<WarpState<D::Val>>,
+    /// Per warp: lanes that have not exited.
+    pub live: Vec<u32>,
+    pub queue: VecDeque<u32>,
+    pub findings: Vec<Finding>,
+    pub kind_counts: FxHashMap<FindingKind, u32>,
+    pub dropped: u64,
+    pub reported: FxHashSet<(u32, u32, u32)>,
+    pub halted: bool,
+    pub stats: Stats,
+    /// The data predicate guarding the instruction being executed.
+    pub guard: Option<D::Val>,
+    /// The packed id of the instruction being executed.
+    pub cur_instr: u32,
+    pub sched_hash: u64,
+    pub sched_events: u64,
+    /// Bytes of all regions allocated so far (against `max_memory_bytes`).
+    pub memory_bytes: u64,
+}
+
+/// Packs a function index and instruction index.
+pub(crate) fn pack_instr(func: u32, index: u32) -> u32 {
+    (func << 22) | (index & 0x3F_FFFF)
+}
+
+pub(crate) fn unpack_instr(p: u32) -> InstrRef {
+    InstrRef {
+        func: p >> 22,
+        index: p & 0x3F_FFFF,
+    }
+}
+
+fn space_ix(s: Space) -> Option<usize> {
+    match s {
+        Space::Global => Some(0),
+        Space::Shared => Some(1),
+        Space::Const => Some(2),
+        Space::Param => Some(3),
+        Space::Local => None,
+    }
+}
+
+pub(crate) fn space_of(s: StateSpace) -> Option<Space> {
+    match s {
+        StateSpace::Global => Some(Space::Global),
+        StateSpace::Shared | StateSpace::SharedCluster => Some(Space::Shared),
+        StateSpace::Local => Some(Space::Local),
+        StateSpace::Const => Some(Space::Const),
+        StateSpace::Param => Some(Space::Param),
+        _ => None,
+    }
+}
+
+/// Element size of a variable for reports.
+fn var_elem(ty: ptxeq_ir::ScalarType, vector: Option<u8>) -> u32 {
+    (ty.size_bytes() * u64::from(vector.unwrap_or(1))) as u32
+}
+
+/// Bytes of a variable initialiser (`None` when an element cannot be
+/// expressed as bytes, e.g. a symbol address is not resolvable).
+fn init_bytes(v: &ptxeq_ir::VarDecl, resolve: &dyn Fn(&str) -> Option<u64>) -> Option<Vec<u8>> {
+    let init = v.init.as_ref()?;
+    let esize = v.ty.size_bytes() as usize;
+    let mut out = Vec::with_capacity(init.len() * esize);
+    for e in init {
+        let bits: u64 = match e {
+            ptxeq_ir::InitValue::Int(i) => *i as u64,
+            ptxeq_ir::InitValue::F32Bits(b) => {
+                if v.ty == ptxeq_ir::ScalarType::F64 {
+                    f64::from(f32::from_bits(*b)).to_bits()
+                } else {
+                    u64::from(*b)
+                }
+            }
+            ptxeq_ir::InitValue::F64Bits(b) => {
+                if v.ty == ptxeq_ir::ScalarType::F32 {
+                    u64::from((f64::from_bits(*b) as f32).to_bits())
+                } else {
+                    *b
+                }
+            }
+            ptxeq_ir::InitValue::Symbol { name, offset, .. } => {
+                resolve(name)?.wrapping_add(*offset as u64)
+            }
+        };
+        for i in 0..esize {
+            out.push(if i < 8 { (bits >> (8 * i)) as u8 } else { 0 });
+        }
+    }
+    Some(out)
+}
+
+impl<'a, D: Domain> Engine<'a, D> {
+    /// Lays out memory and creates the threads. A layout problem (a
+    /// region over the size limit, a thread count over 1024) is a finding.
+    #[allow(clippy::result_large_err)] // the error path runs once, before anything else
+    pub(crate) fn new(input: &'a CtaInput, cta: [u32; 3], d: D) -> Result<Self, (Finding, D)> {
+        let nthreads64 = input.threads();
+        if nthreads64 == 0 || nthreads64 > 1024 {
+            return Err((
+                Finding::new(
+                    FindingKind::ResourceLimit,
+                    format!("{nthreads64} threads per CTA: the engine supports 1 to 1024"),
+                ),
+                d,
+            ));
+        }
+        let nthreads = nthreads64 as u32;
+        let nwarps = nthreads.div_ceil(32);
+        let mut names: Vec<String> = vec![input.kernel.name.clone()];
+        names.extend(input.funcs.iter().map(|f| f.name.clone()));
+        let mut funcs = vec![FuncInfo::new(input.kernel.clone(), &names)];
+        for f in &input.funcs {
+            funcs.push(FuncInfo::new(f.clone(), &names));
+        }
+        let limit = input.limits.max_region_bytes;
+        let too_big = |what: &str, size: u64| {
+            Finding::new(
+                FindingKind::ResourceLimit,
+                format!("{what} has {size} bytes, over the limit of {limit}"),
+            )
+        };
+        let mut regions: Vec<Region> = Vec::new();
+        let mut slots: Vec<Vec<Slot<D::Val>>> = Vec::new();
+        // Global: one region per tensor.
+        for (i, t) in input.tensors.iter().enumerate() {
+            let size = t.byte_size();
+            if size > limit {
+                return Err((too_big(&format!("tensor `{}`", t.name), size), d));
+            }
+            let init = if t.role.is_read() {
+                Init::Input {
+                    tensor: i as u32,
+                    fmt: Fmt::of_dtype(t.dtype),
+                    esize: t.dtype.size_bytes() as u8,
+                }
+            } else {
+                Init::Output
+            };
+            regions.push(Region {
+                name: t.name.clone(),
+                space: Space::Global,
+                base: (i as u64 + 1) << GLOBAL_SLOT_BITS,
+                size,
+                elem: t.dtype.size_bytes() as u32,
+                init,
+                tensor: Some(i as u32),
+            });
+            slots.push(vec![Slot::Unwritten; size as usize]);
+        }
+        // Module and function variables with CTA-wide storage.
+        let mut var_region: Vec<Vec<Option<u32>>> = Vec::new();
+        let mut by_name: FxHashMap<String, u32> = FxHashMap::default();
+        let mut counters = [input.tensors.len() as u64 + 1, 1, 1]; // global, shared, const
+        let mut dynamic: Option<u32> = None;
+        let mut pending_init: Vec<(u32, usize, usize)> = Vec::new(); // (region, func, var)
+        for (fi, f) in funcs.iter().enumerate() {
+            let mut map = vec![None; f.ir.vars.len()];
+            for (vi, v) in f.ir.vars.iter().enumerate() {
+                let space = match space_of(v.space) {
+                    Some(s @ (Space::Global | Space::Shared | Space::Const)) => s,
+                    _ => continue,
+                };
+                let module = v.scope == VarScope::Module;
+                if module && let Some(&r) = by_name.get(&v.name) {
+                    map[vi] = Some(r);
+                    continue;
+                }
+                let is_dynamic = space == Space::Shared
+                    && v.size_bytes.is_none()
+                    && v.linkage.as_deref() == Some("extern");
+                if is_dynamic && let Some(r) = dynamic {
+                    map[vi] = Some(r);
+                    if module {
+                        by_name.insert(v.name.clone(), r);
+                    }
+                    continue;
+                }
+                let size = if is_dynamic {
+                    u64::from(input.dynamic_shared)
+                } else {
+                    v.size_bytes.unwrap_or(0)
+                };
+                if size > limit || (space == Space::Shared && size >= 1 << SPACE_SLOT_BITS) {
+                    return Err((too_big(&format!("variable `{}`", v.name), size), d));
+                }
+                let k = match space {
+                    Space::Global => 0,
+                    Space::Shared => 1,
+                    _ => 2,
+                };
+                let base = match space {
+                    Space::Global => counters[0] << GLOBAL_SLOT_BITS,
+                    _ => counters[k] << SPACE_SLOT_BITS,
+                };
+                counters[k] += 1;
+                let r = regions.len() as u32;
+                regions.push(Region {
+                    name: if is_dynamic {
+                        format!("{} (dynamic shared)", v.name)
+                    } else {
+                        v.name.clone()
+                    },
+                    space,
+                    base,
+                    size,
+                    elem: var_elem(v.ty, v.vector),
+                    init: if space == Space::Shared {
+                        Init::Uninit
+                    } else {
+                        Init::Filled
+                    },
+                    tensor: None,
+                });
+                let fill = if space == Space::Shared {
+                    Slot::Unwritten
+                } else {
+                    Slot::Byte(0)
+                };
+                slots.push(vec![fill; size as usize]);
+                if v.init.is_some() {
+                    pending_init.push((r, fi, vi));
+                }
+                if is_dynamic {
+                    dynamic = Some(r);
+                }
+                if module {
+                    by_name.insert(v.name.clone(), r);
+                }
+                map[vi] = Some(r);
+            }
+            var_region.push(map);
+        }
+        // Kernel params.
+        let kparams: Vec<_> = input
+            .kernel
+            .params
+            .iter()
+            .filter(|p| !p.is_return)
+            .collect();
+        let mut param_offsets = Vec::with_capacity(kparams.len());
+        let mut psize = 0u64;
+        for p in &kparams {
+            let align = u64::from(p.align.unwrap_or(0))
+                .max(p.ty.size_bytes())
+                .max(1);
+            psize = psize.div_ceil(align) * align;
+            param_offsets.push(psize);
+            psize += p.size_bytes.unwrap_or_else(|| p.ty.size_bytes());
+        }
+        if psize > 1 << SPACE_SLOT_BITS {
+            return Err((too_big("the kernel parameter block", psize), d));
+        }
+        let param_region = regions.len() as u32;
+        regions.push(Region {
+            name: "kernel parameters".into(),
+            space: Space::Param,
+            base: 1 << SPACE_SLOT_BITS,
+            size: psize,
+            elem: 0,
+            init: Init::Params,
+            tensor: None,
+        });
+        let mut pslots = vec![Slot::Unwritten; psize as usize];
+        for (i, p) in kparams.iter().enumerate() {
+            let (bits, n) = match input.params.get(i) {
+                Some(ParamValue::Tensor { tensor }) => (regions[*tensor as usize].base, 8usize),
+                Some(ParamValue::Scalar { bits }) => (*bits, p.ty.size_bytes() as usize),
+                _ => continue,
+            };
+            let off = param_offsets[i] as usize;
+            for b in 0..n.min(8) {
+                if let Some(s) = pslots.get_mut(off + b) {
+                    *s = Slot::Byte((bits >> (8 * b)) as u8);
+                }
+            }
+        }
+        slots.push(pslots);
+        // Initialisers (after all regions exist, so symbol addresses resolve).
+        let resolve = |name: &str| -> Option<u64> {
+            let r = *by_name.get(name)?;
+            let reg = &regions[r as usize];
+            Some(reg.space.window() + reg.base)
+        };
+        for (r, fi, vi) in pending_init {
+            let v = &funcs[fi].ir.vars[vi];
+            if let Some(bytes) = init_bytes(v, &resolve) {
+                let s = &mut slots[r as usize];
+                for (i, b) in bytes.into_iter().enumerate() {
+                    if let Some(x) = s.get_mut(i) {
+                        *x = Slot::Byte(b);
+                    }
+                }
+            }
+        }
+        let total: u64 = regions.iter().map(|r| r.size).sum();
+        if total > input.limits.max_memory_bytes {
+            return Err((
+                Finding::new(
+                    FindingKind::ResourceLimit,
+                    format!(
+                        "the kernel's memory regions need {total} bytes, over the limit of {}",
+                        input.limits.max_memory_bytes
+                    ),
+                ),
+                d,
+            ));
+        }
+        let mut lookup: [Vec<(u64, u64, u32)>; 4] = Default::default();
+        for (i, r) in regions.iter().enumerate() {
+            if let Some(k) = space_ix(r.space) {
+                lookup[k].push((r.base, r.base + r.size, i as u32));
+            }
+        }
+        for l in &mut lookup {
+            l.sort_unstable();
+        }
+        // Input-only tensors are never written (a store to one is
+        // unsupported), so their reads cannot race: no shadow, no footprint.
+        let input_only = |r: &Region| {
+            r.tensor
+                .is_some_and(|t| input.tensors[t as usize].role == ptxeq_spec::Role::Input)
+        };
+        let shadows = regions
+            .iter()
+            .map(|r| {
+                (matches!(r.space, Space::Global | Space::Shared) && !input_only(r))
+                    .then(|| ShadowMem::new(r.size as usize))
+            })
+            .collect();
+        let footprints = regions
+            .iter()
+            .map(|r| {
+                (r.tensor.is_some() && !input_only(r))
+                    .then(|| FootprintBuilder::new(r.size as usize))
+            })
+            .collect();
+        let [bx, by, _] = input.block;
+        let threads = (0..nthreads)
+            .map(|l| Thread {
+                tid: [l % bx, (l / bx) % by, l / (bx * by)],
+                linear: l,
+                frames: Vec::new(),
+                status: Status::Ready,
+                carry: false,
+                private: Vec::new(),
+                cursor_local: PRIVATE_START,
+                cursor_param: PRIVATE_START,
+                last_arrival: [None; 16],
+                tracer: ThreadTracer::start(0, 0),
+            })
+            .collect();
+        let mut live = vec![u32::MAX; nwarps as usize];
+        if !nthreads.is_multiple_of(32) {
+            live[nwarps as usize - 1] = (1u32 << (nthreads % 32)) - 1;
+        }
+        let mut e = Engine {
+            input,
+            funcs: Rc::new(funcs),
+            d,
+            cta,
+            nthreads,
+            nwarps,
+            threads,
+            regions,
+            slots,
+            shadows,
+            footprints,
+            lookup,
+            var_region,
+            param_region,
+            param_offsets,
+            clocks: Clocks::new(nthreads as usize),
+            bars: (0..16).map(|_| Barrier::new(nwarps as usize)).collect(),
+            warps: (0..nwarps).map(|_| WarpState::default()).collect(),
+            live,
+            queue: (0..nthreads).collect(),
+            findings: Vec::new(),
+            kind_counts: FxHashMap::default(),
+            dropped: 0,
+            reported: FxHashSet::default(),
+            halted: false,
+            stats: Stats {
+                threads: nthreads,
+                ..Stats::default()
+            },
+            guard: None,
+            cur_instr: 0,
+            sched_hash: 0,
+            sched_events: 0,
+            memory_bytes: total,
+        };
+        for t in 0..nthreads {
+            if e.push_frame(t, 0, Vec::new()).is_err() {
+                break;
+            }
+        }
+        Ok(e)
+    }
+
+    pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
+        ThreadRef {
+            tid: self.threads[t as usize].tid,
+            linear: t,
+        }
+    }
+
+    /// Records a finding (capped per kind); fatal kinds halt the run.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn report(&mut self, f: Finding) {
+        let fatal = f.kind.is_fatal();
+        let c = self.kind_counts.entry(f.kind).or_insert(0);
+        if *c >= self.input.limits.max_findings_per_kind {
+            self.dropped += 1;
+        } else {
+            *c += 1;
+            self.findings.push(f);
+        }
+        if fatal {
+            self.halted = true;
+        }
+    }
+
+    /// Records a fatal finding at thread `t`'s current instruction.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fail(
+        &mut self,
+        t: u32,
+        kind: FindingKind,
+        reason: &str,
+        message: String,
+    ) -> Halt {
+        let instr = unpack_instr(self.cur_instr);
+        let th = self.thread_ref(t);
+        let msg = format!("{th}, {instr}: {message}");
+        self.report(
+            Finding::new(kind, msg)
+                .at(Some(th), Some(instr))
+                .with_reason(reason),
+        );
+        self.halted = true;
+        Halt
+    }
+
+    /// An unsupported construct at the current instruction.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unsupported(&mut self, t: u32, reason: &str, detail: String) -> Halt {
+        let m = if detail.is_empty() {
+            reason.to_string()
+        } else {
+            format!("{reason}: {detail}")
+        };
+        self.fail(t, FindingKind::Unsupported, reason, m)
+    }
+
+    /// A non-fatal finding at the current instruction.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn note(
+        &mut self,
+        t: u32,
+        kind: FindingKind,
+        message: String,
+        loc: Option<MemLocation>,
+    ) {
+        let instr = unpack_instr(self.cur_instr);
+        let th = self.thread_ref(t);
+        let mut f =
+            Finding::new(kind, format!("{th}, {instr}: {message}")).at(Some(th), Some(instr));
+        f.location = loc;
+        self.report(f);
+    }
+
+    fn sched_event(&mut self, t: u32, ev: u64) {
+        let pc = self.threads[t as usize]
+            .frames
+            .last()
+            .map_or(0, |f| pack_instr(f.func, f.pc));
+        self.sched_hash = mix(mix(self.sched_hash, u64::from(t) << 8 | ev), u64::from(pc));
+        self.sched_events += 1;
+    }
+
+    /// Makes a blocked thread runnable again with its pc past the
+    /// blocking instruction.
+    pub(crate) fn wake(&mut self, t: u32) {
+        let th = &mut self.threads[t as usize];
+        if let Some(f) = th.frames.last_mut() {
+            f.pc += 1;
+        }
+        th.status = Status::Ready;
+        self.queue.push_back(t);
+    }
+
+    /// Runs the CTA to completion, a deadlock, or a fatal finding.
+    pub(crate) fn run(&mut self) {
+        while !self.halted {
+            let Some(t) = self.queue.pop_front() else {
+                if self.resolve_quiescent() {
+                    continue;
+                }
+                break;
+            };
+            if self.threads[t as usize].status != Status::Ready {
+                continue;
+            }
+            self.run_thread(t);
+        }
+        if !self.halted {
+            self.check_stuck();
+        }
+    }
+
+    fn run_thread(&mut self, t: u32) {
+        let funcs = self.funcs.clone();
+        self.sched_event(t, 1);
+        let max = self.input.limits.max_steps;
+        loop {
+            if self.stats.instructions_executed >= max {
+                let _ = self.fail(
+                    t,
+                    FindingKind::ResourceLimit,
+                    "step limit",
+                    format!("the CTA executed {max} thread-instructions (the step limit)"),
+                );
+                return;
+            }
+            self.stats.instructions_executed += 1;
+            match self.step(&funcs, t) {
+                Ok(Flow::Block) => {
+                    self.sched_event(t, 2);
+                    return;
+                }
+                Ok(Flow::Exit) => {
+                    self.sched_event(t, 3);
+                    self.exit_thread(t);
+                    return;
+                }
+                Ok(_) => {
+                    if self.halted {
+                        return;
+                    }
+                }
+                Err(Halt) => {
+                    self.halted = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Executes one instruction of thread `t`.
+    fn step(&mut self, funcs: &[FuncInfo], t: u32) -> R<Flow> {
+        let (f, pc) = {
+            let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            (fr.func, fr.pc)
+        };
+        let info = &funcs[f as usize];
+        let Some(ins) = info.ir.instrs.get(pc as usize) else {
+            // Falling off the end of a body is a return.
+            self.cur_instr = pack_instr(f, pc);
+            return self.do_return(funcs, t);
+        };
+        self.cur_instr = pack_instr(f, pc);
+        self.threads[t as usize].tracer.step();
+        self.guard = None;
+        if let Some(g) = ins.guard {
+            match self.guard_value(t, info, ins, g)? {
+                Some(true) => {}
+                Some(false) => {
+                    self.threads[t as usize].frames.last_mut().ok_or(Halt)?.pc += 1;
+                    return Ok(Flow::Next);
+                }
+                None => {}
+            }
+        }
+        let flow = self.exec(funcs, info, t, ins)?;
+        self.guard = None;
+        match flow {
+            Flow::Next => {
+                self.threads[t as usize].frames.last_mut().ok_or(Halt)?.pc += 1;
+            }
+            Flow::Jump(target) => {
+                let th = &mut self.threads[t as usize];
+                th.frames.last_mut().ok_or(Halt)?.pc = target;
+                th.tracer.jump(f, target);
+            }
+            Flow::Transfer => {
+                let th = &mut self.threads[t as usize];
+                if let Some(fr) = th.frames.last() {
+                    let (nf, npc) = (fr.func, fr.pc);
+                    th.tracer.jump(nf, npc);
+                }
+            }
+            Flow::Block | Flow::Exit => {}
+        }
+        Ok(flow)
+    }
+
+    /// Builds the result and hands the domain back.
+    pub(crate) fn finish_with_domain(mut self) -> (CtaRun<D::Val>, D) {
+        let outputs = self.collect_outputs();
+        let footprint = self.collect_footprint();
+        let mut live_cells = 0u64;
+        for (i, s) in self.slots.iter().enumerate() {
+            if matches!(self.regions[i].space, Space::Global | Space::Shared) {
+                live_cells += s.iter().filter(|x| !matches!(x, Slot::Unwritten)).count() as u64;
+            }
+        }
+        self.stats.max_live_cells = live_cells;
+        // A read of never-written memory by an instruction that also races
+        // is schedule-dependent (another schedule writes first): the race
+        // is the finding, not the uninitialised read.
+        let racy_reads: FxHashSet<InstrRef> = self
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::Race)
+            .flat_map(|f| f.accesses.iter().map(|a| a.instr))
+            .collect();
+        if !racy_reads.is_empty() {
+            self.findings.retain(|f| {
+                !(f.kind == FindingKind::Uninitialised
+                    && f.instr.is_some_and(|i| racy_reads.contains(&i)))
+            });
+        }
+        let threads = std::mem::take(&mut self.threads);
+        let trace = Trace {
+            threads: threads.into_iter().map(|t| t.tracer.finish()).collect(),
+            schedule_hash: self.sched_hash,
+            schedule_events: self.sched_events,
+        };
+        let run = CtaRun {
+            cta: self.cta,
+            findings: self.findings,
+            dropped_findings: self.dropped,
+            stats: self.stats,
+            outputs,
+            footprint,
+            trace,
+        };
+        (run, self.d)
+    }
+
+    fn collect_outputs(&mut self) -> Vec<TensorOutput<D::Val>> {
+        let mut out = Vec::new();
+        for (i, t) in self.input.tensors.iter().enumerate() {
+            if !t.role.is_written() {
+                continue;
+            }
+            let es = t.dtype.size_bytes() as usize;
+            let fmt = Fmt::of_dtype(t.dtype);
+            let region = self.regions[i].clone();
+            let n = self.slots[i].len() / es.max(1);
+            let mut elements = Vec::new();
+            for e in 0..n {
+                let off = e * es;
+                let bytes = &self.slots[i][off..off + es];
+                if bytes.iter().all(|s| *s == Slot::Unwritten) {
+                    continue;
+                }
+                let (v, info) = load_value(&self.slots[i], &region, off, es as u8, &mut self.d, 0);
+                let ov = if info.uninit {
+                    OutputValue::Unsupported("partly written element".into())
+                } else {
+                    self.output_value(v, fmt)
+                };
+                elements.push((e as u64, ov));
+            }
+            out.push(TensorOutput {
+                tensor: i as u32,
+                name: t.name.clone(),
+                elements,
+            });
+        }
+        out
+    }
+
+    fn output_value(&mut self, v: Value<D::Val>, fmt: Option<Fmt>) -> OutputValue<D::Val> {
+        match (v, fmt) {
+            (
+                Value::Data {
+                    v,
+                    lo: 0,
+                    len,
+                    fmt: f,
+                },
+                Some(_),
+            ) if len == f.size() => OutputValue::Data(v),
+            (Value::Bits(b), Some(fmt)) => match self.d.float_const(fmt, b) {
+                Some(x) => OutputValue::Data(x),
+                None => OutputValue::Unsupported("NaN stored".into()),
+            },
+            (Value::Bits(b), None) => OutputValue::Bits(b),
+            (Value::Tainted(o), _) => OutputValue::Unsupported(format!(
+                "integer that depends on tensor data (from {})",
+                unpack_instr(o)
+            )),
+            (Value::Undef, _) => OutputValue::Unsupported("undefined value stored".into()),
+            (Value::Data { .. }, None) => {
+                OutputValue::Unsupported("real value stored into an integer tensor".into())
+            }
+            _ => OutputValue::Unsupported("mixed-width access to a real value".into()),
+        }
+    }
+
+    fn collect_footprint(&self) -> GlobalFootprint {
+        let mut tensors = Vec::new();
+        for (i, fp) in self.footprints.iter().enumerate() {
+            let (Some(fp), Some(tensor)) = (fp, self.regions[i].tensor) else {
+                continue;
+            };
+            let intervals = fp.intervals(&unpack_instr, &|t| self.thread_ref(t));
+            if intervals.is_empty() {
+                continue;
+            }
+            tensors.push(TensorFootprint {
+                tensor,
+                name: self.regions[i].name.clone(),
+                elem: self.regions[i].elem,
+                intervals,
+            });
+        }
+        GlobalFootprint {
+            cta: self.cta,
+            tensors,
+        }
+    }
+}

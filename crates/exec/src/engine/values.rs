@@ -1,0 +1,614 @@
+//! Operand reads and writes, and the conversions between register
+//! [`Value`]s and what an instruction needs: integers, reals, predicates.
+
+use ptxeq_ir::{Imm, Operand, SpecialReg};
+
+use super::{Engine, Halt, R};
+use crate::domain::{Domain, Fmt};
+use crate::finding::FindingKind;
+use crate::funcinfo::FuncInfo;
+use crate::memory::{FUNC_WINDOW, Space};
+use crate::value::{Value, mask_bits};
+
+/// An integer operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntArg {
+    Known(u64),
+    Undef,
+    /// Depends on tensor data (origin instruction).
+    Tainted(u32),
+}
+
+/// A predicate operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PredArg<V> {
+    Known(bool),
+    Data(V),
+    Tainted(u32),
+    Undef,
+}
+
+impl<D: Domain> Engine<'_, D> {
+    #[inline]
+    pub(crate) fn slot(info: &FuncInfo, r: ptxeq_ir::RegId) -> usize {
+        info.reg_slot.get(r.index()).copied().unwrap_or(0) as usize
+    }
+
+    /// Reads an operand as a raw value; immediates are masked to `w` bits.
+    #[inline]
+    pub(crate) fn read(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: &Operand,
+        w: u32,
+    ) -> R<Value<D::Val>> {
+        if let Operand::Reg(r) = op {
+            let s = Self::slot(info, *r);
+            return match self.threads[t as usize].frames.last() {
+                Some(fr) => Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef)),
+                None => Err(Halt),
+            };
+        }
+        self.read_other(t, info, op, w)
+    }
+
+    fn read_other(&mut self, t: u32, info: &FuncInfo, op: &Operand, w: u32) -> R<Value<D::Val>> {
+        match op {
+            Operand::Reg(r) => {
+                let s = Self::slot(info, *r);
+                let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+                Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef))
+            }
+            Operand::RegLane { reg, lane } => {
+                let s = Self::slot(info, *reg) + usize::from(*lane);
+                let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+                Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef))
+            }
+            Operand::Imm(Imm::Int(i)) => Ok(Value::Bits(mask_bits(*i as u64, w))),
+            Operand::Imm(Imm::F32Bits(b)) => Ok(Value::Bits(u64::from(*b))),
+            Operand::Imm(Imm::F64Bits(b)) => Ok(Value::Bits(*b)),
+            Operand::Special(s) => Ok(Value::Bits(mask_bits(self.special(t, *s)?, w.max(32)))),
+            Operand::Symbol { sym, offset } => {
+                let a = self
+                    .symbol_address(t, info, sym)?
+                    .wrapping_add(*offset as u64);
+                Ok(Value::Bits(mask_bits(a, w)))
+            }
+            Operand::Not(inner) => {
+                let v = self.read(t, info, inner, 1)?;
+                match self.pred_of(t, &v)? {
+                    PredArg::Known(b) => Ok(Value::Bits(u64::from(!b))),
+                    PredArg::Data(x) => {
+                        let n = self.d.not(x);
+                        Ok(Value::Bool(n))
+                    }
+                    PredArg::Tainted(o) => Ok(Value::Tainted(o)),
+                    PredArg::Undef => Ok(Value::Undef),
+                }
+            }
+            Operand::Vector(parts) => {
+                // A brace vector used as a source: concatenate the parts at
+                // their registers' widths.
+                let mut vals = Vec::with_capacity(parts.len());
+                for p in parts {
+                    let pw = self
+                        .operand_width(info, p)
+                        .unwrap_or(w / parts.len().max(1) as u32);
+                    vals.push((self.read(t, info, p, pw)?, (pw / 8).max(1) as u8));
+                }
+                Ok(Value::concat(&vals))
+            }
+            Operand::Sink => Ok(Value::Undef),
+            other => {
+                Err(self.unsupported(t, "operand form not supported here", format!("{other:?}")))
+            }
+        }
+    }
+
+    /// The declared width in bits of a register operand.
+    pub(crate) fn operand_width(&self, info: &FuncInfo, op: &Operand) -> Option<u32> {
+        match op {
+            Operand::Reg(r) | Operand::RegLane { reg: r, .. } => {
+                info.reg_width.get(r.index()).copied()
+            }
+            _ => None,
+        }
+    }
+
+    /// Writes a destination operand; under a data guard the register
+    /// receives `guard ? new : old`.
+    #[inline]
+    pub(crate) fn write(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: &Operand,
+        v: Value<D::Val>,
+    ) -> R<()> {
+        if let (Operand::Reg(r), None) = (op, &self.guard) {
+            let s = Self::slot(info, *r);
+            let v = match v {
+                Value::Bits(b) => Value::Bits(mask_bits(
+                    b,
+                    info.reg_width.get(r.index()).copied().unwrap_or(64),
+                )),
+                v => v,
+            };
+            let fr = self.threads[t as usize].frames.last_mut().ok_or(Halt)?;
+            if let Some(slot) = fr.regs.get_mut(s) {
+                *slot = v;
+            }
+            return Ok(());
+        }
+        self.write_other(t, info, op, v)
+    }
+
+    fn write_other(&mut self, t: u32, info: &FuncInfo, op: &Operand, v: Value<D::Val>) -> R<()> {
+        let s = match op {
+            Operand::Reg(r) => Self::slot(info, *r),
+            Operand::RegLane { reg, lane } => Self::slot(info, *reg) + usize::from(*lane),
+            Operand::Sink => return Ok(()),
+            Operand::Vector(parts) if parts.len() == 1 => return self.write(t, info, &parts[0], v),
+            other => {
+                return Err(self.unsupported(
+                    t,
+                    "destination operand form not supported",
+                    format!("{other:?}"),
+                ));
+            }
+        };
+        // Keep predicates and narrow registers canonical.
+        let v = match (v, op) {
+            (Value::Bits(b), Operand::Reg(r)) => {
+                let w = info.reg_width.get(r.index()).copied().unwrap_or(64);
+                Value::Bits(mask_bits(b, w))
+            }
+            (v, _) => v,
+        };
+        let v = match self.guard {
+            Some(c) => {
+                let old = self.threads[t as usize]
+                    .frames
+                    .last()
+                    .and_then(|f| f.regs.get(s).cloned())
+                    .unwrap_or(Value::Undef);
+                self.merge(t, c, v, old)?
+            }
+            None => v,
+        };
+        let fr = self.threads[t as usize].frames.last_mut().ok_or(Halt)?;
+        if let Some(slot) = fr.regs.get_mut(s) {
+            *slot = v;
+        }
+        Ok(())
+    }
+
+    /// `c ? new : old` for register contents.
+    pub(crate) fn merge(
+        &mut self,
+        t: u32,
+        c: D::Val,
+        new: Value<D::Val>,
+        old: Value<D::Val>,
+    ) -> R<Value<D::Val>> {
+        if new == old {
+            return Ok(new);
+        }
+        Ok(match (&new, &old) {
+            (Value::Undef, _) | (_, Value::Undef) => Value::Undef,
+            (Value::Bool(a), Value::Bool(b)) => Value::Bool(self.d.select(c, *a, *b)),
+            (Value::Bool(a), Value::Bits(b)) => {
+                let bb = self.d.bool_const(b & 1 != 0);
+                Value::Bool(self.d.select(c, *a, bb))
+            }
+            (Value::Bits(a), Value::Bool(b)) => {
+                let ab = self.d.bool_const(a & 1 != 0);
+                Value::Bool(self.d.select(c, ab, *b))
+            }
+            _ => {
+                if let Some(fmt) = new
+                    .whole_data()
+                    .map(|x| x.1)
+                    .or(old.whole_data().map(|x| x.1))
+                {
+                    let a = self.as_real(t, &new, fmt)?;
+                    let b = self.as_real(t, &old, fmt)?;
+                    match (a, b) {
+                        (Some(a), Some(b)) => Value::data(self.d.select(c, a, b), fmt),
+                        _ => Value::Undef,
+                    }
+                } else if let (Value::Tainted(o), _) | (_, Value::Tainted(o)) = (&new, &old) {
+                    Value::Tainted(*o)
+                } else if matches!((&new, &old), (Value::Bits(_), Value::Bits(_))) {
+                    // An integer chosen by a tensor-data predicate.
+                    Value::Tainted(self.cur_instr)
+                } else {
+                    return Err(self.unsupported(
+                        t,
+                        "mixed-width access to a real value",
+                        "a packed or partial value selected by a tensor-data predicate".into(),
+                    ));
+                }
+            }
+        })
+    }
+
+    /// A value as a real of format `fmt` (`None`: undefined).
+    #[inline]
+    pub(crate) fn as_real(&mut self, t: u32, v: &Value<D::Val>, fmt: Fmt) -> R<Option<D::Val>> {
+        if let Value::Data {
+            v,
+            fmt: f,
+            lo: 0,
+            len,
+        } = v
+            && *len == f.size()
+        {
+            return Ok(Some(*v));
+        }
+        self.as_real_other(t, v, fmt)
+    }
+
+    fn as_real_other(&mut self, t: u32, v: &Value<D::Val>, fmt: Fmt) -> R<Option<D::Val>> {
+        match v {
+            Value::Bits(b) => match self.d.float_const(fmt, *b) {
+                Some(x) => Ok(Some(x)),
+                None => Err(self.unsupported(
+                    t,
+                    "NaN constant",
+                    format!(
+                        "the .{} bit pattern {b:#x} is NaN, which has no real value",
+                        fmt.name()
+                    ),
+                )),
+            },
+            Value::Data {
+                v,
+                fmt: f,
+                lo: 0,
+                len,
+            } if *len == f.size() => Ok(Some(*v)),
+            // f32 → bf16 by keeping the high half: a round-toward-zero
+            // conversion, the identity on the real value (design.md §4).
+            Value::Data {
+                v,
+                fmt: Fmt::F32,
+                lo: 2,
+                len: 2,
+            } if fmt == Fmt::Bf16 => Ok(Some(*v)),
+            Value::Data { .. } | Value::Pack(_) => Err(self.unsupported(
+                t,
+                "mixed-width access to a real value",
+                "part of a real value used as a whole one".into(),
+            )),
+            Value::Undef => Ok(None),
+            Value::Bool(_) => Err(self.unsupported(
+                t,
+                "tensor-data predicate used as a real value",
+                String::new(),
+            )),
+            Value::Tainted(o) => Err(self.unsupported(
+                t,
+                "integer that depends on tensor data used as a real value",
+                format!("from {}", super::unpack_instr(*o)),
+            )),
+        }
+    }
+
+    /// A float operand of format `fmt`, decoding immediates exactly (a
+    /// `0d` literal in an f32 instruction keeps its double value).
+    #[inline]
+    pub(crate) fn read_real(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: &Operand,
+        fmt: Fmt,
+    ) -> R<Option<D::Val>> {
+        if let Operand::Reg(r) = op {
+            let s = Self::slot(info, *r);
+            let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            if let Some(Value::Data {
+                v,
+                fmt: f,
+                lo: 0,
+                len,
+            }) = fr.regs.get(s)
+                && *len == f.size()
+            {
+                return Ok(Some(*v));
+            }
+        }
+        match op {
+            Operand::Imm(Imm::F64Bits(b)) if fmt != Fmt::F64 => {
+                self.const_real(t, Fmt::F64, *b).map(Some)
+            }
+            Operand::Imm(Imm::F32Bits(b)) if fmt != Fmt::F32 => {
+                self.const_real(t, Fmt::F32, u64::from(*b)).map(Some)
+            }
+            _ => {
+                let v = self.read(t, info, op, u32::from(fmt.size()) * 8)?;
+                self.as_real(t, &v, fmt)
+            }
+        }
+    }
+
+    pub(crate) fn const_real(&mut self, t: u32, fmt: Fmt, bits: u64) -> R<D::Val> {
+        match self.d.float_const(fmt, bits) {
+            Some(x) => Ok(x),
+            None => Err(self.unsupported(t, "NaN constant", format!("{bits:#x}"))),
+        }
+    }
+
+    /// A value as an integer of `w` bits.
+    pub(crate) fn int_of(&mut self, t: u32, v: &Value<D::Val>, w: u32) -> R<IntArg> {
+        match v {
+            Value::Bits(b) => Ok(IntArg::Known(mask_bits(*b, w))),
+            Value::Undef => Ok(IntArg::Undef),
+            Value::Tainted(o) => Ok(IntArg::Tainted(*o)),
+            Value::Bool(_) => Ok(IntArg::Tainted(self.cur_instr)),
+            Value::Data { v, .. } => {
+                let desc = self.d.describe(*v);
+                Err(self.unsupported(
+                    t,
+                    "bit-level manipulation of a real value",
+                    format!("integer operation on the real value {desc}"),
+                ))
+            }
+            Value::Pack(parts) => {
+                let mut any_undef = false;
+                for p in parts.iter() {
+                    match &p.val {
+                        Value::Data { .. } | Value::Bool(_) => {
+                            return Err(self.unsupported(
+                                t,
+                                "bit-level manipulation of a real value",
+                                "integer operation on packed real values".into(),
+                            ));
+                        }
+                        Value::Tainted(o) => return Ok(IntArg::Tainted(*o)),
+                        Value::Undef => any_undef = true,
+                        _ => {}
+                    }
+                }
+                // Only undefined parts remain (or a >64-bit all-concrete value,
+                // which no integer instruction takes).
+                let _ = any_undef;
+                Ok(IntArg::Undef)
+            }
+        }
+    }
+
+    /// Reads an integer operand of `w` bits.
+    pub(crate) fn read_int(&mut self, t: u32, info: &FuncInfo, op: &Operand, w: u32) -> R<IntArg> {
+        let v = self.read(t, info, op, w)?;
+        self.int_of(t, &v, w)
+    }
+
+    /// A value as a predicate.
+    pub(crate) fn pred_of(&mut self, t: u32, v: &Value<D::Val>) -> R<PredArg<D::Val>> {
+        Ok(match v {
+            Value::Bits(b) => PredArg::Known(b & 1 != 0),
+            Value::Bool(x) => match self.d.as_bool(*x) {
+                Some(b) => PredArg::Known(b),
+                None => PredArg::Data(*x),
+            },
+            Value::Tainted(o) => PredArg::Tainted(*o),
+            Value::Undef => PredArg::Undef,
+            Value::Data { .. } | Value::Pack(_) => {
+                return Err(self.unsupported(
+                    t,
+                    "bit-level manipulation of a real value",
+                    "a real value used as a predicate".into(),
+                ));
+            }
+        })
+    }
+
+    pub(crate) fn read_pred(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: &Operand,
+    ) -> R<PredArg<D::Val>> {
+        let v = self.read(t, info, op, 1)?;
+        self.pred_of(t, &v)
+    }
+
+    /// A predicate as a register value (constant data booleans become bits).
+    pub(crate) fn pred_value(&mut self, p: PredArg<D::Val>) -> Value<D::Val> {
+        match p {
+            PredArg::Known(b) => Value::Bits(u64::from(b)),
+            PredArg::Data(x) => match self.d.as_bool(x) {
+                Some(b) => Value::Bits(u64::from(b)),
+                None => Value::Bool(x),
+            },
+            PredArg::Tainted(o) => Value::Tainted(o),
+            PredArg::Undef => Value::Undef,
+        }
+    }
+
+    /// A predicate as a domain boolean (for combining with data ones).
+    pub(crate) fn pred_as_bool(&mut self, p: PredArg<D::Val>) -> Option<D::Val> {
+        match p {
+            PredArg::Known(b) => Some(self.d.bool_const(b)),
+            PredArg::Data(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// `a op b` on predicates.
+    pub(crate) fn pred_op(
+        &mut self,
+        op: crate::domain::BoolOp,
+        a: PredArg<D::Val>,
+        b: PredArg<D::Val>,
+    ) -> PredArg<D::Val> {
+        use crate::domain::BoolOp as B;
+        match (a, b) {
+            (PredArg::Known(x), PredArg::Known(y)) => PredArg::Known(match op {
+                B::And => x && y,
+                B::Or => x || y,
+                B::Xor => x ^ y,
+            }),
+            (PredArg::Undef, _) | (_, PredArg::Undef) => PredArg::Undef,
+            (PredArg::Tainted(o), _) | (_, PredArg::Tainted(o)) => PredArg::Tainted(o),
+            _ => {
+                let x = self.pred_as_bool(a);
+                let y = self.pred_as_bool(b);
+                match (x, y) {
+                    (Some(x), Some(y)) => {
+                        let r = self.d.bool_op(op, x, y);
+                        match self.d.as_bool(r) {
+                            Some(k) => PredArg::Known(k),
+                            None => PredArg::Data(r),
+                        }
+                    }
+                    _ => PredArg::Undef,
+                }
+            }
+        }
+    }
+
+    pub(crate) fn pred_not(&mut self, a: PredArg<D::Val>) -> PredArg<D::Val> {
+        match a {
+            PredArg::Known(b) => PredArg::Known(!b),
+            PredArg::Data(x) => PredArg::Data(self.d.not(x)),
+            other => other,
+        }
+    }
+
+    /// The address a symbol denotes (in its own space, for `mov`).
+    pub(crate) fn symbol_address(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        sym: &ptxeq_ir::Symbol,
+    ) -> R<u64> {
+        use ptxeq_ir::Symbol as S;
+        let f = self.threads[t as usize].frames.last().ok_or(Halt)?.func as usize;
+        match sym {
+            S::Var(v) => {
+                if let Some(Some(r)) = self.var_region.get(f).and_then(|m| m.get(v.index())) {
+                    let reg = &self.regions[*r as usize];
+                    // Global variables are addressed generically.
+                    return Ok(reg.base);
+                }
+                match self.private_of_var(t, info, v.index()) {
+                    Some(p) => Ok(self.threads[t as usize].private[p].region.base),
+                    None => Err(self.unsupported(
+                        t,
+                        "address of an unallocated variable",
+                        info.ir
+                            .vars
+                            .get(v.index())
+                            .map(|v| v.name.clone())
+                            .unwrap_or_default(),
+                    )),
+                }
+            }
+            S::Param(p) => {
+                if f == 0 {
+                    let off = self.param_offsets.get(p.index()).copied().unwrap_or(0);
+                    Ok(self.regions[self.param_region as usize].base + off)
+                } else {
+                    match self.private_of_param(t, info, p.index()) {
+                        Some(i) => Ok(self.threads[t as usize].private[i].region.base),
+                        None => Err(self.unsupported(
+                            t,
+                            "address of a register parameter",
+                            String::new(),
+                        )),
+                    }
+                }
+            }
+            S::Func(name) => {
+                let names: Vec<&str> = self.funcs.iter().map(|f| f.ir.name.as_str()).collect();
+                match names.iter().position(|n| n == name) {
+                    Some(k) => Ok(FUNC_WINDOW + 16 * k as u64),
+                    None => {
+                        Err(self.unsupported(t, "address of an unknown function", name.clone()))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The current frame's private region of function variable `var`.
+    pub(crate) fn private_of_var(&self, t: u32, info: &FuncInfo, var: usize) -> Option<usize> {
+        let fr = self.threads[t as usize].frames.last()?;
+        let pos = info.private_vars.iter().position(|&v| v as usize == var)?;
+        Some(fr.private_base + pos)
+    }
+
+    /// The current frame's private region of `.param` parameter `p`.
+    pub(crate) fn private_of_param(&self, t: u32, info: &FuncInfo, p: usize) -> Option<usize> {
+        let fr = self.threads[t as usize].frames.last()?;
+        let pos = info
+            .ir
+            .params
+            .iter()
+            .take(p + 1)
+            .enumerate()
+            .filter(|(_, d)| d.space == ptxeq_ir::StateSpace::Param)
+            .position(|(i, _)| i == p)?;
+        Some(fr.private_base + info.private_vars.len() + pos)
+    }
+
+    /// A special register's value.
+    pub(crate) fn special(&mut self, t: u32, s: SpecialReg) -> R<u64> {
+        use SpecialReg as S;
+        use ptxeq_ir::Dim;
+        let th = &self.threads[t as usize];
+        let dim = |d: Dim| match d {
+            Dim::X => 0,
+            Dim::Y => 1,
+            Dim::Z => 2,
+        };
+        let lane = th.linear % 32;
+        Ok(match s {
+            S::Tid(d) => u64::from(th.tid[dim(d)]),
+            S::Ntid(d) => u64::from(self.input.block[dim(d)]),
+            S::Ctaid(d) | S::ClusterId(d) => u64::from(self.cta[dim(d)]),
+            S::Nctaid(d) | S::NclusterId(d) => u64::from(self.input.grid[dim(d)]),
+            S::ClusterCtaid(_) | S::ClusterCtarank | S::IsExplicitCluster => 0,
+            S::ClusterNctaid(_) | S::ClusterNctarank => 1,
+            S::Laneid => u64::from(lane),
+            S::Warpid => u64::from(th.linear / 32),
+            S::Nwarpid => u64::from(self.nwarps),
+            S::LanemaskEq => 1u64 << lane,
+            S::LanemaskLe => mask_bits(u64::MAX, lane + 1),
+            S::LanemaskLt => mask_bits(u64::MAX, lane),
+            S::LanemaskGe => mask_bits(!mask_bits(u64::MAX, lane), 32),
+            S::LanemaskGt => mask_bits(!mask_bits(u64::MAX, lane + 1), 32),
+            S::DynamicSmemSize => u64::from(self.input.dynamic_shared),
+            S::TotalSmemSize | S::AggrSmemSize => self
+                .regions
+                .iter()
+                .filter(|r| r.space == Space::Shared)
+                .map(|r| r.size)
+                .sum(),
+            other => {
+                return Err(self.unsupported(
+                    t,
+                    "timing/hardware-dependent value",
+                    format!("{} is not determined by the kernel's inputs", other.name()),
+                ));
+            }
+        })
+    }
+
+    /// Reports a register read before any write where that matters
+    /// (branches, addresses, synchronisation operands).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn uninit_register(&mut self, t: u32, what: &str) -> Halt {
+        self.fail(
+            t,
+            FindingKind::Uninitialised,
+            "",
+            format!("{what} is read before it is written"),
+        )
+    }
+}

@@ -1,0 +1,282 @@
+//! What one CTA run needs: the kernel and the functions it calls, the
+//! launch shape, what each kernel param is bound to, the tensors, limits.
+//!
+//! [`CtaInput::from_spec`] builds it from a check spec and reports every
+//! binding problem (wrong kinds, widths, missing entry, missing block size)
+//! as an [`InputError`] instead of failing later mid-run.
+
+use std::sync::Arc;
+
+use ptxeq_ir::{KernelIr, ModuleIr, ScalarType};
+use ptxeq_spec::{CheckSpec, DType, KernelRef, ParamBinding, Role, ScalarValue};
+use serde::{Deserialize, Serialize};
+
+/// What a kernel param receives.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum ParamValue {
+    /// The base address of tensor number `tensor` (index into
+    /// [`CtaInput::tensors`]).
+    Tensor { tensor: u32 },
+    /// Concrete bits of the param's type (little-endian, zero-extended).
+    Scalar { bits: u64 },
+    /// `_`: reading it is reported as unsupported.
+    Unused,
+}
+
+/// A tensor of the check. The index of a tensor in [`CtaInput::tensors`]
+/// is the `tensor` number of its input symbols, the same for both kernels
+/// of a pair (tensors are ordered by name).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct TensorInfo {
+    pub name: String,
+    pub role: Role,
+    pub dtype: DType,
+    pub shape: Vec<u64>,
+}
+
+impl TensorInfo {
+    pub fn elements(&self) -> u64 {
+        self.shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .unwrap_or(u64::MAX)
+    }
+
+    pub fn byte_size(&self) -> u64 {
+        self.elements().saturating_mul(self.dtype.size_bytes())
+    }
+}
+
+/// Resource limits (a limit hit is a `ResourceLimit` finding, never a hang
+/// or an allocation failure).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Limits {
+    /// Thread-instructions per CTA.
+    pub max_steps: u64,
+    /// Nested calls per thread.
+    pub max_call_depth: u32,
+    /// Bytes of one memory region (tensor, variable, frame).
+    pub max_region_bytes: u64,
+    /// Bytes of all regions together, per-thread ones included (the engine
+    /// keeps about 16–48 bytes of state per byte of memory).
+    pub max_memory_bytes: u64,
+    /// Findings of one kind kept (the rest are counted).
+    pub max_findings_per_kind: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 2_000_000_000,
+            max_call_depth: 64,
+            max_region_bytes: 16 << 20,
+            max_memory_bytes: 64 << 20,
+            max_findings_per_kind: 64,
+        }
+    }
+}
+
+/// Everything one CTA run needs.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct CtaInput {
+    pub kernel: Arc<KernelIr>,
+    /// Every `.func` of the module with a body, in module order
+    /// (`InstrRef::func = k` is `funcs[k-1]`).
+    pub funcs: Vec<Arc<KernelIr>>,
+    pub block: [u32; 3],
+    pub grid: [u32; 3],
+    pub dynamic_shared: u32,
+    /// One per kernel argument, in declaration order.
+    pub params: Vec<ParamValue>,
+    pub tensors: Vec<TensorInfo>,
+    pub limits: Limits,
+}
+
+/// A spec that does not fit the kernel.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct InputError {
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+fn err<T>(message: String) -> Result<T, InputError> {
+    Err(InputError { message })
+}
+
+impl CtaInput {
+    /// Binds `kref`'s kernel in `module` to the spec's tensors and scalars.
+    pub fn from_spec(
+        spec: &CheckSpec,
+        kref: &KernelRef,
+        module: &ModuleIr,
+    ) -> Result<CtaInput, InputError> {
+        let kernel = match &kref.entry {
+            Some(name) => match module.kernel(name) {
+                Some(k) => k,
+                None => return err(format!("no .entry `{name}` in {}", kref.ptx.display())),
+            },
+            None => match module.kernels.as_slice() {
+                [k] => k,
+                [] => return err(format!("no .entry in {}", kref.ptx.display())),
+                _ => {
+                    return err(format!(
+                        "{} has several entries; name one with `entry`",
+                        kref.ptx.display()
+                    ));
+                }
+            },
+        };
+        let tensors: Vec<TensorInfo> = spec
+            .tensors
+            .iter()
+            .map(|(name, t)| TensorInfo {
+                name: name.clone(),
+                role: t.role,
+                dtype: t.dtype,
+                shape: t.shape.clone(),
+            })
+            .collect();
+        let args: Vec<_> = kernel.args().map(|(_, p)| p).collect();
+        if args.len() != kref.params.len() {
+            return err(format!(
+                "kernel `{}` has {} params but the spec binds {}",
+                kernel.name,
+                args.len(),
+                kref.params.len()
+            ));
+        }
+        let mut params = Vec::with_capacity(args.len());
+        for (i, (decl, binding)) in args.iter().zip(&kref.params).enumerate() {
+            let what = format!("param #{i} `{}` of `{}`", decl.name, kernel.name);
+            params.push(match binding {
+                ParamBinding::Unused => ParamValue::Unused,
+                ParamBinding::Tensor(name) => {
+                    let Some(t) = tensors.iter().position(|t| &t.name == name) else {
+                        return err(format!("{what}: no tensor `{name}`"));
+                    };
+                    if decl.ty.bit_width() != 64 || !decl.dims.is_empty() {
+                        return err(format!(
+                            "{what} is .{} but tensor `{name}` needs a 64-bit pointer param",
+                            decl.ty
+                        ));
+                    }
+                    ParamValue::Tensor { tensor: t as u32 }
+                }
+                ParamBinding::Scalar(name) => {
+                    let Some(v) = spec.scalars.get(name) else {
+                        return err(format!("{what}: no scalar `{name}`"));
+                    };
+                    if !decl.dims.is_empty() || decl.vector.is_some() {
+                        return err(format!(
+                            "{what} is an aggregate; scalar `{name}` cannot bind it"
+                        ));
+                    }
+                    ParamValue::Scalar {
+                        bits: scalar_bits(*v, decl.ty).map_err(|m| InputError {
+                            message: format!("{what}: scalar `{name}` = {v}: {m}"),
+                        })?,
+                    }
+                }
+            });
+        }
+        let block = match spec.launch.block.or(kernel.reqntid).or(kernel.maxntid) {
+            Some(b) => b,
+            None => {
+                return err(format!(
+                    "no block size: the spec has no [launch] block and `{}` no .reqntid/.maxntid",
+                    kernel.name
+                ));
+            }
+        };
+        if block.contains(&0) || spec.launch.grid.contains(&0) {
+            return err("block and grid extents must be positive".into());
+        }
+        let funcs = module.funcs.iter().map(|f| Arc::new(f.clone())).collect();
+        Ok(CtaInput {
+            kernel: Arc::new(kernel.clone()),
+            funcs,
+            block,
+            grid: spec.launch.grid,
+            dynamic_shared: spec.launch.dynamic_shared,
+            params,
+            tensors,
+            limits: Limits::default(),
+        })
+    }
+
+    /// Threads per CTA.
+    pub fn threads(&self) -> u64 {
+        self.block.iter().map(|&d| u64::from(d)).product()
+    }
+}
+
+/// The bits a scalar param of type `ty` receives.
+fn scalar_bits(v: ScalarValue, ty: ScalarType) -> Result<u64, String> {
+    let w = ty.bit_width();
+    match (v, ty) {
+        (ScalarValue::Int(i), t) if t.is_int() || t == ScalarType::Pred => {
+            // Negative values bind unsigned params as their two's complement and
+            // large unsigned values bind signed params as their bit pattern.
+            let (lo, hi) = (-(1i128 << (w - 1)), (1i128 << w) - 1);
+            let i = i128::from(i);
+            if i < lo || i > hi {
+                return Err(format!("does not fit .{t}"));
+            }
+            Ok(crate::value::mask_bits(i as u64, w))
+        }
+        (ScalarValue::Int(i), ScalarType::F32) => {
+            let f = i as f32;
+            if f64::from(f) != i as f64 {
+                return Err("not exactly representable as f32".into());
+            }
+            Ok(u64::from(f.to_bits()))
+        }
+        (ScalarValue::Int(i), ScalarType::F64) => {
+            let f = i as f64;
+            if f as i64 != i {
+                return Err("not exactly representable as f64".into());
+            }
+            Ok(f.to_bits())
+        }
+        // The spec's decimal is rounded to f32, as the kernel would see it.
+        (ScalarValue::Float(f), ScalarType::F32) => Ok(u64::from((f.get() as f32).to_bits())),
+        (ScalarValue::Float(f), ScalarType::F64) => Ok(f.get().to_bits()),
+        (ScalarValue::Float(f), ScalarType::F16 | ScalarType::Bf16) => Err(format!(
+            "float {} for a .{ty} param is not supported",
+            f.get()
+        )),
+        (ScalarValue::Float(_), t) => Err(format!("a float cannot bind .{t}")),
+        (ScalarValue::Int(_), t) => Err(format!("an integer cannot bind .{t}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalar_widths() {
+        assert_eq!(
+            scalar_bits(ScalarValue::Int(-1), ScalarType::S32),
+            Ok(0xFFFF_FFFF)
+        );
+        assert_eq!(scalar_bits(ScalarValue::Int(5), ScalarType::U64), Ok(5));
+        assert!(scalar_bits(ScalarValue::Int(1 << 40), ScalarType::U32).is_err());
+        assert_eq!(
+            scalar_bits(ScalarValue::float(0.5), ScalarType::F32),
+            Ok(0x3F00_0000)
+        );
+        assert_eq!(
+            scalar_bits(ScalarValue::Int(2), ScalarType::F32),
+            Ok(0x4000_0000)
+        );
+        assert!(scalar_bits(ScalarValue::float(0.5), ScalarType::U32).is_err());
+    }
+}

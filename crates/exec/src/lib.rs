@@ -1,0 +1,118 @@
+//! The execution core of ptxeq: an interpreter for one CTA of a PTX
+//! kernel, generic over a data [`Domain`].
+//!
+//! Everything concrete — integers, addresses, predicates, control flow,
+//! the schedule, barriers, warp collectives — is executed exactly, per
+//! PTX; every operation on real-valued tensor data goes to the domain. On
+//! the way the engine judges races (vector clocks, design.md §4),
+//! deadlocks, barrier divergence and recycling, out-of-bounds and
+//! uninitialised accesses, and stops with an `Unsupported` finding naming
+//! the instruction at anything outside the modelled class (a branch on
+//! tensor data, bit manipulation of a real value, tensor-core
+//! instructions, ...).
+//!
+//! Entry points: [`run_cta`] (one CTA with any domain), [`replay`] (a
+//! second run checked against an earlier trace), [`check_cross_cta`]
+//! (global-memory disjointness of several CTAs' footprints).
+//!
+//! # Conventions (printed with every report by the caller)
+//!
+//! - Real semantics (design.md §4): rounding modes, `.ftz`, `.sat` on
+//!   reals, `.satfinite` and f16/bf16/f32/f64 conversions are the identity
+//!   on the real value; `.relu` is `max(x, 0)`; unordered comparisons equal
+//!   the ordered ones; integer→float conversion gives the exact integer.
+//!   bf16↔f32 through register halves (`mov.b32 %f, {0, %h}`, the high
+//!   half of an f32) is recognised as the same conversion.
+//! - Addresses are integers in a synthetic address map (`memory`): every
+//!   region 1 MiB-aligned (64 GiB slots in global space) with gaps, so
+//!   address arithmetic and alignment tests behave as on a GPU and a stray
+//!   access lands in a gap (out of bounds) unless it strays by more than the
+//!   gap. Distinct pointer params never alias.
+//! - Schedule: FIFO round-robin, each thread runs until it blocks; races
+//!   are judged by happens-before (vector clocks), so the verdict does not
+//!   depend on this order; uninitialised reads are judged on this schedule
+//!   (and dropped when the reading instruction also races).
+//! - `%warpid` = linear thread id / 32, `%nwarpid` = warps in the CTA,
+//!   `%total_smem_size` = static + dynamic shared bytes, `%activemask` =
+//!   the lanes that reach the same `activemask` before the warp blocks
+//!   elsewhere; clusters are 1×1×1.
+//! - Barriers count warps (PTX): a warp arrives when all its non-exited
+//!   lanes did; exited warps count for default-count barriers;
+//!   `bar.arrive` waits for its own warp. Fences order nothing.
+//! - Input-only tensors are read-only: a store to one is unsupported
+//!   (their reads are therefore not race-tracked).
+
+mod concrete;
+mod domain;
+mod engine;
+mod finding;
+mod footprint;
+mod funcinfo;
+mod input;
+pub mod int;
+mod memory;
+mod opaque;
+mod race;
+mod result;
+mod trace;
+mod value;
+
+pub use concrete::{CVal, Concrete, float_bits_to_f64};
+pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+pub use finding::{
+    AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation, ThreadRef, WaitGroup,
+    format_ranges, thread_ranges,
+};
+pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
+pub use input::{CtaInput, InputError, Limits, ParamValue, TensorInfo};
+pub use opaque::{ExtReal, OVal, Opaque, decode_float};
+pub use result::{CtaRun, OutputValue, Stats, TensorOutput};
+pub use trace::{ReplayMismatch, Segment, ThreadTrace, Trace};
+pub use value::{Part, Value};
+
+/// Runs CTA `cta` of the launch described by `input` with `domain`.
+///
+/// Returns the run and the domain (which, for the term domain, holds the
+/// terms the outputs refer to).
+pub fn run_cta<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun<D::Val>, D) {
+    match engine::Engine::new(input, cta, domain) {
+        Ok(mut e) => {
+            e.run();
+            e.finish_with_domain()
+        }
+        Err((f, d)) => (empty_run(cta, f, input), d),
+    }
+}
+
+fn empty_run<V>(cta: [u32; 3], f: Finding, input: &CtaInput) -> CtaRun<V> {
+    CtaRun {
+        cta,
+        findings: vec![f],
+        dropped_findings: 0,
+        stats: Stats {
+            threads: input.threads().min(u64::from(u32::MAX)) as u32,
+            ..Stats::default()
+        },
+        outputs: Vec::new(),
+        footprint: GlobalFootprint {
+            cta,
+            tensors: Vec::new(),
+        },
+        trace: Trace::default(),
+    }
+}
+
+/// Runs `cta` again with another domain and checks that it followed
+/// `expected` exactly (same per-thread paths, same schedule). The engine
+/// is deterministic, so a mismatch means the domains decided a branch
+/// differently (e.g. one folded a data comparison to a constant).
+pub fn replay<D: Domain>(
+    input: &CtaInput,
+    cta: [u32; 3],
+    expected: &Trace,
+    domain: D,
+) -> Result<(CtaRun<D::Val>, D), ReplayMismatch> {
+    let (run, d) = run_cta(input, cta, domain);
+    expected.check_replay(&run.trace)?;
+    Ok((run, d))
+}

@@ -1,0 +1,437 @@
+//! Readable infix printing of terms.
+//!
+//! `x[3] - max(x[0], x[1])`, `exp(a) / (b + c)`, `(x[0] < 0 ? 0 : x[0])`.
+//! Products print with their coefficient and reciprocal factors as a
+//! fraction, sums print `(-1)·b` operands as subtraction. Shared sub-terms
+//! are printed as often as they occur, so output is capped at a number of
+//! characters and ends in `…` when cut. The printer is iterative (an
+//! explicit task stack) so million-deep terms do not touch the call stack.
+
+use std::fmt::{self, Write};
+
+use crate::node::{Node, TermId};
+use crate::rat::Rat;
+use crate::store::Terms;
+
+/// Default cap of `display` in characters.
+pub const DEFAULT_DISPLAY_LIMIT: usize = 4096;
+
+// Precedence levels: an operand is parenthesised when its level is below
+// what its context requires.
+const OR: u8 = 1;
+const AND: u8 = 2;
+const XOR: u8 = 3;
+const CMP: u8 = 4;
+const ADD: u8 = 5;
+const MUL: u8 = 6;
+const UNARY: u8 = 7;
+const ATOM: u8 = 8;
+
+/// A printable view of a term (see [`Terms::display`]).
+pub struct Display<'a> {
+    terms: &'a Terms,
+    root: TermId,
+    limit: usize,
+}
+
+impl fmt::Display for Display<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Printer {
+            terms: self.terms,
+            out: f,
+            remaining: self.limit,
+            stack: Vec::new(),
+        }
+        .run(self.root)
+    }
+}
+
+impl Terms {
+    /// Infix rendering of `t`, cut at [`DEFAULT_DISPLAY_LIMIT`] characters.
+    pub fn display(&self, t: TermId) -> Display<'_> {
+        self.display_limited(t, DEFAULT_DISPLAY_LIMIT)
+    }
+
+    /// Infix rendering of `t`, cut at `limit` characters (then `…`).
+    pub fn display_limited(&self, t: TermId, limit: usize) -> Display<'_> {
+        Display {
+            terms: self,
+            root: t,
+            limit,
+        }
+    }
+}
+
+enum Task {
+    /// Print a term in a context requiring precedence `ctx`.
+    Term(TermId, u8),
+    /// Print the magnitude of a negative term (after a ` - `).
+    Magnitude(TermId, u8),
+    Str(&'static str),
+    Owned(String),
+}
+
+struct Printer<'a, 'f> {
+    terms: &'a Terms,
+    out: &'f mut dyn Write,
+    remaining: usize,
+    stack: Vec<Task>,
+}
+
+/// A product split for printing: sign, coefficient magnitude, numerator
+/// and denominator factors.
+struct Fraction {
+    negative: bool,
+    coef: Rat,
+    num: Vec<TermId>,
+    den: Vec<TermId>,
+}
+
+impl Printer<'_, '_> {
+    fn run(mut self, root: TermId) -> fmt::Result {
+        self.stack.push(Task::Term(root, 0));
+        while let Some(task) = self.stack.pop() {
+            match task {
+                Task::Str(s) => {
+                    if !self.emit(s)? {
+                        return Ok(());
+                    }
+                }
+                Task::Owned(s) => {
+                    if !self.emit(&s)? {
+                        return Ok(());
+                    }
+                }
+                Task::Term(t, ctx) => self.expand(t, ctx, false),
+                Task::Magnitude(t, ctx) => self.expand(t, ctx, true),
+            }
+            // Every task prints at least one character, so tasks deeper in
+            // the stack than the remaining budget can never be printed:
+            // drop them (bounds memory on very deep terms).
+            let keep = self.remaining + 1;
+            if self.stack.len() > 2 * keep + 64 {
+                let cut = self.stack.len() - keep;
+                self.stack.drain(..cut);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `s` within the budget; `Ok(false)` once cut.
+    fn emit(&mut self, s: &str) -> Result<bool, fmt::Error> {
+        let n = s.chars().count();
+        if n <= self.remaining {
+            self.out.write_str(s)?;
+            self.remaining -= n;
+            Ok(true)
+        } else {
+            let head: String = s.chars().take(self.remaining).collect();
+            self.out.write_str(&head)?;
+            self.out.write_char('…')?;
+            self.remaining = 0;
+            Ok(false)
+        }
+    }
+
+    /// Pushes tasks (in reverse) that print `parts` in order, wrapped in
+    /// parentheses when `prec < ctx`.
+    fn push_seq(&mut self, prec: u8, ctx: u8, parts: Vec<Task>) {
+        let paren = prec < ctx;
+        if paren {
+            self.stack.push(Task::Str(")"));
+        }
+        self.stack.extend(parts.into_iter().rev());
+        if paren {
+            self.stack.push(Task::Str("("));
+        }
+    }
+
+    fn is_negative(&self, t: TermId) -> bool {
+        match self.terms.node(t) {
+            Node::Const(r) => r.is_negative(),
+            Node::NegInf => true,
+            Node::Mul(ops) => matches!(self.terms.node(ops[0]), Node::Const(r) if r.is_negative()),
+            _ => false,
+        }
+    }
+
+    fn fraction(&self, ops: &[TermId], flip: bool) -> Fraction {
+        let mut f = Fraction {
+            negative: flip,
+            coef: Rat::ONE,
+            num: Vec::new(),
+            den: Vec::new(),
+        };
+        for &o in ops {
+            match self.terms.node(o) {
+                Node::Const(r) => {
+                    f.negative ^= r.is_negative();
+                    f.coef = r.abs();
+                }
+                Node::Recip(x) => f.den.push(*x),
+                _ => f.num.push(o),
+            }
+        }
+        f
+    }
+
+    fn expand(&mut self, t: TermId, ctx: u8, magnitude: bool) {
+        let terms = self.terms;
+        match terms.node(t) {
+            Node::Const(r) => {
+                let r = if magnitude { r.abs() } else { r.clone() };
+                let prec = if r.is_negative() {
+                    UNARY
+                } else if r.is_integer() {
+                    ATOM
+                } else {
+                    MUL
+                };
+                self.push_seq(prec, ctx, vec![Task::Owned(r.to_string())]);
+            }
+            Node::PosInf => self.stack.push(Task::Str("inf")),
+            Node::NegInf if magnitude => self.stack.push(Task::Str("inf")),
+            Node::NegInf => self.push_seq(UNARY, ctx, vec![Task::Str("-inf")]),
+            Node::Input { tensor, index } => {
+                let name = match terms.tensor_names.get(*tensor as usize) {
+                    Some(n) => format!("{n}[{index}]"),
+                    None => format!("x{tensor}[{index}]"),
+                };
+                self.stack.push(Task::Owned(name));
+            }
+            Node::Add(ops) => {
+                let mut parts = Vec::with_capacity(2 * ops.len());
+                for (i, &o) in ops.iter().enumerate() {
+                    if i == 0 {
+                        parts.push(Task::Term(o, ADD));
+                    } else if self.is_negative(o) {
+                        parts.push(Task::Str(" - "));
+                        parts.push(Task::Magnitude(o, MUL));
+                    } else {
+                        parts.push(Task::Str(" + "));
+                        parts.push(Task::Term(o, ADD));
+                    }
+                }
+                self.push_seq(ADD, ctx, parts);
+            }
+            Node::Mul(ops) => {
+                let f = self.fraction(ops, false);
+                let mut parts = Vec::new();
+                if f.negative && !magnitude {
+                    parts.push(Task::Str("-"));
+                }
+                let (cn, cd) = f.coef.parts();
+                let one = num_bigint::BigInt::from(1);
+                if cn != one || f.num.is_empty() {
+                    parts.push(Task::Owned(cn.to_string()));
+                    if !f.num.is_empty() {
+                        parts.push(Task::Str(" * "));
+                    }
+                }
+                for (i, &x) in f.num.iter().enumerate() {
+                    if i > 0 {
+                        parts.push(Task::Str(" * "));
+                    }
+                    parts.push(Task::Term(x, MUL));
+                }
+                let den_count = f.den.len() + usize::from(cd != one);
+                if den_count > 0 {
+                    parts.push(Task::Str(" / "));
+                    if den_count > 1 {
+                        parts.push(Task::Str("("));
+                    }
+                    let mut first = true;
+                    if cd != one {
+                        parts.push(Task::Owned(cd.to_string()));
+                        first = false;
+                    }
+                    for &x in &f.den {
+                        if !first {
+                            parts.push(Task::Str(" * "));
+                        }
+                        first = false;
+                        parts.push(Task::Term(x, if den_count > 1 { MUL } else { UNARY }));
+                    }
+                    if den_count > 1 {
+                        parts.push(Task::Str(")"));
+                    }
+                }
+                self.push_seq(MUL, ctx, parts);
+            }
+            Node::Recip(a) => {
+                self.push_seq(MUL, ctx, vec![Task::Str("1 / "), Task::Term(*a, UNARY)]);
+            }
+            Node::Exp(a) => self.push_seq(
+                ATOM,
+                ctx,
+                vec![Task::Str("exp("), Task::Term(*a, 0), Task::Str(")")],
+            ),
+            Node::Func(g, a) => self.push_seq(
+                ATOM,
+                ctx,
+                vec![
+                    Task::Str(g.name()),
+                    Task::Str("("),
+                    Task::Term(*a, 0),
+                    Task::Str(")"),
+                ],
+            ),
+            Node::Max(ops) | Node::Min(ops) => {
+                let name = if matches!(terms.node(t), Node::Max(_)) {
+                    "max("
+                } else {
+                    "min("
+                };
+                let mut parts = vec![Task::Str(name)];
+                for (i, &o) in ops.iter().enumerate() {
+                    if i > 0 {
+                        parts.push(Task::Str(", "));
+                    }
+                    parts.push(Task::Term(o, 0));
+                }
+                parts.push(Task::Str(")"));
+                self.push_seq(ATOM, ctx, parts);
+            }
+            Node::BoolConst(b) => self
+                .stack
+                .push(Task::Str(if *b { "true" } else { "false" })),
+            Node::Cmp(op, a, b) => self.push_seq(
+                CMP,
+                ctx,
+                vec![
+                    Task::Term(*a, ADD),
+                    Task::Str(" "),
+                    Task::Str(op.symbol()),
+                    Task::Str(" "),
+                    Task::Term(*b, ADD),
+                ],
+            ),
+            Node::Not(a) => self.push_seq(UNARY, ctx, vec![Task::Str("!"), Task::Term(*a, UNARY)]),
+            Node::And(ops) | Node::Or(ops) | Node::Xor(ops) => {
+                let (prec, sep) = match terms.node(t) {
+                    Node::And(_) => (AND, " && "),
+                    Node::Or(_) => (OR, " || "),
+                    _ => (XOR, " ^ "),
+                };
+                let mut parts = Vec::with_capacity(2 * ops.len());
+                for (i, &o) in ops.iter().enumerate() {
+                    if i > 0 {
+                        parts.push(Task::Str(sep));
+                    }
+                    parts.push(Task::Term(o, prec + 1));
+                }
+                self.push_seq(prec, ctx, parts);
+            }
+            Node::Select(c, a, b) => self.push_seq(
+                ATOM,
+                ctx,
+                vec![
+                    Task::Str("("),
+                    Task::Term(*c, 0),
+                    Task::Str(" ? "),
+                    Task::Term(*a, 0),
+                    Task::Str(" : "),
+                    Task::Term(*b, 0),
+                    Task::Str(")"),
+                ],
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CmpOp, Func, Terms};
+
+    #[test]
+    fn infix_rendering() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into()]);
+        let x: Vec<_> = (0..3).map(|i| t.input(0, i)).collect();
+        let y = t.input(1, 7);
+        assert_eq!(t.display(y).to_string(), "x1[7]");
+        let m = t.max_many(&x);
+        let d = t.sub(x[0], m);
+        let e = t.exp(d);
+        let s = t.add(x[1], x[2]);
+        let f = t.div(e, s);
+        let text = t.display(f).to_string();
+        // Operand order is canonical (by hash), so only check the pieces.
+        assert!(text.starts_with("exp(") && text.contains(" / ("), "{text}");
+        assert!(text.contains("max(") && text.contains(" - "), "{text}");
+        let three = t.int(3);
+        let half = t.rational(num_rational::BigRational::new(1.into(), 2.into()));
+        let p = t.mul(three, x[0]);
+        assert_eq!(t.display(p).to_string(), "3 * x[0]");
+        let q = t.mul(half, x[0]);
+        assert_eq!(t.display(q).to_string(), "x[0] / 2");
+        let n = t.neg(x[0]);
+        assert_eq!(t.display(n).to_string(), "-x[0]");
+        let r = t.recip(x[0]);
+        assert_eq!(t.display(r).to_string(), "1 / x[0]");
+        let zero = t.int(0);
+        let c = t.cmp(CmpOp::Lt, x[0], zero);
+        let sel = t.select(c, zero, x[0]);
+        assert_eq!(t.display(sel).to_string(), "(x[0] < 0 ? 0 : x[0])");
+        let l = t.func(Func::Log, x[1]);
+        assert_eq!(t.display(l).to_string(), "log(x[1])");
+        let m3 = t.int(-3);
+        let sum = t.add(x[0], m3);
+        assert_eq!(t.display(sum).to_string(), "-3 + x[0]");
+        let nc = t.not(c);
+        let both = t.and(nc, c);
+        assert_eq!(t.display(both).to_string(), "false");
+        let inf = t.neg_inf();
+        assert_eq!(t.display(inf).to_string(), "-inf");
+    }
+
+    #[test]
+    fn subtraction_and_parentheses() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["a".into(), "b".into()]);
+        let a = t.input(0, 0);
+        let b = t.input(1, 0);
+        let s = t.add(a, b);
+        let two = t.int(2);
+        let p = t.mul(two, s);
+        assert_eq!(t.display(p).to_string(), {
+            let inner = t.display(s).to_string();
+            format!("2 * ({inner})")
+        });
+        let d = t.sub(a, b);
+        let text = t.display(d).to_string();
+        assert!(text == "a[0] - b[0]" || text == "-b[0] + a[0]", "{text}");
+    }
+
+    #[test]
+    fn output_is_capped() {
+        let mut t = Terms::new();
+        // x = x + x·x doubles the printed size each step: 2^40 leaves.
+        let mut x = t.input(0, 0);
+        for _ in 0..40 {
+            let sq = t.mul(x, x);
+            x = t.add(x, sq);
+        }
+        let text = t.display_limited(x, 200).to_string();
+        assert!(text.ends_with('…'));
+        assert_eq!(text.chars().count(), 201);
+    }
+
+    #[test]
+    fn deep_chain_prints() {
+        let mut t = Terms::new();
+        let mut acc = t.input(0, 0);
+        for i in 1..1_000_000u64 {
+            let xi = t.input(0, i);
+            acc = t.add(acc, xi);
+        }
+        let text = t.display(acc).to_string();
+        assert!(text.ends_with('…'));
+        let mut e = t.input(0, 0);
+        for _ in 0..1_000_000 {
+            e = t.exp(e);
+        }
+        let text = t.display_limited(e, 100).to_string();
+        assert!(text.starts_with("exp(exp(") && text.ends_with('…'));
+    }
+}

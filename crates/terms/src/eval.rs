@@ -1,0 +1,208 @@
+//! Numeric evaluation in `f64`.
+//!
+//! Used to look for counterexamples and to compare symbolic results with
+//! concrete runs — never as evidence for "equivalent". Evaluation is
+//! memoised per node over the DAG (shared sub-terms are computed once) and
+//! iterative (an explicit stack), so million-deep chains need no call
+//! stack. Booleans evaluate to 1.0 / 0.0; a comparison involving NaN is
+//! false (only `!=` is true), as in IEEE.
+
+use hashbrown::HashMap;
+
+use crate::node::{CmpOp, Node, TermId};
+use crate::store::Terms;
+
+impl Terms {
+    /// Value of `t` with input symbol `x[i]` of tensor `k` = `input(k, i)`.
+    pub fn eval_f64(&self, t: TermId, input: &dyn Fn(u32, u64) -> f64) -> f64 {
+        self.eval_many_f64(&[t], input)[0]
+    }
+
+    /// Values of several roots, sharing one memo.
+    pub fn eval_many_f64(&self, roots: &[TermId], input: &dyn Fn(u32, u64) -> f64) -> Vec<f64> {
+        let mut memo: HashMap<u32, f64> = HashMap::new();
+        let mut stack: Vec<(TermId, bool)> = Vec::new();
+        roots
+            .iter()
+            .map(|&r| {
+                self.eval_into(r, input, &mut memo, &mut stack);
+                memo.get(&r.0).copied().unwrap_or(f64::NAN)
+            })
+            .collect()
+    }
+
+    fn eval_into(
+        &self,
+        root: TermId,
+        input: &dyn Fn(u32, u64) -> f64,
+        memo: &mut HashMap<u32, f64>,
+        stack: &mut Vec<(TermId, bool)>,
+    ) {
+        stack.push((root, false));
+        while let Some((t, expanded)) = stack.pop() {
+            if memo.contains_key(&t.0) {
+                continue;
+            }
+            let node = self.node(t);
+            if !expanded {
+                stack.push((t, true));
+                for c in node.children() {
+                    if !memo.contains_key(&c.0) {
+                        stack.push((c, false));
+                    }
+                }
+                continue;
+            }
+            let v = |c: &TermId| memo.get(&c.0).copied().unwrap_or(f64::NAN);
+            let b = |x: f64| if x != 0.0 { 1.0 } else { 0.0 };
+            let value = match node {
+                Node::Const(r) => r.to_f64(),
+                Node::PosInf => f64::INFINITY,
+                Node::NegInf => f64::NEG_INFINITY,
+                Node::Input { tensor, index } => input(*tensor, *index),
+                Node::Add(ops) => ops.iter().map(v).sum(),
+                Node::Mul(ops) => ops.iter().map(v).product(),
+                Node::Recip(a) => 1.0 / v(a),
+                Node::Exp(a) => v(a).exp(),
+                Node::Func(f, a) => f.eval_f64(v(a)),
+                Node::Max(ops) => extremum(ops.iter().map(v), f64::max),
+                Node::Min(ops) => extremum(ops.iter().map(v), f64::min),
+                Node::BoolConst(x) => b(f64::from(u8::from(*x))),
+                Node::Cmp(op, x, y) => {
+                    let (x, y) = (v(x), v(y));
+                    let r = match op {
+                        CmpOp::Eq => x == y,
+                        CmpOp::Ne => x != y,
+                        CmpOp::Lt => x < y,
+                        CmpOp::Le => x <= y,
+                        CmpOp::Gt => x > y,
+                        CmpOp::Ge => x >= y,
+                    };
+                    f64::from(u8::from(r))
+                }
+                Node::Not(a) => 1.0 - b(v(a)),
+                Node::And(ops) => f64::from(u8::from(ops.iter().all(|o| v(o) != 0.0))),
+                Node::Or(ops) => f64::from(u8::from(ops.iter().any(|o| v(o) != 0.0))),
+                Node::Xor(ops) => f64::from(u8::from(
+                    ops.iter().filter(|o| v(o) != 0.0).count() % 2 == 1,
+                )),
+                Node::Select(c, x, y) => {
+                    if v(c) != 0.0 {
+                        v(x)
+                    } else {
+                        v(y)
+                    }
+                }
+            };
+            memo.insert(t.0, value);
+        }
+    }
+}
+
+/// `max`/`min` that propagates NaN (`f64::max` would drop it and hide an
+/// undefined operand).
+fn extremum(mut vals: impl Iterator<Item = f64>, pick: fn(f64, f64) -> f64) -> f64 {
+    let Some(mut acc) = vals.next() else {
+        return f64::NAN;
+    };
+    for x in vals {
+        if x.is_nan() || acc.is_nan() {
+            return f64::NAN;
+        }
+        acc = pick(acc, x);
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CmpOp, Func, Terms};
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn softmax_element() {
+        // y0 = exp(x0 - m) / (exp(x0 - m) + exp(x1 - m) + exp(x2 - m)),
+        // m = max(x0, x1, x2); at x = (1, 2, 3):
+        // y0 = e^-2 / (e^-2 + e^-1 + 1) = 0.09003057317038046.
+        let mut t = Terms::new();
+        let x: Vec<_> = (0..3).map(|i| t.input(0, i)).collect();
+        let m = t.max_many(&x);
+        let e: Vec<_> = x
+            .iter()
+            .map(|&xi| {
+                let d = t.sub(xi, m);
+                t.exp(d)
+            })
+            .collect();
+        let s = t.add_many(&e);
+        let y0 = t.div(e[0], s);
+        let y2 = t.div(e[2], s);
+        let vals = t.eval_many_f64(&[y0, y2], &|_, i| (i + 1) as f64);
+        assert!(close(vals[0], 0.090_030_573_170_380_46), "{}", vals[0]);
+        assert!(close(vals[1], 0.665_240_955_774_821_5), "{}", vals[1]);
+    }
+
+    #[test]
+    fn expression_with_functions_and_select() {
+        // f = select(x < y, sqrt(y) * 2, tanh(x)) + 1/4 at (x, y) = (1, 9):
+        // 1 < 9 → sqrt(9)·2 + 0.25 = 6.25; at (10, 9): tanh(10) + 0.25.
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let y = t.input(1, 0);
+        let c = t.cmp(CmpOp::Lt, x, y);
+        let two = t.int(2);
+        let sy = t.sqrt(y);
+        let a = t.mul(sy, two);
+        let b = t.func(Func::Tanh, x);
+        let s = t.select(c, a, b);
+        let q = t.from_f32_bits(0x3E80_0000).unwrap(); // 0.25
+        let f = t.add(s, q);
+        assert_eq!(t.eval_f64(f, &|k, _| if k == 0 { 1.0 } else { 9.0 }), 6.25);
+        let v = t.eval_f64(f, &|k, _| if k == 0 { 10.0 } else { 9.0 });
+        assert!(close(v, 10f64.tanh() + 0.25));
+        // Booleans are 0/1.
+        assert_eq!(t.eval_f64(c, &|k, _| if k == 0 { 1.0 } else { 9.0 }), 1.0);
+        let nc = t.not(c);
+        assert_eq!(t.eval_f64(nc, &|k, _| if k == 0 { 1.0 } else { 9.0 }), 0.0);
+    }
+
+    #[test]
+    fn erf_and_base2() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let e = t.func(Func::Erf, x);
+        let p = t.func(Func::Ex2, x);
+        let l = t.func(Func::Lg2, x);
+        let v = t.eval_many_f64(&[e, p, l], &|_, _| 0.5);
+        // erf(0.5) = 0.5204998778130465
+        assert!(close(v[0], 0.520_499_877_813_046_5));
+        assert!(close(v[1], std::f64::consts::SQRT_2));
+        assert_eq!(v[2], -1.0);
+    }
+
+    #[test]
+    fn deep_chain_evaluates() {
+        // acc = ((x0 + x1) + x2) + ... + x_{n-1} with x_i = 1: n.
+        let mut t = Terms::new();
+        let n = 1_000_000u64;
+        let mut acc = t.input(0, 0);
+        for i in 1..n {
+            let xi = t.input(0, i);
+            acc = t.add(acc, xi);
+        }
+        assert_eq!(t.eval_f64(acc, &|_, _| 1.0), n as f64);
+        // A deep multiplicative chain of exp/recip: e^(e^(...)) is not
+        // needed; a chain of nested selects exercises non-n-ary nodes.
+        let mut s = t.input(1, 0);
+        let zero = t.int(0);
+        for i in 0..100_000u64 {
+            let xi = t.input(2, i);
+            let c = t.cmp(CmpOp::Lt, xi, zero);
+            s = t.select(c, xi, s);
+        }
+        assert_eq!(t.eval_f64(s, &|k, _| if k == 1 { 7.0 } else { 1.0 }), 7.0);
+    }
+}

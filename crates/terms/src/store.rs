@@ -1,0 +1,230 @@
+//! The term store: hash-consing and inspection.
+//!
+//! Every node is interned once: `nodes[i]` is the node of `TermId(i)`,
+//! `hashes[i]` its structural hash (computed at intern time from the
+//! children's hashes), `flags[i]` two derived facts (is it boolean, may it
+//! be infinite). A raw hash table keyed by the structural hash maps a node
+//! to its id; lookups compare candidate nodes structurally, so equal ids
+//! mean equal terms and a hash collision can never merge two different
+//! terms.
+//!
+//! Canonical-form invariants of interned nodes (upheld by the constructors
+//! in `build/`, relied on by equality-by-construction and by `import`):
+//! - n-ary operands are sorted by `(hash, id)`, except that the single
+//!   folded constant of an `Add`/`Mul`/`Max`/`Min` (if any) comes first;
+//! - `Cmp` only uses `Eq`/`Ne`/`Lt`/`Le`, and `Eq`/`Ne` operands are sorted;
+//! - constructors are idempotent: rebuilding an interned node from its own
+//!   children through the matching constructor returns the same id.
+
+use hashbrown::HashMap;
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use num_rational::BigRational;
+
+use crate::hash::hash_node;
+use crate::node::{Node, TermId};
+use crate::rat::Rat;
+
+pub(crate) const FLAG_BOOL: u8 = 1;
+pub(crate) const FLAG_MAYBE_INF: u8 = 2;
+
+/// The store of hash-consed terms. Single-threaded (build on one thread,
+/// share `&Terms` for reading); `Clone` copies everything.
+#[derive(Clone, Default)]
+pub struct Terms {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) hashes: Vec<u128>,
+    pub(crate) flags: Vec<u8>,
+    /// Ids keyed by the low 64 bits of their structural hash.
+    table: HashTable<u32>,
+    /// The `BigRational` value of every small `Const` node, so that
+    /// `as_rational` can hand out a reference (big constants hold theirs).
+    small_bigs: HashMap<u32, BigRational>,
+    pub(crate) tensor_names: Vec<String>,
+}
+
+impl std::fmt::Debug for Terms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terms")
+            .field("nodes", &self.nodes.len())
+            .field("tensor_names", &self.tensor_names)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Terms {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reserves room for `additional` more nodes (avoids rehashing while
+    /// a large kernel's terms are built).
+    pub fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+        self.hashes.reserve(additional);
+        self.flags.reserve(additional);
+        let hashes = &self.hashes;
+        self.table
+            .reserve(additional, |&i| hashes[i as usize] as u64);
+    }
+
+    /// Number of interned nodes (callers enforce their resource limits
+    /// against it).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Every id of the store, in creation order (children before parents).
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = TermId> + use<> {
+        (0..self.nodes.len() as u32).map(TermId)
+    }
+
+    /// The node of `t`.
+    ///
+    /// `t` must come from this store (a foreign id is a programming error
+    /// and panics on the index).
+    pub fn node(&self, t: TermId) -> &Node {
+        &self.nodes[t.index()]
+    }
+
+    /// Structural 128-bit hash of `t`: a function of the term alone, equal
+    /// across stores and build orders (see `hash.rs`).
+    pub fn hash128(&self, t: TermId) -> u128 {
+        self.hashes[t.index()]
+    }
+
+    /// The exact value of a constant term.
+    pub fn as_rational(&self, t: TermId) -> Option<&BigRational> {
+        match self.node(t) {
+            Node::Const(r) => r.big_ref().or_else(|| self.small_bigs.get(&t.0)),
+            _ => None,
+        }
+    }
+
+    /// The exact value of a constant term, in the store's own
+    /// representation (no allocation).
+    pub fn as_rat(&self, t: TermId) -> Option<&Rat> {
+        match self.node(t) {
+            Node::Const(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The value of a boolean constant.
+    pub fn as_bool(&self, t: TermId) -> Option<bool> {
+        match self.node(t) {
+            Node::BoolConst(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Whether `t` is boolean-valued (as opposed to real-valued).
+    pub fn is_bool(&self, t: TermId) -> bool {
+        self.flags[t.index()] & FLAG_BOOL != 0
+    }
+
+    /// Whether `t` may take the value ±inf: it contains `PosInf`/`NegInf`
+    /// somewhere a `max`/`min`/`select` can let through. Inputs are finite
+    /// reals, so a term built from inputs and finite constants is never
+    /// infinite. Conservative (a `false` is a guarantee).
+    pub fn maybe_infinite(&self, t: TermId) -> bool {
+        self.flags[t.index()] & FLAG_MAYBE_INF != 0
+    }
+
+    /// Names for input tensors, by tensor number, used by `display`
+    /// (`x[3]`); tensors without a name print as `x0[3]`, `x1[3]`, ...
+    pub fn set_tensor_names(&mut self, names: Vec<String>) {
+        self.tensor_names = names;
+    }
+
+    pub fn tensor_names(&self) -> &[String] {
+        &self.tensor_names
+    }
+
+    /// The flags a node gets from its kind and its children.
+    fn flags_of(&self, node: &Node) -> u8 {
+        let child_inf = |ts: &mut dyn Iterator<Item = TermId>| {
+            let mut any = false;
+            for t in ts {
+                any |= self.flags[t.index()] & FLAG_MAYBE_INF != 0;
+            }
+            any
+        };
+        match node {
+            Node::PosInf | Node::NegInf => FLAG_MAYBE_INF,
+            Node::Const(_) | Node::Input { .. } => 0,
+            Node::BoolConst(_)
+            | Node::Cmp(..)
+            | Node::Not(_)
+            | Node::And(_)
+            | Node::Or(_)
+            | Node::Xor(_) => FLAG_BOOL,
+            Node::Select(_, a, b) => {
+                let mut f = self.flags[a.index()] & FLAG_BOOL;
+                if child_inf(&mut [*a, *b].into_iter()) {
+                    f |= FLAG_MAYBE_INF;
+                }
+                f
+            }
+            Node::Add(_)
+            | Node::Mul(_)
+            | Node::Max(_)
+            | Node::Min(_)
+            | Node::Recip(_)
+            | Node::Exp(_)
+            | Node::Func(..) => {
+                if child_inf(&mut node.children()) {
+                    FLAG_MAYBE_INF
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// Interns `node` exactly as given (no canonicalisation — that is the
+    /// constructors' job) and returns its id.
+    pub(crate) fn intern(&mut self, node: Node) -> TermId {
+        let h = hash_node(&node, &self.hashes);
+        // 2^32 nodes would need far more memory than any machine this
+        // runs on has (> 100 GiB); callers bound the store via `len()`.
+        let id = u32::try_from(self.nodes.len()).expect("term store exceeds 2^32 nodes");
+        let (nodes, hashes) = (&self.nodes, &self.hashes);
+        match self.table.entry(
+            h as u64,
+            |&i| nodes[i as usize] == node,
+            |&i| hashes[i as usize] as u64,
+        ) {
+            Entry::Occupied(e) => return TermId(*e.get()),
+            Entry::Vacant(v) => {
+                v.insert(id);
+            }
+        }
+        let flags = self.flags_of(&node);
+        if let Node::Const(r) = &node
+            && r.big_ref().is_none()
+        {
+            self.small_bigs.insert(id, r.to_big());
+        }
+        self.nodes.push(node);
+        self.hashes.push(h);
+        self.flags.push(flags);
+        TermId(id)
+    }
+
+    /// Sort key of an operand in canonical order.
+    pub(crate) fn key(&self, t: TermId) -> (u128, u32) {
+        (self.hashes[t.index()], t.0)
+    }
+
+    /// Sorts operands into canonical order.
+    pub(crate) fn sort_canonical(&self, ops: &mut [TermId]) {
+        if ops.len() > 1 {
+            ops.sort_by_key(|&t| self.key(t));
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The term domain: the execution engine's data operations as hash-consed
+//! real-valued terms.
+
+use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+use ptxeq_terms::{BigRational, CmpOp, Func, TermId, Terms};
+
+/// [`Domain`] over a [`Terms`] store. Every float value a kernel computes
+/// becomes a term; equal terms are one node, so the reference's and the
+/// candidate's sub-terms are shared when both run on one store.
+#[derive(Default)]
+pub struct TermDomain {
+    pub terms: Terms,
+}
+
+impl TermDomain {
+    pub fn new(terms: Terms) -> Self {
+        TermDomain { terms }
+    }
+}
+
+fn cmp_op(c: Cmp) -> CmpOp {
+    match c {
+        Cmp::Eq => CmpOp::Eq,
+        Cmp::Ne => CmpOp::Ne,
+        Cmp::Lt => CmpOp::Lt,
+        Cmp::Le => CmpOp::Le,
+        Cmp::Gt => CmpOp::Gt,
+        Cmp::Ge => CmpOp::Ge,
+    }
+}
+
+impl Domain for TermDomain {
+    type Val = TermId;
+
+    fn float_const(&mut self, fmt: Fmt, bits: u64) -> Option<TermId> {
+        // The low bits hold the pattern; truncating casts pick them out.
+        match fmt {
+            Fmt::F16 => self.terms.from_f16_bits(bits as u16),
+            Fmt::Bf16 => self.terms.from_bf16_bits(bits as u16),
+            Fmt::F32 => self.terms.from_f32_bits(bits as u32),
+            Fmt::F64 => self.terms.from_f64_bits(bits),
+        }
+    }
+
+    fn int_const(&mut self, v: i128) -> TermId {
+        match i64::try_from(v) {
+            Ok(small) => self.terms.int(small),
+            Err(_) => self.terms.rational(BigRational::from_integer(v.into())),
+        }
+    }
+
+    fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> TermId {
+        self.terms.input(tensor, index)
+    }
+
+    fn unary(&mut self, op: UnOp, a: TermId) -> TermId {
+        let t = &mut self.terms;
+        match op {
+            UnOp::Neg => t.neg(a),
+            UnOp::Abs => t.abs(a),
+            UnOp::Recip => t.recip(a),
+            UnOp::Exp2 => t.func(Func::Ex2, a),
+            UnOp::Lg2 => t.func(Func::Lg2, a),
+            UnOp::Sqrt => t.sqrt(a),
+            UnOp::Rsqrt => t.rsqrt(a),
+            UnOp::Sin => t.func(Func::Sin, a),
+            UnOp::Cos => t.func(Func::Cos, a),
+            UnOp::Tanh => t.func(Func::Tanh, a),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: TermId, b: TermId) -> TermId {
+        let t = &mut self.terms;
+        match op {
+            BinOp::Add => t.add(a, b),
+            BinOp::Sub => t.sub(a, b),
+            BinOp::Mul => t.mul(a, b),
+            BinOp::Div => t.div(a, b),
+            BinOp::Min => t.min(a, b),
+            BinOp::Max => t.max(a, b),
+        }
+    }
+
+    fn fma(&mut self, a: TermId, b: TermId, c: TermId) -> TermId {
+        self.terms.fma(a, b, c)
+    }
+
+    fn cmp(&mut self, op: Cmp, a: TermId, b: TermId) -> TermId {
+        self.terms.cmp(cmp_op(op), a, b)
+    }
+
+    fn bool_const(&mut self, b: bool) -> TermId {
+        self.terms.bool_const(b)
+    }
+
+    fn not(&mut self, a: TermId) -> TermId {
+        self.terms.not(a)
+    }
+
+    fn bool_op(&mut self, op: BoolOp, a: TermId, b: TermId) -> TermId {
+        match op {
+            BoolOp::And => self.terms.and(a, b),
+            BoolOp::Or => self.terms.or(a, b),
+            BoolOp::Xor => self.terms.xor(a, b),
+        }
+    }
+
+    fn select(&mut self, cond: TermId, a: TermId, b: TermId) -> TermId {
+        self.terms.select(cond, a, b)
+    }
+
+    fn as_bool(&self, v: TermId) -> Option<bool> {
+        self.terms.as_bool(v)
+    }
+
+    /// Hash-consing makes this exact: one node per distinct term.
+    fn same_value(&self, a: TermId, b: TermId) -> bool {
+        a == b
+    }
+
+    fn describe(&self, v: TermId) -> String {
+        self.terms.display_limited(v, 80).to_string()
+    }
+}

@@ -1,0 +1,134 @@
+//! Pass: the symbolic state of one CTA.
+//!
+//! [`symbolic_state`] replays a CTA that `unroll` already ran, this time
+//! with the [`TermDomain`]: every float value becomes a real-valued term
+//! (design.md §4–§5) and the final contents of the output tensors are the
+//! output terms. The replay follows the unrolled trace (same per-thread
+//! paths, same schedule) and says so if it does not; races, deadlocks and
+//! bounds were judged by `unroll` and are not judged again here.
+//!
+//! The artifact is self-contained and position-free: the terms are
+//! exported as a [`TermGraph`] (only what the outputs reach), and each
+//! output element names a root of that graph. That makes it `Eq + Hash`
+//! (salsa backdating) and serializable (the content-addressed store).
+
+mod domain;
+
+pub use domain::TermDomain;
+
+use ptxeq_exec::{CtaInput, Finding, FindingKind, OutputValue, Stats, TensorOutput};
+use ptxeq_terms::{TermGraph, TermId, Terms};
+use ptxeq_unroll::UnrolledCta;
+use serde::{Deserialize, Serialize};
+
+/// The output terms of one CTA.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct SymbolicState {
+    pub cta: [u32; 3],
+    /// Per output / inout tensor, the written elements; `Data(i)` is root
+    /// `i` of `graph`.
+    pub outputs: Vec<TensorOutput<u32>>,
+    /// Every term the outputs refer to.
+    pub graph: TermGraph,
+    /// Findings of the replay itself: a replay that left the unrolled path
+    /// (`Unsupported`, internal), or whatever the term run reported that
+    /// the opaque run did not.
+    pub findings: Vec<Finding>,
+    pub stats: Stats,
+}
+
+impl SymbolicState {
+    /// The output terms, imported into `terms` (which may already hold the
+    /// other kernel's terms: shared sub-terms become one node). Returns,
+    /// per tensor, `(element index, term)` for every real-valued element.
+    pub fn import_into(&self, terms: &mut Terms) -> Vec<(u32, Vec<(u64, TermId)>)> {
+        let roots = terms.import(&self.graph);
+        self.outputs
+            .iter()
+            .map(|t| {
+                let elems = t
+                    .elements
+                    .iter()
+                    .filter_map(|(i, v)| match v {
+                        OutputValue::Data(r) => roots.get(*r as usize).map(|&id| (*i, id)),
+                        _ => None,
+                    })
+                    .collect();
+                (t.tensor, elems)
+            })
+            .collect()
+    }
+}
+
+/// Replays `unrolled` with terms. Call only on an unrolled CTA without
+/// blocking findings (races, deadlocks, unsupported constructs): the
+/// output of a racy run is schedule-dependent and has no meaning.
+pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState {
+    let mut terms = Terms::new();
+    terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
+    let domain = TermDomain::new(terms);
+    match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {
+        Ok((run, domain)) => {
+            let mut roots: Vec<TermId> = Vec::new();
+            let outputs = run
+                .outputs
+                .into_iter()
+                .map(|t| TensorOutput {
+                    tensor: t.tensor,
+                    name: t.name,
+                    elements: t
+                        .elements
+                        .into_iter()
+                        .map(|(i, v)| {
+                            let v = match v {
+                                OutputValue::Data(term) => {
+                                    roots.push(term);
+                                    OutputValue::Data((roots.len() - 1) as u32)
+                                }
+                                OutputValue::Bits(b) => OutputValue::Bits(b),
+                                OutputValue::Unsupported(r) => OutputValue::Unsupported(r),
+                            };
+                            (i, v)
+                        })
+                        .collect(),
+                })
+                .collect();
+            // Findings the opaque run already reported are not repeated.
+            let findings = run
+                .findings
+                .into_iter()
+                .filter(|f| !unrolled.findings.contains(f))
+                .collect();
+            SymbolicState {
+                cta: unrolled.cta,
+                outputs,
+                graph: domain.terms.export(&roots),
+                findings,
+                stats: run.stats,
+            }
+        }
+        Err(mismatch) => SymbolicState {
+            cta: unrolled.cta,
+            outputs: Vec::new(),
+            graph: Terms::new().export(&[]),
+            findings: vec![replay_finding(&mismatch)],
+            stats: unrolled.stats,
+        },
+    }
+}
+
+/// A replay that left the unrolled path is reported as unsupported: the
+/// two domains decided some comparison differently, so no verdict may rest
+/// on either run.
+fn replay_finding(m: &ptxeq_exec::ReplayMismatch) -> Finding {
+    Finding {
+        kind: FindingKind::Unsupported,
+        message: format!("the symbolic replay left the unrolled path: {}", m.message),
+        reason: "symbolic replay diverged from the unrolled trace".into(),
+        thread: None,
+        instr: None,
+        location: None,
+        accesses: Vec::new(),
+        waiting: Vec::new(),
+    }
+}

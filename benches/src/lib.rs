@@ -30,3 +30,19 @@ pub fn corpus_ptx() -> Vec<(PathBuf, String)> {
     out.sort();
     out
 }
+
+/// The bound kernels of a corpus case (`family/case`), in spec order
+/// (reference, candidate or the single kernel).
+pub fn case_inputs(case: &str) -> Vec<ptxeq_exec::CtaInput> {
+    let path = repo_root().join("corpus").join(case).join("check.toml");
+    let spec = ptxeq_spec::CheckSpec::load(&path).expect("corpus spec loads");
+    spec.kernels
+        .iter()
+        .into_iter()
+        .map(|(_, kref)| {
+            let text = std::fs::read_to_string(&kref.ptx).expect("corpus PTX reads");
+            let module = ptxeq_lower::lower_source(&text).module;
+            ptxeq_exec::CtaInput::from_spec(&spec, kref, &module).expect("spec fits kernel")
+        })
+        .collect()
+}

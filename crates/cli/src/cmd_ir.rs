@@ -43,7 +43,7 @@ pub fn run(path: &Path, entry: Option<&str>, funcs: bool) -> Exit {
             .collect()
     };
     let m = &lowered.module;
-    println!(
+    outln!(
         "// {}: PTX {} for {} (address size {})",
         path.display(),
         m.version.as_deref().unwrap_or("?"),
@@ -52,8 +52,8 @@ pub fn run(path: &Path, entry: Option<&str>, funcs: bool) -> Exit {
     );
     if funcs {
         for (k, map) in m.funcs.iter().zip(&lowered.func_maps) {
-            println!();
-            print!("{}", k.dump_with_ptx_lines(&ptx_lines(map)));
+            outln!();
+            out!("{}", k.dump_with_ptx_lines(&ptx_lines(map)));
         }
     }
     for name in names {
@@ -64,8 +64,8 @@ pub fn run(path: &Path, entry: Option<&str>, funcs: bool) -> Exit {
         ) else {
             continue;
         };
-        println!();
-        print!("{}", ir.dump_with_ptx_lines(&ptx_lines(map)));
+        outln!();
+        out!("{}", ir.dump_with_ptx_lines(&ptx_lines(map)));
     }
     Exit::Ok
 }

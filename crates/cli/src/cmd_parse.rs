@@ -41,11 +41,11 @@ fn check_file(db: &Database, path: &Path, show_unknown: bool) -> Exit {
         .filter(|m| m.severity == Severity::Error)
         .count();
     if errors > 0 {
-        println!("{shown}: {errors} error(s)");
+        outln!("{shown}: {errors} error(s)");
         return Exit::Invalid;
     }
     let m = &lowered.module;
-    println!(
+    outln!(
         "{shown}: ok: {} entr{} ({}), {} function(s), {} instructions, {} not decoded",
         m.kernels.len(),
         if m.kernels.len() == 1 { "y" } else { "ies" },

@@ -68,11 +68,11 @@ fn print_human(
     verdict: RaceVerdict,
     elapsed: std::time::Duration,
 ) {
-    println!("{}", verdict.word());
+    outln!("{}", verdict.word());
     for r in reports {
         let res = Resolver::new(db, r.file, r.input.as_deref());
-        println!();
-        println!(
+        outln!();
+        outln!(
             "{} `{}` ({}): {}",
             r.slot.word(),
             r.entry,
@@ -82,8 +82,8 @@ fn print_human(
         if let Some(s) = &r.structured {
             for p in &s.problems {
                 let pos = res.resolve(ptxeq_exec::InstrRef::kernel(p.instr));
-                println!("  unsupported: {}", p.message);
-                println!("    at {pos}");
+                outln!("  unsupported: {}", p.message);
+                outln!("    at {pos}");
             }
         }
         for (cta, findings, _) in &r.ctas {
@@ -98,15 +98,15 @@ fn print_human(
         let instrs: u64 = r.ctas.iter().map(|(_, _, s)| s.instructions_executed).sum();
         let bars: u64 = r.ctas.iter().map(|(_, _, s)| s.barriers_completed).sum();
         if !r.ctas.is_empty() {
-            println!(
+            outln!(
                 "  checked {} CTA(s): {threads} threads, {instrs} thread-instructions, {bars} barriers completed",
                 r.ctas.len()
             );
         }
     }
-    println!();
-    println!("assumptions: {}", ASSUMPTIONS.join("; "));
-    println!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
+    outln!();
+    outln!("assumptions: {}", ASSUMPTIONS.join("; "));
+    outln!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
 }
 
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
@@ -127,19 +127,19 @@ fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
         .unwrap_or_default();
     // Messages that already start with their kind word are not prefixed twice.
     if f.message.starts_with(word) {
-        println!("  {}{at}", f.message);
+        outln!("  {}{at}", f.message);
     } else {
-        println!("  {word}{at}: {}", f.message);
+        outln!("  {word}{at}: {}", f.message);
     }
     if let Some(loc) = &f.location {
-        println!("    memory: {loc}");
+        outln!("    memory: {loc}");
     }
     for a in &f.accesses {
         let cta = a
             .cta
             .map(|c| format!(" of CTA ({},{},{})", c[0], c[1], c[2]))
             .unwrap_or_default();
-        println!(
+        outln!(
             "    {:<6} by {}{cta} at {}",
             a.kind.word(),
             a.thread,
@@ -150,10 +150,10 @@ fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
         && let Some(i) = f.instr
     {
         let who = f.thread.map(|t| format!(" by {t}")).unwrap_or_default();
-        println!("    at {}{who}", res.resolve(i));
+        outln!("    at {}{who}", res.resolve(i));
     }
     for w in &f.waiting {
-        println!(
+        outln!(
             "    waiting on {}: threads {} at {} ({} of {} arrived)",
             w.what,
             format_ranges(&w.threads),
@@ -212,5 +212,5 @@ fn print_json(
         "assumptions": ASSUMPTIONS,
         "time_ms": elapsed.as_secs_f64() * 1e3,
     });
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
 }

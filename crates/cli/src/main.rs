@@ -3,9 +3,27 @@
 //! Each subcommand lives in its own module; this file only parses arguments
 //! and maps outcomes to exit codes (design.md §6).
 
+/// `println!` that ignores a closed stdout (`ptxeq race … | head` must not
+/// panic on the broken pipe).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `print!` that ignores a closed stdout.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod cmd_ir;
 mod cmd_parse;
 mod cmd_race;
+mod cmd_terms;
 mod diagnostics;
 mod exit;
 mod input;
@@ -77,6 +95,24 @@ enum Command {
     /// decoded form, so it is what ptxeq understood, not an echo of the
     /// source) and its position: the PTX line and, with `-lineinfo`, the
     /// CUDA/Python source line from `.loc`.
+    /// Print the output terms of a kernel: each written output element as
+    /// a formula over the input elements (real arithmetic).
+    ///
+    /// Takes the same TARGET and launch flags as `race`; the kernel must be
+    /// race-free (the outputs of a racy run depend on the schedule).
+    /// Inputs print as `x[i]` with a flat (row-major) index.
+    Terms {
+        /// `check.toml`, or a `.ptx` file.
+        target: PathBuf,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+        /// Print at most this many elements per output tensor.
+        #[arg(long, default_value_t = 16)]
+        limit: usize,
+        /// Cut each formula after this many characters.
+        #[arg(long, default_value_t = 400)]
+        width: usize,
+    },
     Ir {
         /// The PTX file.
         file: PathBuf,
@@ -109,6 +145,12 @@ fn main() -> ExitCode {
             spec,
             format,
         } => cmd_race::run(&target, &spec, format),
+        Command::Terms {
+            target,
+            spec,
+            limit,
+            width,
+        } => cmd_terms::run(&target, &spec, limit, width),
     };
     code.into()
 }

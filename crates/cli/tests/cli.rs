@@ -160,3 +160,120 @@ fn help_explains_exit_codes() {
     assert_eq!(code, 0);
     assert!(out.contains("Exit codes"), "{out}");
 }
+
+#[test]
+fn race_reports_both_accesses_with_positions() {
+    let (code, out, err) = ptxeq(&["race", "corpus/races/missing-barrier-reverse/check.toml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some("race"),
+        "verdict line first: {out}"
+    );
+    // Both accesses: kind, thread, instruction, PTX line, CUDA line.
+    let accesses: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("read ") || l.trim_start().starts_with("write "))
+        .collect();
+    assert_eq!(accesses.len(), 2, "{out}");
+    for a in accesses {
+        assert!(a.contains("by thread "), "{a}");
+        assert!(a.contains("(ptx:") && a.contains("k.cu:"), "{a}");
+    }
+    assert!(out.contains("memory: "), "{out}");
+}
+
+#[test]
+fn race_free_kernel_exits_0_and_flags_form_agrees() {
+    let (code, out, _) = ptxeq(&[
+        "race",
+        "corpus/races/missing-barrier-reverse-fixed/check.toml",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.lines().next(), Some("race-free"));
+    // The same check written as flags.
+    let (code, out, err) = ptxeq(&[
+        "race",
+        "corpus/races/missing-barrier-reverse-fixed/k.ptx",
+        "--block",
+        "128",
+        "--tensor",
+        "x:f32[128]:in",
+        "--tensor",
+        "y:f32[128]:out",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().next(), Some("race-free"));
+    // And the buggy kernel with the fixed kernel's flags is a race.
+    let (code, out, _) = ptxeq(&[
+        "race",
+        "corpus/races/missing-barrier-reverse/k.ptx",
+        "--block",
+        "128",
+        "--tensor",
+        "x:f32[128]:in",
+        "--tensor",
+        "y:f32[128]:out",
+    ]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn race_json_has_schema_and_corpus_words() {
+    let (code, out, err) = ptxeq(&[
+        "race",
+        "corpus/warp-specialized/deadlock-producer-waits-first/check.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["schema"], "ptxeq.race/1");
+    assert_eq!(v["verdict"], "deadlock");
+    let waiting = &v["kernels"][0]["ctas"][0]["findings"][0]["waiting"];
+    assert_eq!(waiting.as_array().map(Vec::len), Some(2), "{out}");
+}
+
+#[test]
+fn race_on_gather_is_unsupported_with_exit_2() {
+    let (code, out, _) = ptxeq(&["race", "corpus/unsupported/gather-embedding/check.toml"]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(out.lines().next(), Some("unsupported"));
+    assert!(out.contains("address depends on tensor data"), "{out}");
+}
+
+#[test]
+fn race_with_a_bad_spec_is_invalid_input() {
+    let p = tmp_file("bad.toml", "[launch]\nblock = [0]\n");
+    let (code, _out, err) = ptxeq(&["race", p.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    assert!(err.contains("error"), "{err}");
+    let (code, _, err) = ptxeq(&[
+        "race",
+        "corpus/races/missing-barrier-reverse/k.ptx",
+        "--tensor",
+        "x:f99[4]:in",
+    ]);
+    assert_eq!(code, 3, "{err}");
+}
+
+#[test]
+fn terms_prints_softmax_formulas() {
+    let (code, out, err) = ptxeq(&["terms", "corpus/softmax/naive-vs-online-n4/check.toml"]);
+    assert_eq!(code, 0, "{err}");
+    let y0: Vec<&str> = out.lines().filter(|l| l.starts_with("y[0] = ")).collect();
+    assert_eq!(y0.len(), 2, "one formula per kernel: {out}");
+    for l in y0 {
+        assert!(
+            l.contains("ex2(") && l.contains("x[0]") && l.contains("max("),
+            "{l}"
+        );
+    }
+}
+
+#[test]
+fn terms_refuses_a_racy_kernel() {
+    let (code, _out, err) = ptxeq(&["terms", "corpus/races/missing-barrier-reverse/check.toml"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not race-free"), "{err}");
+}

@@ -103,3 +103,68 @@ pub fn load(bytes: &[u8], key: Option<&[u8; 32]>) -> Result<OutputTerms, StoreEr
     }
     Ok(terms)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxeq_exec::{OutputValue, Stats};
+    use ptxeq_terms::Terms;
+
+    fn state() -> SymbolicState {
+        let mut t = Terms::new();
+        let x0 = t.input(0, 0);
+        let x1 = t.input(0, 1);
+        let s = t.add(x0, x1);
+        let e = t.exp(s);
+        SymbolicState {
+            cta: [0, 0, 0],
+            outputs: vec![TensorOutput {
+                tensor: 1,
+                name: "y".into(),
+                elements: vec![(0, OutputValue::Data(0)), (1, OutputValue::Data(1))],
+            }],
+            graph: t.export(&[s, e]),
+            findings: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    #[test]
+    fn round_trip_and_content_address() {
+        let st = state();
+        let a = store(&st);
+        let b = store(&st);
+        assert_eq!(a, b, "deterministic bytes, same key");
+        assert_eq!(a.key_hex().len(), 64);
+        let back = load(&a.bytes, Some(&a.key)).unwrap();
+        assert_eq!(back.outputs, st.outputs);
+        assert_eq!(back.graph, st.graph);
+    }
+
+    #[test]
+    fn different_terms_different_keys() {
+        let mut st = state();
+        st.outputs[0].elements.pop();
+        assert_ne!(store(&st).key, store(&state()).key);
+    }
+
+    #[test]
+    fn corrupt_or_foreign_entries_are_rejected() {
+        let a = store(&state());
+        let mut bytes = a.bytes.to_vec();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        assert_eq!(load(&bytes, Some(&a.key)), Err(StoreError::HashMismatch));
+        assert!(matches!(
+            load(&bytes[..bytes.len() / 2], None),
+            Err(StoreError::Corrupt(_))
+        ));
+        assert_eq!(
+            load(b"not an entry at all", None),
+            Err(StoreError::BadMagic)
+        );
+        let mut other = a.bytes.to_vec();
+        other[8..12].copy_from_slice(&99u32.to_le_bytes());
+        assert_eq!(load(&other, None), Err(StoreError::Version { found: 99 }));
+    }
+}

@@ -1,0 +1,90 @@
+//! `ptxeq terms`: the output terms of a kernel, one line per element.
+
+use std::path::Path;
+
+use ptxeq_db::{CtaKey, Database, KernelSlot, RaceVerdict};
+use ptxeq_exec::OutputValue;
+use ptxeq_terms::Terms;
+
+use crate::exit::Exit;
+use crate::spec_args::{self, SpecFlagArgs};
+
+pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Exit {
+    let db = Database::default();
+    let Some(loaded) = spec_args::load(&db, target, args) else {
+        return Exit::Invalid;
+    };
+    for &(_, file) in &loaded.kernels {
+        if crate::cmd_parse::report_errors(&db, file, file.path(&db)) > 0 {
+            return Exit::Invalid;
+        }
+    }
+    // Terms of a racy or stuck run mean nothing: race-check first.
+    let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
+    if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {
+        eprintln!("error: the spec does not fit the kernel: {e}");
+        return Exit::Invalid;
+    }
+    if let Some(bad) = reports.iter().find(|r| r.verdict != RaceVerdict::RaceFree) {
+        eprintln!(
+            "error: {} `{}` is not race-free ({}); run `ptxeq race` for the details",
+            bad.slot.word(),
+            bad.entry,
+            bad.verdict.word()
+        );
+        return if bad.verdict == RaceVerdict::Unsupported {
+            Exit::Undecided
+        } else {
+            Exit::Refuted
+        };
+    }
+    let tensor_names: Vec<String> = loaded.spec.spec(&db).tensors.keys().cloned().collect();
+    for r in &reports {
+        for (cta, _, _) in &r.ctas {
+            let k = KernelSlot::new(&db, loaded.spec, r.slot, r.file);
+            let key = CtaKey::new(&db, k, *cta);
+            let Some(state) = ptxeq_db::symbolic(&db, key) else {
+                continue;
+            };
+            outln!(
+                "// {} `{}`, CTA ({},{},{})",
+                r.slot.word(),
+                r.entry,
+                cta[0],
+                cta[1],
+                cta[2]
+            );
+            for f in &state.findings {
+                outln!("//   {}", f.message);
+            }
+            let mut terms = Terms::new();
+            terms.set_tensor_names(tensor_names.clone());
+            let roots = terms.import(&state.graph);
+            for t in &state.outputs {
+                let total = t.elements.len();
+                for (i, v) in t.elements.iter().take(limit) {
+                    match v {
+                        OutputValue::Data(root) => match roots.get(*root as usize) {
+                            Some(&id) => {
+                                outln!("{}[{i}] = {}", t.name, terms.display_limited(id, width))
+                            }
+                            None => outln!("{}[{i}] = <missing term>", t.name),
+                        },
+                        OutputValue::Bits(b) => outln!("{}[{i}] = bits {b:#x}", t.name),
+                        OutputValue::Unsupported(why) => {
+                            outln!("{}[{i}] = unsupported: {why}", t.name)
+                        }
+                    }
+                }
+                if total > limit {
+                    outln!(
+                        "... {} more element(s) of {} (--limit)",
+                        total - limit,
+                        t.name
+                    );
+                }
+            }
+        }
+    }
+    Exit::Ok
+}

@@ -38,18 +38,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: Format) -> Exit {
         eprintln!("error: the spec does not fit the kernel: {e}");
         return Exit::Invalid;
     }
-    let verdict = reports
-        .iter()
-        .map(|r| r.verdict)
-        .min_by_key(|v| {
-            if *v == RaceVerdict::RaceFree {
-                200
-            } else if *v == RaceVerdict::Unsupported {
-                100
-            } else {
-                *v as u8
-            }
-        })
+    let verdict = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict))
         .unwrap_or(RaceVerdict::Unsupported);
     match format {
         Format::Human => print_human(&db, &reports, verdict, elapsed),

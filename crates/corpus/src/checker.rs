@@ -51,14 +51,7 @@ pub fn run_checker(spec_path: &std::path::Path, spec: &CheckSpec) -> Result<Chec
     if let Some(e) = reports.iter().find_map(|r| r.input_error.clone()) {
         return Err(format!("the spec does not fit the kernel: {e}"));
     }
-    // The most telling verdict over the kernels: a real bug outranks
-    // "unsupported", which outranks "race-free".
-    let rank = |v: RaceVerdict| match v {
-        RaceVerdict::RaceFree => 200,
-        RaceVerdict::Unsupported => 100,
-        v => v as u8,
-    };
-    let worst = reports.iter().map(|r| r.verdict).min_by_key(|v| rank(*v));
+    let worst = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict));
     Ok(match (worst, reports.len()) {
         (Some(RaceVerdict::RaceFree), n) if n > 1 => Checked::PairRaceFree,
         (Some(v), _) => Checked::Verdict(word_to_verdict(v)),

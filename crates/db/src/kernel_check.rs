@@ -205,6 +205,18 @@ impl RaceVerdict {
         }
     }
 
+    /// The most telling of several verdicts (of findings, or of the kernels
+    /// of a pair): a real bug outranks "could not decide", which outranks
+    /// "race-free"; among bugs, the order of the declaration. `None` for an
+    /// empty list.
+    pub fn most_telling(vs: impl IntoIterator<Item = RaceVerdict>) -> Option<RaceVerdict> {
+        vs.into_iter().min_by_key(|v| match v {
+            RaceVerdict::RaceFree => 200,
+            RaceVerdict::Unsupported => 100,
+            v => *v as u8,
+        })
+    }
+
     /// Exit code class (design.md §6): 0 proved, 1 refuted, 2 undecided.
     pub fn exit_class(self) -> u8 {
         match self {
@@ -284,20 +296,39 @@ pub fn race_check(
                 .into_iter()
                 .map(|(c, u)| (c, u.findings.clone(), u.stats))
                 .collect();
-            report.verdict = report
+            let findings = report
                 .ctas
                 .iter()
                 .flat_map(|(_, f, _)| f)
-                .chain(&report.cross_cta)
-                .map(|f| RaceVerdict::of(f.kind))
-                .min_by_key(|v| match v {
-                    // Real bugs first (in word order), undecided last.
-                    RaceVerdict::Unsupported => 100,
-                    v => *v as u8,
-                })
+                .chain(&report.cross_cta);
+            report.verdict = RaceVerdict::most_telling(findings.map(|f| RaceVerdict::of(f.kind)))
                 .unwrap_or(RaceVerdict::RaceFree);
         }
         out.push(report);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RaceVerdict::*;
+    use super::*;
+
+    #[test]
+    fn bugs_outrank_undecided_which_outranks_race_free() {
+        assert_eq!(
+            RaceVerdict::most_telling([RaceFree, Unsupported, RaceFree]),
+            Some(Unsupported)
+        );
+        assert_eq!(
+            RaceVerdict::most_telling([Unsupported, Deadlock, RaceFree]),
+            Some(Deadlock)
+        );
+        assert_eq!(RaceVerdict::most_telling([Uninitialised, Race]), Some(Race));
+        assert_eq!(RaceVerdict::most_telling([RaceFree]), Some(RaceFree));
+        assert_eq!(RaceVerdict::most_telling([]), None);
+        assert_eq!(Race.exit_class(), 1);
+        assert_eq!(Unsupported.exit_class(), 2);
+        assert_eq!(RaceFree.exit_class(), 0);
+    }
 }

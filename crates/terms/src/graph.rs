@@ -13,7 +13,6 @@
 //! canonical nodes. Deserialization validates the graph (children before
 //! parents, roots in range, rationals normalised), so `import` is total.
 
-use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::node::{Node, TermId};
@@ -126,14 +125,16 @@ impl Terms {
     /// The sub-DAG reachable from `roots`, self-contained, in canonical
     /// order (see the module docs). Roots may repeat.
     pub fn export(&self, roots: &[TermId]) -> TermGraph {
-        let mut local: HashMap<u32, u32> = HashMap::new();
+        // Dense side table: store id -> graph id (`NONE` = not exported yet).
+        const NONE: u32 = u32::MAX;
+        let mut local: Vec<u32> = vec![NONE; self.nodes.len()];
         let mut nodes: Vec<Node> = Vec::new();
         let mut stack: Vec<(TermId, bool)> = Vec::new();
         let mut out_roots = Vec::with_capacity(roots.len());
         for &r in roots {
             stack.push((r, false));
             while let Some((t, expanded)) = stack.pop() {
-                if local.contains_key(&t.0) {
+                if local[t.index()] != NONE {
                     continue;
                 }
                 let node = self.node(t);
@@ -141,19 +142,20 @@ impl Terms {
                     stack.push((t, true));
                     // Reverse, so the first child is visited (and numbered)
                     // first.
-                    let children: Vec<TermId> = node.children().collect();
-                    for &c in children.iter().rev() {
-                        if !local.contains_key(&c.0) {
-                            stack.push((c, false));
-                        }
-                    }
+                    let at = stack.len();
+                    stack.extend(
+                        node.children()
+                            .filter(|c| local[c.index()] == NONE)
+                            .map(|c| (c, false)),
+                    );
+                    stack[at..].reverse();
                     continue;
                 }
                 let id = nodes.len() as u32;
-                nodes.push(node.map_children(|c| TermId(local[&c.0])));
-                local.insert(t.0, id);
+                nodes.push(node.map_children(|c| TermId(local[c.index()])));
+                local[t.index()] = id;
             }
-            out_roots.push(TermId(local[&r.0]));
+            out_roots.push(TermId(local[r.index()]));
         }
         TermGraph {
             nodes,

@@ -99,6 +99,18 @@ fn cmp_code(op: CmpOp) -> u8 {
 /// Hash of an n-ary node of kind `kind` with operands `ops` (in the given
 /// order) — also used to hash a product that is not interned (yet).
 pub(crate) fn hash_nary(kind: u8, ops: &[TermId], hashes: &[u128]) -> u128 {
+    // The common case on a fixed stack buffer, filled without the
+    // per-child capacity checks of `Buf` (same bytes either way).
+    const MAX: usize = crate::FLATTEN_LIMIT + 4;
+    if ops.len() <= MAX {
+        let mut b = [0u8; 2 + 16 * MAX];
+        b[0] = HASH_VERSION;
+        b[1] = kind;
+        for (chunk, t) in b[2..].chunks_exact_mut(16).zip(ops) {
+            chunk.copy_from_slice(&hashes[t.index()].to_le_bytes());
+        }
+        return xxh3_128(&b[..2 + 16 * ops.len()]);
+    }
     let mut b = start(kind);
     push_children(&mut b, ops.iter().copied(), hashes);
     xxh3_128(&b)

@@ -2,11 +2,11 @@
 //!
 //! Every node is interned once: `nodes[i]` is the node of `TermId(i)`,
 //! `hashes[i]` its structural hash (computed at intern time from the
-//! children's hashes), `flags[i]` two derived facts (is it boolean, may it
-//! be infinite). A raw hash table keyed by the structural hash maps a node
-//! to its id; lookups compare candidate nodes structurally, so equal ids
-//! mean equal terms and a hash collision can never merge two different
-//! terms.
+//! children's hashes), `flags[i]` derived facts (is it boolean, may it
+//! be infinite, is it a constant, is it a constant-led product). A raw
+//! hash table keyed by the structural hash maps a node to its id; lookups
+//! compare candidate nodes structurally, so equal ids mean equal terms and
+//! a hash collision can never merge two different terms.
 //!
 //! Canonical-form invariants of interned nodes (upheld by the constructors
 //! in `build/`, relied on by equality-by-construction and by `import`):
@@ -27,6 +27,11 @@ use crate::rat::Rat;
 
 pub(crate) const FLAG_BOOL: u8 = 1;
 pub(crate) const FLAG_MAYBE_INF: u8 = 2;
+/// The node is a `Const` (lets operand scans skip loading the node).
+pub(crate) const FLAG_CONST: u8 = 4;
+/// The node is a finite `Mul` whose first operand is a constant: a
+/// summand `c · base` with its own base key (see `base_key`).
+pub(crate) const FLAG_SCALED: u8 = 8;
 
 /// The store of hash-consed terms. Single-threaded (build on one thread,
 /// share `&Terms` for reading); `Clone` copies everything.
@@ -35,8 +40,10 @@ pub struct Terms {
     pub(crate) nodes: Vec<Node>,
     pub(crate) hashes: Vec<u128>,
     pub(crate) flags: Vec<u8>,
-    /// Ids keyed by the low 64 bits of their structural hash.
-    table: HashTable<u32>,
+    /// Ids keyed by the low 64 bits of their structural hash, each with
+    /// bits 64..96 of that hash ([`check_bits`]): a probe rejects almost
+    /// every non-matching candidate without loading its hash or node.
+    table: HashTable<(u32, u32)>,
     /// The `BigRational` value of every small `Const` node, so that
     /// `as_rational` can hand out a reference (big constants hold theirs).
     small_bigs: HashMap<u32, BigRational>,
@@ -65,7 +72,7 @@ impl Terms {
         self.flags.reserve(additional);
         let hashes = &self.hashes;
         self.table
-            .reserve(additional, |&i| hashes[i as usize] as u64);
+            .reserve(additional, |&(i, _)| hashes[i as usize] as u64);
     }
 
     /// Number of interned nodes (callers enforce their resource limits
@@ -156,7 +163,8 @@ impl Terms {
         };
         match node {
             Node::PosInf | Node::NegInf => FLAG_MAYBE_INF,
-            Node::Const(_) | Node::Input { .. } => 0,
+            Node::Const(_) => FLAG_CONST,
+            Node::Input { .. } => 0,
             Node::BoolConst(_)
             | Node::Cmp(..)
             | Node::Not(_)
@@ -170,8 +178,16 @@ impl Terms {
                 }
                 f
             }
+            Node::Mul(ops) => {
+                if child_inf(&mut node.children()) {
+                    FLAG_MAYBE_INF
+                } else if matches!(self.nodes[ops[0].index()], Node::Const(_)) {
+                    FLAG_SCALED
+                } else {
+                    0
+                }
+            }
             Node::Add(_)
-            | Node::Mul(_)
             | Node::Max(_)
             | Node::Min(_)
             | Node::Recip(_)
@@ -193,15 +209,18 @@ impl Terms {
         // 2^32 nodes would need far more memory than any machine this
         // runs on has (> 100 GiB); callers bound the store via `len()`.
         let id = u32::try_from(self.nodes.len()).expect("term store exceeds 2^32 nodes");
+        let check = check_bits(h);
         let (nodes, hashes) = (&self.nodes, &self.hashes);
         match self.table.entry(
             h as u64,
-            |&i| nodes[i as usize] == node,
-            |&i| hashes[i as usize] as u64,
+            // The bucket's check bits first: they reject a tag collision
+            // without touching the candidate node (and its heap operands).
+            |&(i, c)| c == check && nodes[i as usize] == node,
+            |&(i, _)| hashes[i as usize] as u64,
         ) {
-            Entry::Occupied(e) => return TermId(*e.get()),
+            Entry::Occupied(e) => return TermId(e.get().0),
             Entry::Vacant(v) => {
-                v.insert(id);
+                v.insert((id, check));
             }
         }
         let flags = self.flags_of(&node);
@@ -227,4 +246,10 @@ impl Terms {
             ops.sort_by_key(|&t| self.key(t));
         }
     }
+}
+
+/// The hash bits a table bucket keeps next to its id (bits 64..96: the
+/// table itself keys on the low 64).
+fn check_bits(h: u128) -> u32 {
+    (h >> 64) as u32
 }

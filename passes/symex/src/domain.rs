@@ -9,12 +9,25 @@ use ptxeq_terms::{BigRational, CmpOp, Func, TermId, Terms};
 /// candidate's sub-terms are shared when both run on one store.
 #[derive(Default)]
 pub struct TermDomain {
+    /// The store. Read it or take it out at the end; do not swap in another
+    /// store mid-run (`inputs` caches ids of this one).
     pub terms: Terms,
+    /// Input terms by tensor and element (`None` = not built yet): a
+    /// kernel loads the same elements over and over, and a dense side
+    /// table is far cheaper than a lookup in the store's large hash table.
+    inputs: Vec<Vec<Option<TermId>>>,
 }
+
+/// Elements beyond this index go to the store directly (keeps the side
+/// table small for huge tensors).
+const DENSE_INPUTS: u64 = 1 << 22;
 
 impl TermDomain {
     pub fn new(terms: Terms) -> Self {
-        TermDomain { terms }
+        TermDomain {
+            terms,
+            inputs: Vec::new(),
+        }
     }
 }
 
@@ -50,7 +63,25 @@ impl Domain for TermDomain {
     }
 
     fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> TermId {
-        self.terms.input(tensor, index)
+        if index >= DENSE_INPUTS {
+            return self.terms.input(tensor, index);
+        }
+        let (t, i) = (tensor as usize, index as usize);
+        if self.inputs.len() <= t {
+            self.inputs.resize_with(t + 1, Vec::new);
+        }
+        let table = &mut self.inputs[t];
+        if table.len() <= i {
+            table.resize((i + 1).next_power_of_two(), None);
+        }
+        match table[i] {
+            Some(id) => id,
+            None => {
+                let id = self.terms.input(tensor, index);
+                table[i] = Some(id);
+                id
+            }
+        }
     }
 
     fn unary(&mut self, op: UnOp, a: TermId) -> TermId {

@@ -66,6 +66,12 @@ impl SymbolicState {
 pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState {
     let mut terms = Terms::new();
     terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
+    // The corpus kernels build at most about one node per two executed
+    // instructions; reserving that up front saves growing (rehashing) the
+    // store's table step by step. Capped: untouched capacity costs little,
+    // but a huge integer-heavy run must not reserve gigabytes.
+    let estimate = (unrolled.stats.instructions_executed / 2).min(1 << 24);
+    terms.reserve(estimate as usize);
     let domain = TermDomain::new(terms);
     match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {
         Ok((run, domain)) => {

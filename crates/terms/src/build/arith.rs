@@ -25,7 +25,7 @@ use super::{List, fold_consts};
 use crate::hash::{hash_nary, tag};
 use crate::node::{Func, Node, Operands, TermId};
 use crate::rat::Rat;
-use crate::store::{FLAG_MAYBE_INF, Terms};
+use crate::store::{FLAG_MAYBE_INF, FLAG_SCALED, Terms};
 
 /// One operand of a sum, seen as `coef · base`.
 struct Summand {
@@ -88,9 +88,10 @@ impl Terms {
 
     /// Hash of `t`'s base when seen as `coef · base` (see `Summand`).
     pub(super) fn base_key(&self, t: TermId) -> u128 {
-        if let Node::Mul(ops) = &self.nodes[t.index()]
-            && !self.maybe_inf(t)
-            && matches!(self.nodes[ops[0].index()], Node::Const(_))
+        // `FLAG_SCALED`: a finite `Mul` led by a constant (checking the
+        // dense flags first spares loading every other node).
+        if self.flags[t.index()] & FLAG_SCALED != 0
+            && let Node::Mul(ops) = &self.nodes[t.index()]
         {
             let rest = &ops[1..];
             return if rest.len() == 1 {

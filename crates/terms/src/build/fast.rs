@@ -11,7 +11,7 @@
 
 use super::FLATTEN_LIMIT;
 use crate::node::{Node, Operands, TermId};
-use crate::store::{FLAG_BOOL, FLAG_MAYBE_INF, Terms};
+use crate::store::{FLAG_BOOL, FLAG_CONST, FLAG_MAYBE_INF, Terms};
 
 impl Terms {
     /// A real, finite, non-constant term that is not of node kind `kind`
@@ -122,11 +122,9 @@ impl Terms {
         if ops.len() + 1 > FLATTEN_LIMIT {
             return None;
         }
-        let lead = usize::from(matches!(self.nodes[ops[0].index()], Node::Const(_)));
-        if ops[lead..]
-            .iter()
-            .any(|o| matches!(self.nodes[o.index()], Node::Const(_)))
-        {
+        let is_const = |o: &TermId| self.flags[o.index()] & FLAG_CONST != 0;
+        let lead = usize::from(is_const(&ops[0]));
+        if ops[lead..].iter().any(is_const) {
             // Unfolded (oversized) constants: leave it to the general path.
             return None;
         }

@@ -13,7 +13,8 @@
 //! identities, like terms, negation/comparison normalisation. Terms equal
 //! up to those rewrites are the same node; deciding equality in general
 //! (normal forms, case splits) is the decision procedure's job, built on
-//! top of this crate.
+//! top of this crate; [`normal`] provides the normal form it starts from
+//! (rational functions of exp-polynomials, with an exact equality check).
 //!
 //! Semantics: the real numbers extended with ±inf. Inputs are finite reals.
 //! Arithmetic with an infinite operand folds where the extended-real
@@ -35,6 +36,7 @@ mod eval;
 mod graph;
 mod hash;
 mod node;
+pub mod normal;
 mod rat;
 mod store;
 

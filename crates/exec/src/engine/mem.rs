@@ -379,6 +379,37 @@ impl<D: Domain> Engine<'_, D> {
         self.report(f);
     }
 
+    /// Reads `width` bytes at `off` of a resolved target (a CTA-wide region
+    /// or thread `t`'s private one), without race tracking: the one read
+    /// path shared by loads, guarded stores (the old value) and atomics.
+    fn read_target(
+        &mut self,
+        t: u32,
+        target: Target,
+        off: u64,
+        width: u8,
+    ) -> (Value<D::Val>, crate::memory::LoadInfo) {
+        let origin = self.cur_instr;
+        match target {
+            Target::Cta(r) => {
+                let ri = r as usize;
+                load_value(
+                    &self.slots[ri],
+                    &self.regions[ri],
+                    off as usize,
+                    width,
+                    &mut self.d,
+                    origin,
+                )
+            }
+            Target::Private(p) => {
+                let pr = &self.threads[t as usize].private[p];
+                let region = pr.region.clone();
+                load_value(&pr.slots, &region, off as usize, width, &mut self.d, origin)
+            }
+        }
+    }
+
     /// Loads `width` bytes; `None` when the access was out of bounds.
     pub(crate) fn load(
         &mut self,
@@ -392,26 +423,7 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(None);
         };
         self.track(t, target, off, u64::from(width), AccessKind::Read);
-        let origin = self.cur_instr;
-        let (v, li) = match target {
-            Target::Cta(r) => {
-                let ri = r as usize;
-                load_value(
-                    &self.slots[ri],
-                    &self.regions[ri],
-                    off as usize,
-                    width,
-                    &mut self.d,
-                    origin,
-                )
-            }
-            Target::Private(p) => {
-                let th = &self.threads[t as usize];
-                let pr = &th.private[p];
-                let region = pr.region.clone();
-                load_value(&pr.slots, &region, off as usize, width, &mut self.d, origin)
-            }
-        };
+        let (v, li) = self.read_target(t, target, off, width);
         if li.unused_param {
             return Err(self.unsupported(
                 t,
@@ -453,32 +465,7 @@ impl<D: Domain> Engine<'_, D> {
         self.check_writable(t, target)?;
         let v = match self.guard {
             Some(c) => {
-                let (old, li) = match target {
-                    Target::Cta(r) => {
-                        let ri = r as usize;
-                        load_value(
-                            &self.slots[ri],
-                            &self.regions[ri],
-                            off as usize,
-                            width,
-                            &mut self.d,
-                            self.cur_instr,
-                        )
-                    }
-                    Target::Private(p) => {
-                        let th = &self.threads[t as usize];
-                        let pr = &th.private[p];
-                        let region = pr.region.clone();
-                        load_value(
-                            &pr.slots,
-                            &region,
-                            off as usize,
-                            width,
-                            &mut self.d,
-                            self.cur_instr,
-                        )
-                    }
-                };
+                let (old, li) = self.read_target(t, target, off, width);
                 if li.uninit {
                     let loc = self.location(t, target, off);
                     self.note(
@@ -587,32 +574,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         self.check_writable(t, target)?;
         self.track(t, target, off, u64::from(width), AccessKind::Atomic);
-        let (old, li) = match target {
-            Target::Cta(r) => {
-                let ri = r as usize;
-                load_value(
-                    &self.slots[ri],
-                    &self.regions[ri],
-                    off as usize,
-                    width,
-                    &mut self.d,
-                    self.cur_instr,
-                )
-            }
-            Target::Private(p) => {
-                let th = &self.threads[t as usize];
-                let pr = &th.private[p];
-                let region = pr.region.clone();
-                load_value(
-                    &pr.slots,
-                    &region,
-                    off as usize,
-                    width,
-                    &mut self.d,
-                    self.cur_instr,
-                )
-            }
-        };
+        let (old, li) = self.read_target(t, target, off, width);
         if li.uninit {
             let loc = self.location(t, target, off);
             self.note(

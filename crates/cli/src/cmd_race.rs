@@ -23,14 +23,9 @@ pub const ASSUMPTIONS: &[&str] = &[
 
 pub fn run(target: &Path, args: &SpecFlagArgs, format: Format) -> Exit {
     let db = Database::default();
-    let Some(loaded) = spec_args::load(&db, target, args) else {
+    let Some(loaded) = spec_args::load_checked(&db, target, args) else {
         return Exit::Invalid;
     };
-    for &(_, file) in &loaded.kernels {
-        if crate::cmd_parse::report_errors(&db, file, file.path(&db)) > 0 {
-            return Exit::Invalid;
-        }
-    }
     let start = Instant::now();
     let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
     let elapsed = start.elapsed();

@@ -11,14 +11,9 @@ use crate::spec_args::{self, SpecFlagArgs};
 
 pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Exit {
     let db = Database::default();
-    let Some(loaded) = spec_args::load(&db, target, args) else {
+    let Some(loaded) = spec_args::load_checked(&db, target, args) else {
         return Exit::Invalid;
     };
-    for &(_, file) in &loaded.kernels {
-        if crate::cmd_parse::report_errors(&db, file, file.path(&db)) > 0 {
-            return Exit::Invalid;
-        }
-    }
     // Terms of a racy or stuck run mean nothing: race-check first.
     let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
     if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {

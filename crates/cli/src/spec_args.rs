@@ -109,11 +109,7 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
             continue;
         }
         let file = input::load(db, &kref.ptx)?;
-        let slot = match word {
-            "reference" => Slot::Reference,
-            "candidate" => Slot::Candidate,
-            _ => Slot::Kernel,
-        };
+        let slot = Slot::of(word);
         kernels.push((slot, file));
     }
     if kernels.is_empty() {
@@ -126,6 +122,18 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
     }
     let spec = SpecInput::new(db, spec_path, spec);
     Some(LoadedSpec { spec, kernels })
+}
+
+/// [`load`], then the syntax and lowering errors of every kernel file
+/// (printed); `None` means invalid input (exit 3).
+pub fn load_checked(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedSpec> {
+    let loaded = load(db, target, args)?;
+    for &(_, file) in &loaded.kernels {
+        if crate::cmd_parse::report_errors(db, file, file.path(db)) > 0 {
+            return None;
+        }
+    }
+    Some(loaded)
 }
 
 fn load_toml(path: &Path) -> Option<CheckSpec> {

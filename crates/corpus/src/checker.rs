@@ -39,11 +39,7 @@ pub fn run_checker(spec_path: &std::path::Path, spec: &CheckSpec) -> Result<Chec
     for (word, kref) in spec.kernels.iter() {
         let text = std::fs::read_to_string(&kref.ptx)
             .map_err(|e| format!("cannot read {}: {e}", kref.ptx.display()))?;
-        let slot = match word {
-            "reference" => Slot::Reference,
-            "candidate" => Slot::Candidate,
-            _ => Slot::Kernel,
-        };
+        let slot = Slot::of(word);
         files.push((slot, db.add_file(&kref.ptx, text)));
     }
     let input = SpecInput::new(&db, spec_path.to_path_buf(), spec.clone());

@@ -44,7 +44,9 @@ impl Slot {
         }
     }
 
-    fn of(word: &str) -> Slot {
+    /// The slot of a spec table name (`reference`, `candidate`, `kernel`),
+    /// as `CheckSpec::kernels.iter()` names them.
+    pub fn of(word: &str) -> Slot {
         match word {
             "reference" => Slot::Reference,
             "candidate" => Slot::Candidate,

@@ -31,6 +31,7 @@
 //! serializable, content-addressed form of a set of terms.
 
 mod build;
+pub mod decide;
 mod display;
 mod eval;
 mod graph;

@@ -2,15 +2,35 @@
 //! `refuted` with a counterexample, or `unknown` with the residual.
 //!
 //! [`decide`] is the one entry point the verdicts pass calls, once per
-//! output element pair. It first asks the normal form ([`crate::normal`])
-//! for an exact identity; when that fails it looks for a counterexample by
-//! evaluating both terms at sampled inputs, and reports it only once the
-//! difference is confirmed by a second evaluation. Nothing is ever proved
-//! by sampling: sampling can only refute.
+//! output element pair:
+//! 1. the normal form ([`crate::normal`]) is asked for an exact identity
+//!    (constant recovery included: see [`decide_with_report`] for the
+//!    recoveries it used);
+//! 2. when that fails, sampled inputs (several deterministic
+//!    distributions) look for a point where the terms differ; a
+//!    difference counts only once *confirmed*: by exact rational
+//!    evaluation for `exp`/function-free terms, otherwise by disjoint
+//!    rigorous interval enclosures (`decide/interval.rs`) — never on NaN, ±inf or
+//!    rounding noise;
+//! 3. otherwise `max`/`min`/`select` atoms of the residual are case-split
+//!    ([`Normalizer::split_equal`]); proved only if every feasible case
+//!    proves. A case whose residual survives is sampled once more with
+//!    its inputs held at a point satisfying the case's linear facts
+//!    (`x > 6` for a dropped relu6 clamp), confirmed as in step 2.
+//!
+//! Nothing is ever proved by sampling: sampling can only refute.
+
+mod exact;
+mod interval;
+#[cfg(test)]
+mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use crate::normal::{self, Decision, Normalizer};
+pub use exact::{eval_exact, is_algebraic};
+pub use interval::{Interval, eval_intervals, eval_intervals_with};
+
+use crate::normal::{self, Decision, Normalizer, Recovery, SplitOutcome};
 use crate::{Node, TermId, Terms};
 
 /// Knobs of [`decide`].
@@ -20,13 +40,17 @@ pub struct DecideOptions {
     pub samples: u32,
     /// Seed of the deterministic sampler (same seed, same witness).
     pub seed: u64,
+    /// Most leaf cases a `max`/`min`/`select` case split may explore
+    /// before the element is `unknown` (a resource limit).
+    pub max_cases: u32,
 }
 
 impl Default for DecideOptions {
     fn default() -> Self {
         DecideOptions {
-            samples: 16,
+            samples: 24,
             seed: 0x5eed_ba5e,
+            max_cases: 64,
         }
     }
 }
@@ -66,6 +90,15 @@ pub enum ElementDecision {
     },
 }
 
+/// A verdict with the constant recoveries its normal forms used.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct DecideReport {
+    pub decision: ElementDecision,
+    /// Rounded constants read as the exact constant (design.md §5); to be
+    /// listed in the report.
+    pub recoveries: Vec<Recovery>,
+}
+
 /// Decide `reference = candidate` (see the module docs).
 pub fn decide(
     n: &mut Normalizer<'_>,
@@ -76,21 +109,79 @@ pub fn decide(
     match normal::equal(n, reference, candidate) {
         Decision::Proved => ElementDecision::Proved { case_splits: 0 },
         Decision::NotProved { residual } => {
-            match find_counterexample(n.terms(), reference, candidate, opts) {
-                Some(cx) => ElementDecision::Refuted(cx),
-                None => ElementDecision::Unknown {
-                    reason: "the normal forms differ and no sampled input separates them".into(),
+            let recovered = n.recovered_values_in(&[reference, candidate]);
+            if let Some(cx) =
+                find_counterexample(n.terms(), reference, candidate, &recovered, opts, &[])
+            {
+                return ElementDecision::Refuted(cx);
+            }
+            match n.split_equal(reference, candidate, opts.max_cases) {
+                SplitOutcome::Proved { cases } => ElementDecision::Proved { case_splits: cases },
+                SplitOutcome::NotProved {
+                    case,
+                    residual,
+                    point,
+                } => {
+                    // The residual survives in this case: look inside it
+                    // (its linear facts' point), which plain sampling may
+                    // never reach (`x > 6` for a dropped relu6 clamp).
+                    let fixed = fixed_inputs(n.terms(), &point);
+                    if !fixed.is_empty()
+                        && let Some(cx) = find_counterexample(
+                            n.terms(),
+                            reference,
+                            candidate,
+                            &recovered,
+                            opts,
+                            &fixed,
+                        )
+                    {
+                        return ElementDecision::Refuted(cx);
+                    }
+                    ElementDecision::Unknown {
+                        reason: format!(
+                            "the normal forms differ (in the case {case}) and no sampled input separates them"
+                        ),
+                        residual: Some(residual),
+                    }
+                }
+                SplitOutcome::Unknown(why) => ElementDecision::Unknown {
+                    reason: format!(
+                        "the normal forms differ and no sampled input separates them ({why})"
+                    ),
                     residual: Some(residual),
                 },
             }
         }
-        Decision::Unknown(e) => match find_counterexample(n.terms(), reference, candidate, opts) {
+        Decision::Unknown(e) => match find_counterexample(
+            n.terms(),
+            reference,
+            candidate,
+            &n.recovered_values_in(&[reference, candidate]),
+            opts,
+            &[],
+        ) {
             Some(cx) => ElementDecision::Refuted(cx),
             None => ElementDecision::Unknown {
                 reason: e.to_string(),
                 residual: None,
             },
         },
+    }
+}
+
+/// [`decide`], plus the constant recoveries the two terms' normal forms
+/// used.
+pub fn decide_with_report(
+    n: &mut Normalizer<'_>,
+    reference: TermId,
+    candidate: TermId,
+    opts: &DecideOptions,
+) -> DecideReport {
+    let decision = decide(n, reference, candidate, opts);
+    DecideReport {
+        decision,
+        recoveries: n.recoveries_in(&[reference, candidate]),
     }
 }
 
@@ -123,55 +214,159 @@ fn splitmix(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Whether two finite evaluations differ by more than evaluation error
-/// could explain.
-fn clearly_different(a: f64, b: f64) -> bool {
-    if a.is_nan() || b.is_nan() {
-        return false;
+/// Number of sample distributions [`sample`] cycles through.
+const DISTRIBUTIONS: u32 = 6;
+
+/// Values for `n` inputs at sample round `round`; every value is a small
+/// dyadic rational, exact in `f64`. The distributions: dyadics in
+/// [-2, 2]; distinct values (a shuffled ramp: no ties, so every
+/// `max`/`select` branch order shows up); small integers; positive values
+/// (domains of `log`/`sqrt`); larger magnitudes; tiny magnitudes.
+fn sample(round: u32, n: usize, state: &mut u64) -> Vec<f64> {
+    let mut r = || splitmix(state);
+    match round % DISTRIBUTIONS {
+        0 => (0..n).map(|_| ((r() % 33) as f64 - 16.0) / 8.0).collect(),
+        1 => {
+            let mut perm: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                let j = (r() % (i as u64 + 1)) as usize;
+                perm.swap(i, j);
+            }
+            perm.into_iter()
+                .map(|p| (p as f64 - (n / 2) as f64) / 4.0)
+                .collect()
+        }
+        2 => (0..n).map(|_| (r() % 7) as f64 - 3.0).collect(),
+        3 => (0..n).map(|_| (1 + r() % 32) as f64 / 8.0).collect(),
+        4 => (0..n)
+            .map(|_| {
+                let v = r();
+                let m = (1 + v % 64) as f64 + ((v >> 8) % 16) as f64 / 16.0;
+                if (v >> 16) & 1 == 1 { -m } else { m }
+            })
+            .collect(),
+        _ => (0..n)
+            .map(|_| {
+                let v = r();
+                let m = (1 + v % 16) as f64 / 256.0;
+                if (v >> 16) & 1 == 1 { -m } else { m }
+            })
+            .collect(),
     }
-    if a.is_infinite() || b.is_infinite() {
-        return a != b;
-    }
-    (a - b).abs() > 1e-6 * (1.0 + a.abs().max(b.abs()))
 }
 
-/// Sample inputs (small dyadic values in [-2, 2]) until the two terms
-/// evaluate clearly differently, then confirm at the same point.
+/// Whether the two terms really differ at `point`: exact rational
+/// evaluation when both are `exp`/function-free and defined there,
+/// otherwise disjoint interval enclosures. With recovered constants the
+/// difference must hold both for the literal constants and for the exact
+/// ones they were read as, so the witness is valid under either reading.
+fn confirmed(
+    terms: &Terms,
+    roots: [TermId; 2],
+    algebraic: bool,
+    point: &dyn Fn(u32, u64) -> f64,
+    recovered: &hashbrown::HashMap<TermId, f64>,
+) -> bool {
+    if !recovered.is_empty() {
+        let v = eval_intervals_with(terms, &roots, point, recovered);
+        if !matches!((v[0], v[1]), (Some(a), Some(b)) if a.disjoint(&b)) {
+            return false;
+        }
+    }
+    if algebraic {
+        let exact = |k: u32, i: u64| crate::normal::rat_of_f64(point(k, i));
+        let v = eval_exact(terms, &roots, &exact);
+        if let (Some(a), Some(b)) = (&v[0], &v[1]) {
+            return a != b;
+        }
+    }
+    let v = eval_intervals(terms, &roots, point);
+    matches!((v[0], v[1]), (Some(a), Some(b)) if a.disjoint(&b))
+}
+
+/// The `(tensor, index, value)` of each input node of a case point, its
+/// value rounded to the nearest `f64` (confirmation re-checks the
+/// difference at exactly that value).
+fn fixed_inputs(terms: &Terms, point: &[(TermId, crate::Rat)]) -> Vec<((u32, u64), f64)> {
+    point
+        .iter()
+        .filter_map(|(t, v)| match terms.node(*t) {
+            Node::Input { tensor, index } => {
+                let x = v.to_f64();
+                x.is_finite().then_some(((*tensor, *index), x))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Samples inputs (see [`sample`]), with the inputs in `fixed` held at
+/// their given values, until the two terms evaluate differently in `f64`
+/// and [`confirmed`] agrees; the witness lists every input either term
+/// reads.
 fn find_counterexample(
     terms: &Terms,
     reference: TermId,
     candidate: TermId,
+    recovered: &hashbrown::HashMap<TermId, f64>,
     opts: &DecideOptions,
+    fixed: &[((u32, u64), f64)],
 ) -> Option<Counterexample> {
     let inputs = inputs_of(terms, &[reference, candidate]);
+    let algebraic = is_algebraic(terms, &[reference, candidate]);
     let mut state = opts.seed;
-    for _ in 0..opts.samples {
-        let values: hashbrown::HashMap<(u32, u64), f64> = inputs
-            .iter()
-            .map(|&k| {
-                let r = splitmix(&mut state);
-                (k, ((r % 33) as f64 - 16.0) / 8.0)
-            })
-            .collect();
+    for round in 0..opts.samples {
+        let vals = sample(round, inputs.len(), &mut state);
+        let mut values: hashbrown::HashMap<(u32, u64), f64> =
+            inputs.iter().copied().zip(vals.iter().copied()).collect();
+        for (k, v) in fixed {
+            if let Some(x) = values.get_mut(k) {
+                *x = *v;
+            }
+        }
         let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(0.0);
         let v = terms.eval_many_f64(&[reference, candidate], &f);
-        if clearly_different(v[0], v[1]) {
-            let again = terms.eval_many_f64(&[reference, candidate], &f);
-            if again == v {
-                return Some(Counterexample {
-                    inputs: inputs
-                        .iter()
-                        .map(|&(tensor, index)| WitnessInput {
-                            tensor,
-                            index,
-                            value: f(tensor, index),
-                        })
-                        .collect(),
-                    reference: v[0],
-                    candidate: v[1],
-                });
-            }
+        if !(v[0].is_finite() && v[1].is_finite()) || v[0] == v[1] {
+            continue;
+        }
+        if confirmed(terms, [reference, candidate], algebraic, &f, recovered) {
+            return Some(Counterexample {
+                inputs: inputs
+                    .iter()
+                    .map(|&(tensor, index)| WitnessInput {
+                        tensor,
+                        index,
+                        value: f(tensor, index),
+                    })
+                    .collect(),
+                reference: v[0],
+                candidate: v[1],
+            });
         }
     }
     None
+}
+
+/// Whether `cx` really separates the two terms: both values re-evaluated
+/// at its inputs, confirmed as in [`decide`] (for tests and replay).
+pub fn check_counterexample(
+    terms: &Terms,
+    reference: TermId,
+    candidate: TermId,
+    cx: &Counterexample,
+) -> bool {
+    let values: hashbrown::HashMap<(u32, u64), f64> = cx
+        .inputs
+        .iter()
+        .map(|w| ((w.tensor, w.index), w.value))
+        .collect();
+    let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(f64::NAN);
+    let algebraic = is_algebraic(terms, &[reference, candidate]);
+    confirmed(
+        terms,
+        [reference, candidate],
+        algebraic,
+        &f,
+        &hashbrown::HashMap::new(),
+    )
 }

@@ -39,6 +39,7 @@ mod hash;
 mod node;
 pub mod normal;
 mod rat;
+pub mod smt;
 mod store;
 
 pub use build::{FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS};

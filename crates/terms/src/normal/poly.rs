@@ -12,34 +12,56 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use std::sync::Arc;
+
+use smallvec::{SmallVec, smallvec};
+
 use crate::{Rat, TermId, Terms};
 
 /// An indivisible factor of a monomial.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Atom {
-    /// An input, or an opaque node (`max`, `min`, `select`, an
-    /// uninterpreted function, an `exp` whose exponent is not a
-    /// polynomial) identified by its hash-consed id, so structurally equal
-    /// arguments give the same atom.
+    /// An input, or an opaque node (a `select`, or any node the normal
+    /// form cannot look into) identified by its hash-consed id, so
+    /// structurally equal terms give the same atom.
     Term(TermId),
-    /// `ln 2`, an unknown real used only inside exponents so that
-    /// `ex2(u) = e^{u·ln2}` obeys the exp laws.
+    /// `ln 2` (a nonzero constant: negative powers allowed, so the
+    /// recovered `log2 e` is `ln2^-1` and `ex2(u) = e^{u·ln2}` obeys the exp
+    /// laws).
     Ln2,
+    /// `√π` (nonzero: negative powers allowed; `π = √π²`).
+    SqrtPi,
+    /// `√2`, kept at power 0 or 1: `√2² = 2` moves into the coefficient.
+    Sqrt2,
+    /// An application over normal-form arguments (`log`, `sqrt`, `max`,
+    /// ...): index into the normaliser's table (`Normalizer::app`), so
+    /// arguments equal as normal forms give the same atom.
+    App(u32),
 }
 
-/// A product of atoms with exponents ≥ 1, sorted by atom; empty is `1`.
+impl Atom {
+    /// Whether the atom is a known nonzero constant, so that negative
+    /// powers of it are exact.
+    pub fn invertible(self) -> bool {
+        matches!(self, Atom::Ln2 | Atom::SqrtPi | Atom::Sqrt2)
+    }
+}
+
+/// A product of atoms with nonzero exponents, sorted by atom; empty is
+/// `1`. Exponents are negative only for [`Atom::invertible`] atoms, and
+/// `Sqrt2`'s is `1` when present.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct Monomial(Vec<(Atom, u32)>);
+pub struct Monomial(SmallVec<[(Atom, i32); 2]>);
 
 impl Monomial {
     /// The empty product.
     pub fn one() -> Monomial {
-        Monomial(Vec::new())
+        Monomial(SmallVec::new())
     }
 
     /// A single atom.
     pub fn atom(a: Atom) -> Monomial {
-        Monomial(vec![(a, 1)])
+        Monomial(smallvec![(a, 1)])
     }
 
     /// Whether this is the empty product.
@@ -48,48 +70,89 @@ impl Monomial {
     }
 
     /// The `(atom, exponent)` factors, sorted by atom.
-    pub fn factors(&self) -> &[(Atom, u32)] {
+    pub fn factors(&self) -> &[(Atom, i32)] {
         &self.0
     }
 
-    /// Product (exponents add).
-    pub fn mul(&self, o: &Monomial) -> Monomial {
-        Monomial(merge(&self.0, &o.0, |a, b| Some(a + b)))
-    }
-
-    /// `self / o` when it is again a monomial (no negative exponent).
-    pub fn div(&self, o: &Monomial) -> Option<Monomial> {
-        let mut out = self.0.clone();
-        for (atom, e) in &o.0 {
-            let i = out.binary_search_by(|(a, _)| a.cmp(atom)).ok()?;
-            match out[i].1.cmp(e) {
-                Ordering::Less => return None,
-                Ordering::Equal => {
-                    out.remove(i);
-                }
-                Ordering::Greater => out[i].1 -= e,
+    /// A monomial from factors (any order, repeats allowed) with the
+    /// rational factor its reduction produced (`√2² = 2`); `None` when a
+    /// non-invertible atom would get a negative power.
+    pub fn from_factors(mut v: Vec<(Atom, i32)>) -> Option<(Monomial, Rat)> {
+        v.sort_by_key(|f| f.0);
+        let mut out: Vec<(Atom, i32)> = Vec::with_capacity(v.len());
+        for (a, e) in v {
+            match out.last_mut() {
+                Some(l) if l.0 == a => l.1 += e,
+                _ => out.push((a, e)),
             }
         }
-        Some(Monomial(out))
+        reduce(out)
+    }
+
+    /// Product (exponents add) and the rational factor of the reduction.
+    pub fn mul(&self, o: &Monomial) -> (Monomial, Rat) {
+        let v = merge(self.0.as_slice(), o.0.as_slice(), |a, b| {
+            let s = a + b;
+            (s != 0).then_some(s)
+        });
+        reduce(v).expect("a product of valid monomials is valid")
+    }
+
+    /// `self / o` when it is again a monomial, with its rational factor.
+    pub fn div(&self, o: &Monomial) -> Option<(Monomial, Rat)> {
+        let neg: Vec<(Atom, i32)> = o.0.iter().map(|(a, e)| (*a, -e)).collect();
+        reduce(merge(self.0.as_slice(), &neg, |a, b| {
+            let s = a + b;
+            (s != 0).then_some(s)
+        }))
     }
 
     /// Lexicographic order of exponent vectors: compatible with
     /// multiplication, so it picks the same leading term of `k·P` as of
     /// `P` (see [`ExpPoly::lead`]).
     fn cmp_order(&self, o: &Monomial) -> Ordering {
-        lex_cmp(&self.0, &o.0, |_| Ordering::Greater, |a, b| a.cmp(b))
+        lex_cmp(
+            self.0.as_slice(),
+            o.0.as_slice(),
+            |e| e.cmp(&0),
+            |a, b| a.cmp(b),
+        )
     }
+
+    /// Whether every factor is an invertible constant atom.
+    pub fn is_invertible(&self) -> bool {
+        self.0.iter().all(|(a, _)| a.invertible())
+    }
+}
+
+/// Canonicalises sorted factors: drops zero powers, rejects negative
+/// powers of non-invertible atoms, reduces `√2^e` to `√2^(e mod 2)`.
+fn reduce(mut v: Vec<(Atom, i32)>) -> Option<(Monomial, Rat)> {
+    v.retain(|f| f.1 != 0);
+    let mut coef = Rat::ONE;
+    for f in v.iter_mut() {
+        if f.1 < 0 && !f.0.invertible() {
+            return None;
+        }
+        if f.0 == Atom::Sqrt2 {
+            let r = f.1.rem_euclid(2);
+            coef = Rat::from_mantissa_exp(1, (f.1 - r) / 2);
+            f.1 = r;
+        }
+    }
+    v.retain(|f| f.1 != 0);
+    Some((Monomial(SmallVec::from_vec(v)), coef))
 }
 
 /// An exp-free polynomial used as an exponent: sorted `(monomial, coef)`
 /// pairs with nonzero coefficients; empty is `0` (so `e^0 = 1`).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct ExpKey(Vec<(Monomial, Rat)>);
+pub struct ExpKey(Arc<Vec<(Monomial, Rat)>>);
 
 impl ExpKey {
     /// The zero exponent.
     pub fn zero() -> ExpKey {
-        ExpKey(Vec::new())
+        ExpKey(Arc::default())
     }
 
     /// Whether the exponent is `0`.
@@ -104,28 +167,75 @@ impl ExpKey {
 
     /// Sum (`e^a·e^b = e^{a+b}`).
     pub fn add(&self, o: &ExpKey) -> ExpKey {
-        ExpKey(merge(&self.0, &o.0, |a, b| {
-            let s = a.add(b);
-            (!s.is_zero()).then_some(s)
-        }))
+        if o.is_zero() {
+            return self.clone();
+        }
+        if self.is_zero() {
+            return o.clone();
+        }
+        ExpKey(Arc::new(merge(
+            self.0.as_slice(),
+            o.0.as_slice(),
+            |a, b| {
+                let s = a.add(b);
+                (!s.is_zero()).then_some(s)
+            },
+        )))
     }
 
     /// Negation.
     pub fn neg(&self) -> ExpKey {
-        ExpKey(self.0.iter().map(|(m, c)| (m.clone(), c.neg())).collect())
+        ExpKey(Arc::new(
+            self.0.iter().map(|(m, c)| (m.clone(), c.neg())).collect(),
+        ))
     }
 
     /// Every monomial multiplied by `m` (used for `u·ln2`).
     pub fn mul_monomial(&self, m: &Monomial) -> ExpKey {
-        let mut v: Vec<_> = self.0.iter().map(|(x, c)| (x.mul(m), c.clone())).collect();
+        let mut v: Vec<_> = self
+            .0
+            .iter()
+            .map(|(x, c)| {
+                let (p, k) = x.mul(m);
+                (p, c.mul(&k))
+            })
+            .collect();
         v.sort_by(|a, b| a.0.cmp(&b.0));
-        ExpKey(v)
+        // `m` is a unit for multiplication up to the rational factor, so
+        // distinct monomials stay distinct: no terms to combine.
+        ExpKey(Arc::new(v))
+    }
+
+    /// This exponent as a polynomial (`e^0` terms).
+    pub fn to_poly(&self) -> ExpPoly {
+        ExpPoly {
+            terms: self
+                .0
+                .iter()
+                .map(|(m, c)| ((m.clone(), ExpKey::zero()), c.clone()))
+                .collect(),
+        }
+    }
+
+    /// `c·self`.
+    pub fn scale(&self, c: &Rat) -> ExpKey {
+        if c.is_zero() {
+            return ExpKey::zero();
+        }
+        ExpKey(Arc::new(
+            self.0.iter().map(|(m, x)| (m.clone(), x.mul(c))).collect(),
+        ))
     }
 
     /// Lexicographic order of coefficient vectors: compatible with
     /// addition (an ordered group), hence with multiplying `e^h` terms.
     fn cmp_order(&self, o: &ExpKey) -> Ordering {
-        lex_cmp(&self.0, &o.0, |c| c.signum().cmp(&0), |a, b| a.cmp(b))
+        lex_cmp(
+            self.0.as_slice(),
+            o.0.as_slice(),
+            |c| c.signum().cmp(&0),
+            |a, b| a.cmp(b),
+        )
     }
 }
 
@@ -133,7 +243,7 @@ impl ExpKey {
 pub type TermKey = (Monomial, ExpKey);
 
 /// A finite sum `Σ c·m·e^h` in canonical form (see the module docs).
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
 pub struct ExpPoly {
     terms: BTreeMap<TermKey, Rat>,
 }
@@ -196,7 +306,7 @@ impl ExpPoly {
             .iter()
             .map(|((m, h), c)| h.is_zero().then(|| (m.clone(), c.clone())))
             .collect::<Option<Vec<_>>>()
-            .map(ExpKey)
+            .map(|v| ExpKey(Arc::new(v)))
     }
 
     /// Sum.
@@ -238,7 +348,26 @@ impl ExpPoly {
         let mut terms = BTreeMap::new();
         for ((m1, h1), c1) in &self.terms {
             for ((m2, h2), c2) in &o.terms {
-                add_into(&mut terms, (m1.mul(m2), h1.add(h2)), c1.mul(c2));
+                let (m, k) = m1.mul(m2);
+                add_into(&mut terms, (m, h1.add(h2)), c1.mul(c2).mul(&k));
+            }
+        }
+        ExpPoly { terms }
+    }
+
+    /// `self²` with half the term products of [`Self::mul`] (cross
+    /// terms `2·t_i·t_j`, `i < j`, once each): a variance's squared
+    /// deviations are the common case.
+    pub fn square(&self) -> ExpPoly {
+        let two = Rat::from_i64(2);
+        let v: Vec<(&TermKey, &Rat)> = self.terms.iter().collect();
+        let mut terms = BTreeMap::new();
+        for (i, ((m1, h1), c1)) in v.iter().enumerate() {
+            let (m, k) = m1.mul(m1);
+            add_into(&mut terms, (m, h1.add(h1)), c1.mul(c1).mul(&k));
+            for ((m2, h2), c2) in &v[i + 1..] {
+                let (m, k) = m1.mul(m2);
+                add_into(&mut terms, (m, h1.add(h2)), c1.mul(c2).mul(&k).mul(&two));
             }
         }
         ExpPoly { terms }
@@ -262,9 +391,9 @@ impl ExpPoly {
         }
         let ((mf, hf), cf) = self.lead()?;
         let ((mt, ht), ct) = to.lead()?;
-        let m = mt.div(mf)?;
+        let (m, k) = mt.div(mf)?;
         let h = ht.add(&hf.neg());
-        let c = ct.mul(&cf.recip()?);
+        let c = ct.mul(&cf.recip()?).mul(&k.recip()?);
         let k = ExpPoly::term(m, h, c);
         (self.mul(&k) == *to).then_some(k)
     }
@@ -272,6 +401,11 @@ impl ExpPoly {
     /// Human-readable form, at most `max_terms` terms, atoms printed with
     /// `terms`' own printer.
     pub fn describe(&self, terms: &Terms, max_terms: usize) -> String {
+        self.describe_with(max_terms, &|a| atom_str(terms, a))
+    }
+
+    /// Human-readable form with atoms printed by `atom`.
+    pub fn describe_with(&self, max_terms: usize, atom: &dyn Fn(Atom) -> String) -> String {
         if self.is_zero() {
             return "0".into();
         }
@@ -286,30 +420,38 @@ impl ExpPoly {
             }
             let _ = write!(s, "{c}");
             for (a, e) in m.factors() {
-                let _ = write!(s, "·{}", atom_str(terms, *a));
-                if *e > 1 {
+                let _ = write!(s, "·{}", atom(*a));
+                if *e != 1 {
                     let _ = write!(s, "^{e}");
                 }
             }
             if !h.is_zero() {
-                let inner = ExpPoly {
-                    terms: h
-                        .0
-                        .iter()
-                        .map(|(m, c)| ((m.clone(), ExpKey::zero()), c.clone()))
-                        .collect(),
-                };
-                let _ = write!(s, "·e^({})", inner.describe(terms, max_terms));
+                let inner = h.to_poly();
+                let _ = write!(s, "·e^({})", inner.describe_with(max_terms, atom));
             }
         }
         s
     }
+
+    /// Every atom occurring anywhere (monomials and exponents).
+    pub fn atoms(&self, out: &mut Vec<Atom>) {
+        for (m, h) in self.terms.keys() {
+            out.extend(m.factors().iter().map(|f| f.0));
+            for (hm, _) in h.terms() {
+                out.extend(hm.factors().iter().map(|f| f.0));
+            }
+        }
+    }
 }
 
-fn atom_str(terms: &Terms, a: Atom) -> String {
+/// An atom printed without the normaliser's application table.
+pub(crate) fn atom_str(terms: &Terms, a: Atom) -> String {
     match a {
         Atom::Term(t) => format!("[{}]", terms.display_limited(t, 60)),
         Atom::Ln2 => "ln2".into(),
+        Atom::SqrtPi => "√π".into(),
+        Atom::Sqrt2 => "√2".into(),
+        Atom::App(i) => format!("f{i}"),
     }
 }
 

@@ -320,3 +320,156 @@ fn long_dot_product_is_linear() {
     assert_eq!(equal(&mut n, flat, chain), Decision::Proved);
     assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
 }
+
+/// A 512-step accumulation chain `acc_j = acc_{j-1}·e^{y} + x_j` (an
+/// online-softmax accumulator): the memo keeps only what can be asked for
+/// again, so it stays linear in the chain length instead of holding every
+/// step's `O(j)`-term normal form (about 131 000 terms).
+#[test]
+fn long_chain_memo_stays_bounded() {
+    let n = 512;
+    let mut t = Terms::new();
+    let y = t.input(1, 0);
+    let r = t.exp(y);
+    let mut acc = t.int(0);
+    for j in 0..n {
+        let x = t.input(0, j);
+        let scaled = t.mul(acc, r);
+        acc = t.add(scaled, x);
+    }
+    let mut norm = Normalizer::new(&t);
+    let f = norm.normalize(acc).expect("within budget");
+    assert_eq!(f.num.num_terms(), n as usize);
+    assert!(
+        norm.memo_terms() < 4 * n as usize,
+        "memo holds {} terms",
+        norm.memo_terms()
+    );
+    // Asking again (the root is pinned) and for a dropped inner step
+    // (recomputed) both still work.
+    assert_eq!(norm.normalize(acc), Ok(f));
+    let Node::Add(ops) = t.node(acc) else {
+        panic!("a sum")
+    };
+    assert!(norm.normalize(ops[0]).is_ok());
+}
+
+/// A memo cap smaller than one chain clears the memo rather than growing,
+/// and the normal form is unchanged.
+#[test]
+fn memo_cap_clears_without_changing_results() {
+    let mut t = Terms::new();
+    let mut parts = Vec::new();
+    for j in 0..64 {
+        let a = t.input(0, j);
+        let b = t.input(0, j + 1);
+        let s = t.add(a, b);
+        parts.push(t.mul(s, s));
+    }
+    let total = t.add_many(&parts);
+    let mut big = Normalizer::new(&t);
+    let want = big.normalize(total);
+    let mut small = Normalizer::new(&t);
+    small.set_memo_cap(10);
+    for &p in &parts {
+        assert!(small.normalize(p).is_ok());
+    }
+    assert!(small.memo_terms() < 200, "{}", small.memo_terms());
+    assert_eq!(small.normalize(total), want);
+}
+
+/// FA1's per-step renormalisation `o_j = (l_{j-1}·e^{m_{j-1}-m_j}·o_{j-1}
+/// + e^{s_j-m_j}·v_j) / l_j`: each step multiplies `l_{j-1}` by
+/// `o_{j-1} = N_{j-1}/l_{j-1}`, which must cancel (else one more nested
+/// denominator per step and an exponential blow-up). Equals the naive
+/// `Σ e^{s_j}·v_j / Σ e^{s_j}`.
+#[test]
+fn fa1_rescaling_cancels() {
+    let n = 32;
+    let mut t = Terms::new();
+    let s: Vec<TermId> = (0..n).map(|j| t.input(0, j)).collect();
+    let v: Vec<TermId> = (0..n).map(|j| t.input(1, j)).collect();
+    let mut m = s[0];
+    let mut l = t.int(1);
+    let mut o = v[0];
+    for j in 1..n as usize {
+        let m2 = t.max(m, s[j]);
+        let d = t.sub(m, m2);
+        let scale = t.exp(d);
+        let d = t.sub(s[j], m2);
+        let e = t.exp(d);
+        let ls = t.mul(l, scale);
+        let l2 = t.add(ls, e);
+        let lso = t.mul(ls, o);
+        let ev = t.mul(e, v[j]);
+        let num = t.add(lso, ev);
+        o = t.div(num, l2);
+        l = l2;
+        m = m2;
+    }
+    let es: Vec<TermId> = s.iter().map(|&x| t.exp(x)).collect();
+    let evs: Vec<TermId> = es.iter().zip(&v).map(|(&e, &x)| t.mul(e, x)).collect();
+    let top = t.add_many(&evs);
+    let bottom = t.add_many(&es);
+    let naive = t.div(top, bottom);
+    // Without cancellation the 32-step chain exceeds this budget.
+    let mut norm = Normalizer::with_budget(&t, 2_000);
+    let d = equal(&mut norm, o, naive);
+    assert_eq!(d, Decision::Proved, "{d:?}");
+}
+
+/// LayerNorm's variance over `N = 200` columns, `Σ (x_i − Σx/N)² / N`,
+/// summed in two different orders (two kernels): the expansion is a
+/// dense quadratic with `N(N+1)/2 = 20 100` monomials, so the default
+/// budget must admit it — otherwise both `sqrt(eps + var)` arguments
+/// have no normal form and become distinct opaque atoms.
+#[test]
+fn layernorm_variance_fits_the_default_budget() {
+    let n = 200;
+    let mut t = Terms::new();
+    let xs: Vec<TermId> = (0..n).map(|j| t.input(0, j)).collect();
+    let inv_n = t.rational(num_rational::BigRational::new(1.into(), (n as i64).into()));
+    let eps = t.rational(num_rational::BigRational::new(1.into(), 100_000.into()));
+    // `scaled`: each square divided by N before summing (one kernel)
+    // or the sum divided once (the other).
+    let var = |t: &mut Terms, scaled: bool| {
+        let s = t.add_many(&xs);
+        let mean = t.mul(s, inv_n);
+        let sq: Vec<TermId> = xs
+            .iter()
+            .map(|&x| {
+                let d = t.sub(x, mean);
+                let d2 = t.mul(d, d);
+                if scaled { t.mul(d2, inv_n) } else { d2 }
+            })
+            .collect();
+        let total = t.add_many(&sq);
+        let v = if scaled { total } else { t.mul(total, inv_n) };
+        let a = t.add(v, eps);
+        let r = t.func(Func::Sqrt, a);
+        t.recip(r)
+    };
+    let a = var(&mut t, false);
+    let b = var(&mut t, true);
+    assert_ne!(a, b, "structurally different");
+    let mut norm = Normalizer::new(&t);
+    assert_eq!(equal(&mut norm, a, b), Decision::Proved);
+}
+
+/// `square` (half the term products) agrees with `mul` by itself.
+#[test]
+fn square_matches_product() {
+    let mut t = Terms::new();
+    let mut p = ExpPoly::constant(Rat::new(-3, 7).unwrap());
+    for j in 0..12 {
+        let a = ExpPoly::atom(Atom::Term(t.input(0, j)));
+        let e = ExpPoly::term(
+            Monomial::one(),
+            a.to_key().unwrap(),
+            Rat::from_i64(j as i64 - 5),
+        );
+        p = p.add(&a.scale(&Rat::new(j as i64 + 1, 3).unwrap())).add(&e);
+    }
+    assert_eq!(p.square(), p.mul(&p));
+    assert_eq!(p.square().num_terms(), p.mul(&p).num_terms());
+}

@@ -1,0 +1,364 @@
+//! SMT-LIB2 export of one verification condition (`--emit-smt DIR`), so a
+//! user can replay `reference = candidate` in another solver.
+//!
+//! The query asserts the *negation* of the equality: `unsat` means equal.
+//! Inputs are declared `Real` constants (`x<tensor>_<index>`); every other
+//! node is a `define-fun` emitted once, in dependency order, so the text is
+//! linear in the DAG (kernel terms are huge trees but small DAGs).
+//! `max`/`min`/`select` become `ite`; `exp`, `log`, `sqrt`, `sin`, `cos`,
+//! `tanh`, `erf`, `ex2`, `lg2` are uninterpreted functions `f_<name>`
+//! (a solver with transcendental support can substitute its own — cvc5's
+//! `exp`, for instance); the logic is `ALL`. Division is SMT-LIB's total
+//! `/` (any value at 0), where ptxeq's terms are undefined. The
+//! infinities are not reals: a VC that mentions one declares `pos_inf` /
+//! `neg_inf` as unconstrained constants and says so in a comment, since
+//! the exported query then over-approximates the term semantics.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use crate::{CmpOp, Func, Node, Rat, TermId, Terms};
+
+/// The SMT-LIB2 text of `reference ≠ candidate` (see the module docs).
+pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
+    let order = post_order(terms, &[reference, candidate]);
+    let mut funcs: BTreeSet<&'static str> = BTreeSet::new();
+    let mut inputs = Vec::new();
+    let mut infinities = BTreeSet::new();
+    for &t in &order {
+        match terms.node(t) {
+            Node::Func(f, _) => {
+                funcs.insert(f.name());
+            }
+            Node::Exp(_) => {
+                funcs.insert("exp");
+            }
+            Node::Input { tensor, index } => inputs.push((*tensor, *index)),
+            Node::PosInf => {
+                infinities.insert("pos_inf");
+            }
+            Node::NegInf => {
+                infinities.insert("neg_inf");
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    out.push_str("; ptxeq verification condition: unsat <=> reference = candidate\n");
+    out.push_str("; real arithmetic (design.md §4); f_* are uninterpreted functions\n");
+    out.push_str("(set-logic ALL)\n");
+    let names = terms.tensor_names();
+    for (tensor, index) in inputs {
+        let _ = write!(out, "(declare-const x{tensor}_{index} Real)");
+        if let Some(n) = names.get(tensor as usize) {
+            let _ = write!(out, " ; {n}[{index}]");
+        }
+        out.push('\n');
+    }
+    for c in &infinities {
+        let _ = writeln!(
+            out,
+            "(declare-const {c} Real) ; WARNING: an infinity, modelled as an unconstrained real"
+        );
+    }
+    for f in &funcs {
+        let _ = writeln!(out, "(declare-fun f_{f} (Real) Real)");
+    }
+    out.push_str("(define-fun max2 ((a Real) (b Real)) Real (ite (>= a b) a b))\n");
+    out.push_str("(define-fun min2 ((a Real) (b Real)) Real (ite (<= a b) a b))\n");
+    for &t in &order {
+        let node = terms.node(t);
+        if matches!(
+            node,
+            Node::Input { .. } | Node::Const(_) | Node::PosInf | Node::NegInf | Node::BoolConst(_)
+        ) {
+            continue;
+        }
+        let sort = if terms.is_bool(t) { "Bool" } else { "Real" };
+        let _ = writeln!(
+            out,
+            "(define-fun t{} () {sort} {})",
+            t.raw(),
+            expr(terms, node)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "(assert (not (= {} {})))",
+        atom(terms, reference),
+        atom(terms, candidate)
+    );
+    out.push_str("(check-sat)\n(exit)\n");
+    out
+}
+
+/// Writes [`smtlib`] of one VC to `dir/<name>.smt2` (creating `dir`), for
+/// `--emit-smt DIR`; `name` is sanitised to `[A-Za-z0-9_.-]`.
+pub fn write_vc(
+    dir: &std::path::Path,
+    name: &str,
+    terms: &Terms,
+    reference: TermId,
+    candidate: TermId,
+) -> std::io::Result<std::path::PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{safe}.smt2"));
+    std::fs::write(&path, smtlib(terms, reference, candidate))?;
+    Ok(path)
+}
+
+/// Nodes reachable from `roots`, children first (iterative).
+fn post_order(terms: &Terms, roots: &[TermId]) -> Vec<TermId> {
+    let mut seen = hashbrown::HashSet::new();
+    let mut out = Vec::new();
+    let mut stack: Vec<(TermId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
+    while let Some((t, expanded)) = stack.pop() {
+        if expanded {
+            out.push(t);
+            continue;
+        }
+        if !seen.insert(t) {
+            continue;
+        }
+        stack.push((t, true));
+        let children: Vec<TermId> = terms.node(t).children().collect();
+        for c in children.into_iter().rev() {
+            if !seen.contains(&c) {
+                stack.push((c, false));
+            }
+        }
+    }
+    out
+}
+
+/// A reference to node `t`: a literal, an input or a defined name.
+fn atom(terms: &Terms, t: TermId) -> String {
+    match terms.node(t) {
+        Node::Const(r) => rational(r),
+        Node::Input { tensor, index } => format!("x{tensor}_{index}"),
+        Node::PosInf => "pos_inf".into(),
+        Node::NegInf => "neg_inf".into(),
+        Node::BoolConst(b) => b.to_string(),
+        _ => format!("t{}", t.raw()),
+    }
+}
+
+/// A rational as an SMT-LIB real literal: `3.0`, `(- 3.0)`, `(/ 1.0 3.0)`.
+fn rational(r: &Rat) -> String {
+    let (n, d) = r.parts();
+    let mag = n.magnitude().to_string();
+    let num = if r.is_negative() {
+        format!("(- {mag}.0)")
+    } else {
+        format!("{mag}.0")
+    };
+    if d == 1.into() {
+        num
+    } else {
+        format!("(/ {num} {d}.0)")
+    }
+}
+
+/// The defining expression of a non-leaf node.
+fn expr(terms: &Terms, node: &Node) -> String {
+    let a = |t: &TermId| atom(terms, *t);
+    let list = |ops: &[TermId]| ops.iter().map(a).collect::<Vec<_>>().join(" ");
+    let fold = |f: &str, ops: &[TermId]| {
+        let mut acc = a(&ops[0]);
+        for o in &ops[1..] {
+            acc = format!("({f} {acc} {})", a(o));
+        }
+        acc
+    };
+    match node {
+        Node::Add(ops) => format!("(+ {})", list(ops)),
+        Node::Mul(ops) => format!("(* {})", list(ops)),
+        Node::Recip(x) => format!("(/ 1.0 {})", a(x)),
+        Node::Exp(x) => format!("(f_exp {})", a(x)),
+        Node::Func(f, x) => format!("(f_{} {})", func_name(*f), a(x)),
+        Node::Max(ops) => fold("max2", ops),
+        Node::Min(ops) => fold("min2", ops),
+        Node::Cmp(op, x, y) => {
+            let (x, y) = (a(x), a(y));
+            match op {
+                CmpOp::Eq => format!("(= {x} {y})"),
+                CmpOp::Ne => format!("(not (= {x} {y}))"),
+                CmpOp::Lt => format!("(< {x} {y})"),
+                CmpOp::Le => format!("(<= {x} {y})"),
+                CmpOp::Gt => format!("(> {x} {y})"),
+                CmpOp::Ge => format!("(>= {x} {y})"),
+            }
+        }
+        Node::Not(x) => format!("(not {})", a(x)),
+        Node::And(ops) => format!("(and {})", list(ops)),
+        Node::Or(ops) => format!("(or {})", list(ops)),
+        Node::Xor(ops) => fold("xor", ops),
+        Node::Select(c, x, y) => format!("(ite {} {} {})", a(c), a(x), a(y)),
+        Node::Const(_) | Node::Input { .. } | Node::PosInf | Node::NegInf | Node::BoolConst(_) => {
+            unreachable!("leaves are referenced inline")
+        }
+    }
+}
+
+fn func_name(f: Func) -> &'static str {
+    f.name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parenthesis balance, and every symbol used after its declaration.
+    fn check_structure(s: &str) {
+        let mut depth = 0i64;
+        for ch in s.chars() {
+            match ch {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    assert!(depth >= 0, "unbalanced: {s}");
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(depth, 0, "unbalanced: {s}");
+        let builtin = [
+            "set-logic",
+            "ALL",
+            "declare-const",
+            "declare-fun",
+            "define-fun",
+            "Real",
+            "Bool",
+            "assert",
+            "not",
+            "check-sat",
+            "exit",
+            "ite",
+            "and",
+            "or",
+            "xor",
+            "a",
+            "b",
+            "true",
+            "false",
+            "+",
+            "*",
+            "/",
+            "-",
+            "=",
+            "<",
+            "<=",
+            ">",
+            ">=",
+        ];
+        let mut known: std::collections::HashSet<String> =
+            builtin.iter().map(|s| s.to_string()).collect();
+        for line in s.lines() {
+            let code = line.split(';').next().unwrap_or("");
+            let toks: Vec<&str> = code
+                .split(|c: char| c == '(' || c == ')' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .collect();
+            if let [kw, name, ..] = toks.as_slice()
+                && matches!(*kw, "declare-const" | "declare-fun" | "define-fun")
+            {
+                for t in &toks[2..] {
+                    assert!(
+                        known.contains(*t) || t.parse::<f64>().is_ok(),
+                        "{t} used before it is declared: {line}"
+                    );
+                }
+                known.insert(name.to_string());
+                continue;
+            }
+            for t in toks {
+                assert!(
+                    known.contains(t) || t.parse::<f64>().is_ok(),
+                    "{t} undeclared: {line}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn softmax_vc_is_well_formed() {
+        let mut t = Terms::new();
+        let xs: Vec<TermId> = (0..4).map(|i| t.input(0, i)).collect();
+        let m = t.max_many(&xs);
+        let es: Vec<TermId> = xs
+            .iter()
+            .map(|&x| {
+                let d = t.sub(x, m);
+                t.exp(d)
+            })
+            .collect();
+        let s = t.add_many(&es);
+        let y = t.div(es[0], s);
+        let third = t.rational(num_rational::BigRational::new((-1).into(), 3.into()));
+        let c = t.cmp(CmpOp::Lt, xs[0], third);
+        let l = t.func(Func::Log, xs[1]);
+        let z = t.select(c, l, y);
+        let smt = smtlib(&t, y, z);
+        check_structure(&smt);
+        assert!(smt.contains("(declare-fun f_exp (Real) Real)"));
+        assert!(smt.contains("(declare-fun f_log (Real) Real)"));
+        assert!(smt.contains("(/ (- 1.0) 3.0)"));
+        assert!(smt.contains("(assert (not (="));
+        assert!(smt.trim_end().ends_with("(exit)"));
+    }
+
+    #[test]
+    fn shared_subterms_are_defined_once() {
+        // A chain of 10 000 additions where each step reuses the previous
+        // one twice: a tree of 2^10000 nodes, a DAG of 10 000.
+        let mut t = Terms::new();
+        let mut acc = t.input(0, 0);
+        for i in 1..10_000u64 {
+            let x = t.input(0, i % 7);
+            let p = t.mul(acc, x);
+            acc = t.add(p, acc);
+        }
+        let x = t.input(0, 0);
+        let smt = smtlib(&t, acc, x);
+        check_structure(&smt);
+        let defs = smt.matches("define-fun t").count();
+        assert!(defs < 25_000, "{defs}");
+        assert!(smt.len() < 2_000_000);
+    }
+
+    #[test]
+    fn written_to_a_sanitised_file() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let y = t.input(0, 1);
+        let dir = std::env::temp_dir().join(format!("ptxeq-smt-{}", std::process::id()));
+        let p = write_vc(&dir, "y[3]/elem", &t, x, y).unwrap();
+        assert_eq!(p.file_name().unwrap(), "y_3__elem.smt2");
+        check_structure(&std::fs::read_to_string(&p).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn infinities_are_flagged() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let inf = t.pos_inf();
+        let zero = t.int(0);
+        let c = t.cmp(CmpOp::Lt, x, zero);
+        let s = t.select(c, inf, x);
+        let smt = smtlib(&t, s, x);
+        check_structure(&smt);
+        assert!(smt.contains("WARNING"));
+    }
+}

@@ -101,6 +101,8 @@ impl Domain for Concrete {
             UnOp::Sin => x.sin(),
             UnOp::Cos => x.cos(),
             UnOp::Tanh => x.tanh(),
+            UnOp::Exp => x.exp(),
+            UnOp::Ln => x.ln(),
         })
     }
 

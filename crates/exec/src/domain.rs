@@ -2,12 +2,15 @@
 //!
 //! The engine does everything that is concrete itself (integers, addresses,
 //! predicates, control flow, synchronisation) and hands every operation on
-//! real-valued data to a [`Domain`]. Three domains exist:
+//! real-valued data to a [`Domain`]. Four domains exist:
 //!
 //! - [`crate::Opaque`] (here): structural hashes with exact constants — fast,
 //!   no term store; what `unroll` runs with.
 //! - [`crate::Concrete`] (here): `f64` values from a given input assignment —
 //!   tests and counterexample replay.
+//! - [`crate::Ieee`] (here): bit-exact IEEE values, rounded per each
+//!   instruction's modifiers — replays the original PTX of math-library
+//!   expansions and counterexamples exactly (`Domain::BIT_EXACT`).
 //! - the term domain (in `passes/symex`, over `ptxeq_terms::Terms`):
 //!   real-valued terms. The trait is designed so it can be implemented
 //!   outside this crate: values are small `Copy` handles, every operation the
@@ -101,6 +104,10 @@ pub enum UnOp {
     Sin,
     Cos,
     Tanh,
+    /// `e^x` (a recognised `expf`/`exp` idiom, `passes/idioms`).
+    Exp,
+    /// Natural logarithm (a recognised `logf`/`log` idiom).
+    Ln,
 }
 
 /// Binary real operations.
@@ -173,6 +180,21 @@ pub enum BoolOp {
 pub trait Domain {
     /// A handle: small (≤ 8 bytes keeps a register at 16 bytes) and `Copy`.
     type Val: Copy + Eq + std::hash::Hash + std::fmt::Debug;
+
+    /// True for a domain whose values are IEEE bit patterns
+    /// ([`crate::Ieee`]): the engine then hands it each instruction's
+    /// modifiers ([`Domain::set_mode`]) and keeps registers as concrete
+    /// bits ([`Domain::to_bits`]), so integer operations on float bits are
+    /// exact instead of unsupported. Real-valued domains leave it false.
+    const BIT_EXACT: bool = false;
+    /// The rounding/ftz/sat/approx modifiers of the instruction about to
+    /// run (called only when [`Domain::BIT_EXACT`]).
+    fn set_mode(&mut self, _mode: crate::ieee::FpMode) {}
+    /// The encoding of `v` in format `fmt` (rounded per the current mode),
+    /// for bit-exact domains; `None` elsewhere.
+    fn to_bits(&mut self, _v: Self::Val, _fmt: Fmt) -> Option<u64> {
+        None
+    }
 
     /// The exact value of an IEEE constant of format `fmt` given by its bit
     /// pattern (in the low bits of `bits`); ±inf included; `None` for NaN.

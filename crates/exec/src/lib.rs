@@ -8,8 +8,11 @@
 //! deadlocks, barrier divergence and recycling, out-of-bounds and
 //! uninitialised accesses, and stops with an `Unsupported` finding naming
 //! the instruction at anything outside the modelled class (a branch on
-//! tensor data, bit manipulation of a real value, tensor-core
-//! instructions, ...).
+//! tensor data, bit manipulation of a real value, Hopper asynchronous
+//! and tensor-core instructions, ...). Ampere tensor cores (`mma`,
+//! `ldmatrix`, `wmma`, ...) are warp collectives and `cp.async` copies
+//! are in flight until their wait (`engine/matrix.rs`,
+//! `engine/async_copy.rs`).
 //!
 //! Entry points: [`run_cta`] (one CTA with any domain), [`replay`] (a
 //! second run checked against an earlier trace), [`check_cross_cta`]
@@ -48,6 +51,7 @@ mod engine;
 mod finding;
 mod footprint;
 mod funcinfo;
+mod ieee;
 mod input;
 pub mod int;
 mod memory;
@@ -64,6 +68,7 @@ pub use finding::{
     format_ranges, thread_ranges,
 };
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
+pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
 pub use input::{CtaInput, InputError, Limits, ParamValue, TensorInfo};
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
 pub use result::{CtaRun, OutputValue, Stats, TensorOutput};

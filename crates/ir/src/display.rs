@@ -475,6 +475,8 @@ impl Instr {
                     .p(b_ty)
                     .done(),
             },
+            Idiom { func, ty, .. } => M::new("idiom").p(func).p(ty).done(),
+            Absorbed { at } => format!("absorbed.{at}"),
             Unknown { text, .. } => text.clone(),
         }
     }

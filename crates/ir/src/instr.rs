@@ -46,6 +46,14 @@ kw_enum! {
     }
 }
 
+kw_enum! {
+    /// A math-library function recognised from an inlined instruction
+    /// sequence by `passes/idioms` (never produced by lowering).
+    pub enum IdiomFn {
+        Exp = "exp", Log = "log", Log2 = "log2", Tanh = "tanh", Sin = "sin", Cos = "cos",
+    }
+}
+
 /// Which algorithm a `div`/`rcp`/`sqrt` uses.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub enum Precision {
@@ -694,6 +702,21 @@ pub enum Instr {
     CpAsyncBulkWaitGroup { read: bool },
     /// `wgmma.*`.
     Wgmma(WgmmaOp),
+
+    /// The exact real function a recognised math-library sequence computes
+    /// — `[d, a]`. Written by `passes/idioms` at the position of the
+    /// sequence's last instruction; `first` is the sequence's first
+    /// instruction (so a message can name the whole PTX range). Printed as
+    /// `idiom.func.type`, which is not PTX and does not re-decode.
+    Idiom {
+        func: IdiomFn,
+        ty: ScalarType,
+        first: u32,
+    },
+    /// An instruction absorbed into the [`Instr::Idiom`] at index `at`
+    /// — `[]`; does nothing. Keeps instruction indices (and so labels and
+    /// the source map) unchanged by the rewrite.
+    Absorbed { at: u32 },
 
     /// Anything the decoder does not understand: an opcode outside the
     /// decoded families, or a known opcode with modifiers or operands it does

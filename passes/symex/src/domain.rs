@@ -97,6 +97,8 @@ impl Domain for TermDomain {
             UnOp::Sin => t.func(Func::Sin, a),
             UnOp::Cos => t.func(Func::Cos, a),
             UnOp::Tanh => t.func(Func::Tanh, a),
+            UnOp::Exp => t.exp(a),
+            UnOp::Ln => t.func(Func::Log, a),
         }
     }
 

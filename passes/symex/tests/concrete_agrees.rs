@@ -43,6 +43,11 @@ impl Rng {
 }
 
 fn close(a: f64, b: f64) -> bool {
+    // Both NaN: outside the function's domain in both (sqrt/log of a
+    // negative input, corpus/math).
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
     if a.is_infinite() || b.is_infinite() {
         return a == b;
     }

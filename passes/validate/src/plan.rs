@@ -412,6 +412,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
         | Dp4a { .. }
         | Dp2a { .. }
         | Math { .. }
+        | Idiom { .. }
         | Testp { .. }
         | Not { .. }
         | Cnot { .. }
@@ -629,6 +630,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
         // control is in the CFG, fences/hints/waits have no operands that
         // matter. `prefetch` is a hint: its address is never dereferenced.
         Bra { .. }
+        | Absorbed { .. }
         | Exit
         | Trap
         | Brkpt

@@ -2,7 +2,8 @@
 //! which live in their own modules).
 
 use ptxeq_ir::{
-    BoolOp as IrBoolOp, Carry, CmpOp, Guard, Instr, InstrData, MathFn, MulMode, Operand, ScalarType,
+    BoolOp as IrBoolOp, Carry, CmpOp, Guard, IdiomFn, Instr, InstrData, MathFn, MulMode, Operand,
+    ScalarType,
 };
 
 use super::values::{IntArg, PredArg};
@@ -24,7 +25,7 @@ fn opnd(ops: &[Operand], k: usize) -> &Operand {
 /// A per-lane real operation.
 type LaneFn<'a, E, V> = dyn FnMut(&mut E, &[V]) -> V + 'a;
 
-const ISSUE7: &str = "tensor-core / async-copy semantics not modelled yet (issue 7)";
+const ISSUE7: &str = "Hopper asynchronous copies and tensor-core instructions (mbarrier, cp.async.mbarrier.arrive, cp.async.bulk / TMA, wgmma) are not modelled";
 
 fn bool_op(op: IrBoolOp) -> BoolOp {
     match op {
@@ -103,6 +104,15 @@ fn is_control(i: &Instr) -> bool {
             | Instr::Redux { .. }
             | Instr::Elect
             | Instr::Activemask
+            | Instr::Mma(_)
+            | Instr::Wmma(_)
+            | Instr::Ldmatrix(_)
+            | Instr::Stmatrix(_)
+            | Instr::Movmatrix { .. }
+            | Instr::CpAsync { .. }
+            | Instr::CpAsyncCommitGroup
+            | Instr::CpAsyncWaitGroup
+            | Instr::CpAsyncWaitAll
     )
 }
 
@@ -178,6 +188,9 @@ impl<D: Domain> Engine<'_, D> {
         let ops: &[Operand] = &ins.operands;
         let pc = self.threads[t as usize].frames.last().ok_or(Halt)?.pc;
         let op = |i: usize| ops.get(i).unwrap_or(&Operand::Sink);
+        if D::BIT_EXACT {
+            self.d.set_mode(crate::ieee::mode_of(&ins.instr));
+        }
         match &ins.instr {
             Instr::Add { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, false),
             Instr::Sub { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, true),
@@ -799,17 +812,28 @@ impl<D: Domain> Engine<'_, D> {
             | Instr::Wmma(_)
             | Instr::Ldmatrix(_)
             | Instr::Stmatrix(_)
-            | Instr::Movmatrix { .. }
-            | Instr::CpAsync { .. }
-            | Instr::CpAsyncCommitGroup
-            | Instr::CpAsyncWaitGroup
-            | Instr::CpAsyncWaitAll
-            | Instr::CpAsyncMbarrierArrive { .. }
+            | Instr::Movmatrix { .. } => self.matrix(t, info, ins),
+            Instr::CpAsync { .. } => self.cp_async(t, info, ins),
+            Instr::CpAsyncCommitGroup => self.cp_async_commit(t),
+            Instr::CpAsyncWaitGroup | Instr::CpAsyncWaitAll => self.cp_async_wait(t, info, ins),
+            Instr::CpAsyncMbarrierArrive { .. }
             | Instr::CpAsyncBulk(_)
             | Instr::CpAsyncBulkCommitGroup
             | Instr::CpAsyncBulkWaitGroup { .. }
             | Instr::Wgmma(_)
             | Instr::Mbarrier { .. } => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            Instr::Idiom { func, ty, .. } => {
+                let u = match func {
+                    IdiomFn::Exp => UnOp::Exp,
+                    IdiomFn::Log => UnOp::Ln,
+                    IdiomFn::Log2 => UnOp::Lg2,
+                    IdiomFn::Tanh => UnOp::Tanh,
+                    IdiomFn::Sin => UnOp::Sin,
+                    IdiomFn::Cos => UnOp::Cos,
+                };
+                self.float_un(t, info, ops, *ty, u)
+            }
+            Instr::Absorbed { .. } => Ok(Flow::Next),
             Instr::Unknown { text, reason } => {
                 Err(self.unsupported(t, "unknown instruction", format!("`{text}`: {reason}")))
             }
@@ -1111,7 +1135,10 @@ impl<D: Domain> Engine<'_, D> {
                 return Err(self.unsupported(
                     t,
                     "bit-level manipulation of a real value",
-                    "copysign taking the sign of a tensor value".into(),
+                    format!(
+                        "copysign taking the sign of a tensor value; {}",
+                        super::values::LIBM_HINT
+                    ),
                 ));
             }
         };
@@ -1405,6 +1432,16 @@ impl<D: Domain> Engine<'_, D> {
                     Value::concat(&[(Value::data(lo, lf), 2), (Value::data(hi, lf), 2)])
                 }
                 _ => Value::Undef,
+            };
+            self.write(t, info, op(0), v)?;
+            return Ok(Flow::Next);
+        }
+        // f32 → tf32 (for `mma .tf32`): rounding is the identity on the
+        // real value; the register keeps the f32 encoding.
+        if dst == ScalarType::Tf32 && src == ScalarType::F32 {
+            let v = match self.read_real(t, info, op(1), Fmt::F32)? {
+                Some(x) => Value::data(x, Fmt::F32),
+                None => Value::Undef,
             };
             self.write(t, info, op(0), v)?;
             return Ok(Flow::Next);

@@ -266,6 +266,9 @@ impl<D: Domain> Engine<'_, D> {
         };
         let ri = r as usize;
         let instr = self.cur_instr;
+        if self.asyncs.any() {
+            self.async_check(t, r, off, width, kind);
+        }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }
@@ -304,6 +307,9 @@ impl<D: Domain> Engine<'_, D> {
         };
         let ri = r as usize;
         let instr = self.cur_instr;
+        if self.asyncs.any() {
+            self.async_check(t, r, off, u64::from(width), AccessKind::Write);
+        }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, AccessKind::Write, instr, t);
         }

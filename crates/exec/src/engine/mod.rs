@@ -7,18 +7,27 @@
 //! - `exec`: the per-instruction semantics (ALU, compare, convert, moves);
 //! - `mem`: address resolution, loads, stores, atomics, race reports;
 //! - `control`: branches, calls, returns, exits;
-//! - `sync`: barriers, warp collectives, deadlock analysis.
+//! - `sync`: barriers, warp collectives, deadlock analysis;
+//! - `matrix` (+ `fragments`, the layouts): `mma`, `ldmatrix`,
+//!   `stmatrix`, `movmatrix`, `wmma` as warp collectives (`wmma_check`:
+//!   guards of the fixed wmma fragment layout);
+//! - `async_copy`: `cp.async` and its commit / wait groups.
 //!
 //! Scheduling is deterministic: a FIFO run queue, initially all threads in
 //! linear order; a thread runs until it blocks (barrier, collective) or
 //! exits; threads woken by a completed barrier or collective are queued in
 //! linear order.
 
+mod async_copy;
+mod bitexact;
 mod control;
 mod exec;
+mod fragments;
+mod matrix;
 mod mem;
 mod sync;
 mod values;
+mod wmma_check;
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -183,6 +192,10 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub sched_events: u64,
     /// Bytes of all regions allocated so far (against `max_memory_bytes`).
     pub memory_bytes: u64,
+    /// Outstanding `cp.async` copies.
+    pub asyncs: async_copy::AsyncCopies,
+    /// Guards of the fixed wmma fragment layout.
+    pub wmma: wmma_check::WmmaState<D::Val>,
 }
 
 /// Packs a function index and instruction index.
@@ -556,6 +569,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             sched_hash: 0,
             sched_events: 0,
             memory_bytes: total,
+            asyncs: async_copy::AsyncCopies::new(nthreads as usize),
+            wmma: wmma_check::WmmaState::new(nwarps as usize),
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {

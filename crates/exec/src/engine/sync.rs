@@ -79,9 +79,15 @@ impl<V> Barrier<V> {
 #[derive(Clone, Debug)]
 pub(crate) enum CollArg<V> {
     None,
-    Shfl { a: Value<V>, b: u32, c: u32 },
+    Shfl {
+        a: Value<V>,
+        b: u32,
+        c: u32,
+    },
     Pred(PredArg<V>),
     Val(Value<V>),
+    /// A matrix instruction's lane contribution (`matrix.rs`).
+    Regs(Vec<Value<V>>),
 }
 
 /// A warp collective waiting for its members.

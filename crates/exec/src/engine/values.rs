@@ -10,6 +10,11 @@ use crate::funcinfo::FuncInfo;
 use crate::memory::{FUNC_WINDOW, Space};
 use crate::value::{Value, mask_bits};
 
+/// What an unrecognised bit manipulation of a real value usually is, and
+/// what to do about it (`passes/idioms` recognises the known expansions).
+pub(crate) const LIBM_HINT: &str = "this looks like an inlined libm routine ptxeq does not \
+     recognise; compile with -use_fast_math or report it";
+
 /// An integer operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IntArg {
@@ -126,6 +131,7 @@ impl<D: Domain> Engine<'_, D> {
         op: &Operand,
         v: Value<D::Val>,
     ) -> R<()> {
+        let v = if D::BIT_EXACT { self.concretize(v) } else { v };
         if let (Operand::Reg(r), None) = (op, &self.guard) {
             let s = Self::slot(info, *r);
             let v = match v {
@@ -353,7 +359,7 @@ impl<D: Domain> Engine<'_, D> {
                 Err(self.unsupported(
                     t,
                     "bit-level manipulation of a real value",
-                    format!("integer operation on the real value {desc}"),
+                    format!("integer operation on the real value {desc}; {LIBM_HINT}"),
                 ))
             }
             Value::Pack(parts) => {
@@ -364,7 +370,7 @@ impl<D: Domain> Engine<'_, D> {
                             return Err(self.unsupported(
                                 t,
                                 "bit-level manipulation of a real value",
-                                "integer operation on packed real values".into(),
+                                format!("integer operation on packed real values; {LIBM_HINT}"),
                             ));
                         }
                         Value::Tainted(o) => return Ok(IntArg::Tainted(*o)),

@@ -1,0 +1,402 @@
+//! `cp.async` (Ampere asynchronous global → shared copies) with
+//! `cp.async.commit_group`, `cp.async.wait_group N` and
+//! `cp.async.wait_all`.
+//!
+//! Semantics (design.md §4): the copy reads global memory and writes
+//! shared memory at some moment between the `cp.async` and the wait that
+//! covers its group in the issuing thread. So, per copy, the destination
+//! bytes are "in flight" over that whole interval: any access to them by
+//! any thread — the issuing one included — while the copy is pending is a
+//! race with the `cp.async` (in every schedule the access and the copy are
+//! unordered: happens-before respects the schedule, and nothing can be
+//! ordered after a wait that has not executed yet). Conservatively, the
+//! source bytes are in flight too: a write to them while pending races.
+//! The accesses themselves are judged like any other: at issue against
+//! what came before (as a write of the destination and a read of the
+//! source), and at the wait they are recorded again at the issuing
+//! thread's clock, so later accesses must be ordered after the wait (for
+//! other threads: a barrier after it).
+//!
+//! The data is placed at issue (any read that could see the difference is
+//! a reported race). `src-size` below `cp-size` zero-fills the rest, an
+//! `ignore-src` predicate that is true fills zeros; a guard works as for
+//! any instruction (a tensor-data guard is unsupported). Commit groups
+//! are per thread; `wait_group N` completes the oldest groups until at
+//! most `N` are pending; `wait_all` commits and waits for everything.
+//! Copies never waited for stay in flight until the end of the run.
+//! `cp.async.mbarrier.arrive`, bulk copies and TMA are not modelled
+//! (reported unsupported by the dispatcher).
+
+use std::collections::VecDeque;
+
+use ptxeq_ir::{CacheHint, Instr, InstrData, Operand, StateSpace};
+use rustc_hash::FxHashMap;
+
+use super::mem::Target;
+use super::values::PredArg;
+use super::{Engine, Flow, R, unpack_instr};
+use crate::domain::Domain;
+use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
+use crate::funcinfo::FuncInfo;
+use crate::race::Acc;
+use crate::value::Value;
+
+/// Bytes per bucket of the in-flight index (copies are at most 16 bytes).
+const CHUNK: u64 = 16;
+
+/// One issued copy.
+#[derive(Clone, Debug)]
+struct Copy {
+    tid: u32,
+    instr: u32,
+    /// Destination: region, offset, length.
+    dst: (u32, u64, u64),
+    /// Source (none when nothing is read).
+    src: Option<(u32, u64, u64)>,
+}
+
+/// Outstanding copies of all threads.
+pub(crate) struct AsyncCopies {
+    /// Per thread: issued, not yet committed.
+    uncommitted: Vec<Vec<u32>>,
+    /// Per thread: committed groups, oldest first.
+    groups: Vec<VecDeque<Vec<u32>>>,
+    copies: FxHashMap<u32, Copy>,
+    next: u32,
+    /// In-flight index: (region, chunk) → copies touching it (dst or src).
+    inflight: FxHashMap<(u32, u64), Vec<u32>>,
+}
+
+impl AsyncCopies {
+    pub(crate) fn new(threads: usize) -> Self {
+        AsyncCopies {
+            uncommitted: vec![Vec::new(); threads],
+            groups: vec![VecDeque::new(); threads],
+            copies: FxHashMap::default(),
+            next: 0,
+            inflight: FxHashMap::default(),
+        }
+    }
+
+    /// Whether any copy is in flight (the fast path of every access).
+    #[inline]
+    pub(crate) fn any(&self) -> bool {
+        !self.copies.is_empty()
+    }
+
+    fn index(&mut self, id: u32, (r, off, len): (u32, u64, u64), add: bool) {
+        if len == 0 {
+            return;
+        }
+        for ch in off / CHUNK..=(off + len - 1) / CHUNK {
+            if add {
+                self.inflight.entry((r, ch)).or_default().push(id);
+            } else if let Some(v) = self.inflight.get_mut(&(r, ch)) {
+                v.retain(|&x| x != id);
+                if v.is_empty() {
+                    self.inflight.remove(&(r, ch));
+                }
+            }
+        }
+    }
+
+    /// The first in-flight copy an access conflicts with: `(copy, the
+    /// copy's side is its destination, first overlapping byte)`.
+    fn conflict(&self, r: u32, off: u64, len: u64, write: bool) -> Option<(Copy, bool, u64)> {
+        if len == 0 {
+            return None;
+        }
+        for ch in off / CHUNK..=(off + len - 1) / CHUNK {
+            let Some(ids) = self.inflight.get(&(r, ch)) else {
+                continue;
+            };
+            for id in ids {
+                let Some(c) = self.copies.get(id) else {
+                    continue;
+                };
+                let overlap = |(cr, co, cl): (u32, u64, u64)| {
+                    (cr == r && co < off + len && off < co + cl).then(|| co.max(off))
+                };
+                if let Some(b) = overlap(c.dst) {
+                    return Some((c.clone(), true, b));
+                }
+                if write && let Some(b) = c.src.and_then(overlap) {
+                    return Some((c.clone(), false, b));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl<D: Domain> Engine<'_, D> {
+    /// Called for every tracked access of region `r` (`mem.rs`): an access
+    /// overlapping an in-flight copy races with it.
+    pub(crate) fn async_check(&mut self, t: u32, r: u32, off: u64, len: u64, kind: AccessKind) {
+        let write = kind != AccessKind::Read;
+        let Some((c, dst, byte)) = self.asyncs.conflict(r, off, len, write) else {
+            return;
+        };
+        let first = AccessRef {
+            thread: self.thread_ref(c.tid),
+            instr: unpack_instr(c.instr),
+            kind: if dst {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            },
+            cta: None,
+        };
+        let second = AccessRef {
+            thread: self.thread_ref(t),
+            instr: unpack_instr(self.cur_instr),
+            kind,
+            cta: None,
+        };
+        let side = if dst { "writes" } else { "reads" };
+        let why = format!(
+            "the cp.async by {} at {} {side} these bytes at some moment until a cp.async.wait_group / wait_all of that thread covers it, and none had when the {} by {} at {} happened",
+            first.thread,
+            first.instr,
+            kind.word(),
+            second.thread,
+            second.instr
+        );
+        self.async_race(r, byte, first, second, why);
+    }
+
+    fn async_race(&mut self, r: u32, byte: u64, first: AccessRef, second: AccessRef, why: String) {
+        let a = pack(first.instr).min(pack(second.instr));
+        let b = pack(first.instr).max(pack(second.instr));
+        if !self.reported.insert((r, a, b)) {
+            return;
+        }
+        let reg = &self.regions[r as usize];
+        let loc = MemLocation {
+            region: reg.name.clone(),
+            space: reg.space.name().into(),
+            byte_offset: byte,
+            element: (reg.elem > 0).then(|| byte / u64::from(reg.elem)),
+        };
+        let msg = format!("data race on {loc}: {why}");
+        let mut f = Finding::new(FindingKind::Race, msg)
+            .at(Some(second.thread), Some(second.instr))
+            .with_location(loc);
+        f.accesses = vec![first, second];
+        self.report(f);
+    }
+
+    /// `cp.async` — `[dst], [src], cp-size{, src-size | ignore-src}{, policy}`.
+    pub(crate) fn cp_async(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
+        let ops = &ins.operands;
+        let (Some(Operand::Addr(dst)), Some(Operand::Addr(src)), Some(size_op)) =
+            (ops.first(), ops.get(1), ops.get(2))
+        else {
+            return Err(self.unsupported(t, "cp.async operands", String::new()));
+        };
+        let (dst, src) = (dst.clone(), src.clone());
+        let cg =
+            matches!(&ins.instr, Instr::CpAsync { cache, .. } if *cache == ptxeq_ir::CacheOp::Cg);
+        let policy = matches!(&ins.instr, Instr::CpAsync { hints, .. } if hints.contains(&CacheHint::L2CacheHint));
+        let cp = self.matrix_u32(t, info, size_op, "the cp.async size")?;
+        if !matches!(cp, 4 | 8 | 16) || (cg && cp != 16) {
+            return Err(self.unsupported(
+                t,
+                "invalid cp.async size",
+                format!("cp-size {cp} (4, 8 or 16 bytes; .cg only 16)"),
+            ));
+        }
+        // The fourth operand is src-size, or the ignore-src predicate;
+        // with an L2 cache hint and four operands it is the policy.
+        let extra = match ops.get(3) {
+            Some(o) if !(policy && ops.len() == 4) => Some(o.clone()),
+            _ => None,
+        };
+        let src_size = match extra {
+            None => cp,
+            Some(o) if self.operand_width(info, &o) == Some(1) => {
+                let v = self.read(t, info, &o, 1)?;
+                match self.pred_of(t, &v)? {
+                    PredArg::Known(true) => 0,
+                    PredArg::Known(false) => cp,
+                    PredArg::Undef => {
+                        return Err(self.uninit_register(t, "the ignore-src predicate"));
+                    }
+                    _ => {
+                        return Err(self.unsupported(
+                            t,
+                            "address depends on tensor data",
+                            "the cp.async ignore-src predicate is computed from tensor values"
+                                .into(),
+                        ));
+                    }
+                }
+            }
+            Some(o) => self.matrix_u32(t, info, &o, "the cp.async src-size")?,
+        };
+        if src_size > cp {
+            return Err(self.unsupported(
+                t,
+                "invalid cp.async size",
+                format!("src-size {src_size} exceeds cp-size {cp} (undefined in PTX)"),
+            ));
+        }
+        let Some((Target::Cta(dr), doff)) =
+            self.resolve(t, info, StateSpace::Shared, &dst, u64::from(cp))?
+        else {
+            return Ok(Flow::Next);
+        };
+        let mut src_at = None;
+        let data = if src_size > 0 {
+            match self.resolve(t, info, StateSpace::Global, &src, u64::from(src_size))? {
+                Some((Target::Cta(sr), soff)) => src_at = Some((sr, soff, u64::from(src_size))),
+                _ => return Ok(Flow::Next),
+            }
+            match self.load(t, info, StateSpace::Global, &src, src_size as u8)? {
+                Some(v) => v,
+                None => return Ok(Flow::Next),
+            }
+        } else {
+            Value::Bits(0)
+        };
+        let v = if src_size < cp {
+            Value::concat(&[
+                (data, src_size as u8),
+                (Value::Bits(0), (cp - src_size) as u8),
+            ])
+        } else {
+            data
+        };
+        self.store(t, info, StateSpace::Shared, &dst, v, cp as u8)?;
+        // Input-only tensors are never written: no in-flight source.
+        let src_at = src_at.filter(|(r, _, _)| self.shadows[*r as usize].is_some());
+        let id = self.asyncs.next;
+        self.asyncs.next += 1;
+        let c = Copy {
+            tid: t,
+            instr: self.cur_instr,
+            dst: (dr, doff, u64::from(cp)),
+            src: src_at,
+        };
+        self.asyncs.index(id, c.dst, true);
+        if let Some(s) = c.src {
+            self.asyncs.index(id, s, true);
+        }
+        self.asyncs.copies.insert(id, c);
+        self.asyncs.uncommitted[t as usize].push(id);
+        Ok(Flow::Next)
+    }
+
+    /// `cp.async.commit_group`: the uncommitted copies form a group (an
+    /// empty one when there are none, per PTX).
+    pub(crate) fn cp_async_commit(&mut self, t: u32) -> R<Flow> {
+        let g = std::mem::take(&mut self.asyncs.uncommitted[t as usize]);
+        self.asyncs.groups[t as usize].push_back(g);
+        Ok(Flow::Next)
+    }
+
+    /// `cp.async.wait_group N` (`n = Some(N)`) or `cp.async.wait_all`.
+    pub(crate) fn cp_async_wait(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
+        let keep = match &ins.instr {
+            Instr::CpAsyncWaitGroup => {
+                let Some(op) = ins.operands.first() else {
+                    return Err(self.unsupported(
+                        t,
+                        "cp.async.wait_group without N",
+                        String::new(),
+                    ));
+                };
+                self.matrix_u32(t, info, op, "the wait_group count")? as usize
+            }
+            _ => {
+                self.cp_async_commit(t)?;
+                0
+            }
+        };
+        while self.asyncs.groups[t as usize].len() > keep {
+            let Some(g) = self.asyncs.groups[t as usize].pop_front() else {
+                break;
+            };
+            for id in g {
+                self.complete_copy(id);
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// A copy lands: it leaves the in-flight index and its accesses are
+    /// recorded again at the issuing thread's current clock.
+    fn complete_copy(&mut self, id: u32) {
+        let Some(c) = self.asyncs.copies.remove(&id) else {
+            return;
+        };
+        self.asyncs.index(id, c.dst, false);
+        if let Some(s) = c.src {
+            self.asyncs.index(id, s, false);
+        }
+        let acc = Acc {
+            tid: c.tid,
+            epoch: self.clocks.epoch(c.tid),
+            instr: c.instr,
+            atomic: false,
+        };
+        for (side, write) in [(Some(c.dst), true), (c.src, false)] {
+            let Some((r, off, len)) = side else {
+                continue;
+            };
+            let Some(sh) = self.shadows[r as usize].as_mut() else {
+                continue;
+            };
+            let mut first = None;
+            for u in sh.units(off as usize, len as usize) {
+                let k = if write {
+                    sh.write(&self.clocks, u, acc, false)
+                } else {
+                    sh.read(&self.clocks, u, acc)
+                };
+                if first.is_none()
+                    && let Some(k) = k
+                {
+                    first = Some(((u * sh.gran) as u64, k));
+                }
+            }
+            if let Some((byte, k)) = first {
+                let prev = AccessRef {
+                    thread: self.thread_ref(k.prev.tid),
+                    instr: unpack_instr(k.prev.instr),
+                    kind: if k.prev.atomic {
+                        AccessKind::Atomic
+                    } else if k.prev_is_write {
+                        AccessKind::Write
+                    } else {
+                        AccessKind::Read
+                    },
+                    cta: None,
+                };
+                let copy = AccessRef {
+                    thread: self.thread_ref(c.tid),
+                    instr: unpack_instr(c.instr),
+                    kind: if write {
+                        AccessKind::Write
+                    } else {
+                        AccessKind::Read
+                    },
+                    cta: None,
+                };
+                let why = format!(
+                    "the {} by {} at {} and the cp.async by {} at {} (in flight until its wait) are not ordered by any synchronisation",
+                    prev.kind.word(),
+                    prev.thread,
+                    prev.instr,
+                    copy.thread,
+                    copy.instr
+                );
+                self.async_race(r, byte, prev, copy, why);
+            }
+        }
+    }
+}
+
+fn pack(i: crate::finding::InstrRef) -> u32 {
+    super::pack_instr(i.func, i.index)
+}

@@ -8,9 +8,9 @@ use ptxeq_db::{Database, KernelRaceReport, RaceVerdict};
 use ptxeq_exec::{Finding, FindingKind, format_ranges};
 use serde_json::json;
 
-use crate::Format;
 use crate::exit::Exit;
 use crate::positions::Resolver;
+use crate::sarif::ReportFormat;
 use crate::spec_args::{self, SpecFlagArgs};
 
 /// Printed with every result: what "race-free" rests on.
@@ -21,7 +21,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "only the CTAs named by the spec are run (ctas = first | all | list); global writes of different CTAs are checked for overlap",
 ];
 
-pub fn run(target: &Path, args: &SpecFlagArgs, format: Format) -> Exit {
+pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
     let db = Database::default();
     let Some(loaded) = spec_args::load_checked(&db, target, args) else {
         return Exit::Invalid;
@@ -36,8 +36,12 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: Format) -> Exit {
     let verdict = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict))
         .unwrap_or(RaceVerdict::Unsupported);
     match format {
-        Format::Human => print_human(&db, &reports, verdict, elapsed),
-        Format::Json => print_json(&db, &reports, verdict, elapsed),
+        ReportFormat::Human => print_human(&db, &reports, verdict, elapsed),
+        ReportFormat::Json => print_json(&db, &reports, verdict, elapsed),
+        ReportFormat::Sarif => outln!(
+            "{}",
+            serde_json::to_string_pretty(&crate::sarif::render(&db, &reports)).unwrap_or_default()
+        ),
     }
     match verdict.exit_class() {
         0 => Exit::Ok,
@@ -53,6 +57,18 @@ fn print_human(
     elapsed: std::time::Duration,
 ) {
     outln!("{}", verdict.word());
+    print_kernels(db, reports);
+    outln!();
+    outln!("assumptions: {}", ASSUMPTIONS.join("; "));
+    for a in idiom_assumptions(reports) {
+        outln!("  math idiom: {a}");
+    }
+    outln!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
+}
+
+/// Each kernel's race verdict, its findings with positions, and counters
+/// (shared with `ptxeq check`, which reports a racy kernel this way).
+pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
     for r in reports {
         let res = Resolver::new(db, r.file, r.input.as_deref());
         outln!();
@@ -69,6 +85,9 @@ fn print_human(
                 outln!("  unsupported: {}", p.message);
                 outln!("    at {pos}");
             }
+        }
+        for (form, lines) in idiom_summary(&res, r) {
+            outln!("  math idiom recognised: {form} at {lines}");
         }
         for (cta, findings, _) in &r.ctas {
             for f in findings {
@@ -88,9 +107,6 @@ fn print_human(
             );
         }
     }
-    outln!();
-    outln!("assumptions: {}", ASSUMPTIONS.join("; "));
-    outln!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
 }
 
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
@@ -123,18 +139,17 @@ fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
             .cta
             .map(|c| format!(" of CTA ({},{},{})", c[0], c[1], c[2]))
             .unwrap_or_default();
-        outln!(
-            "    {:<6} by {}{cta} at {}",
-            a.kind.word(),
-            a.thread,
-            res.resolve(a.instr)
-        );
+        let pos = res.resolve(a.instr);
+        outln!("    {:<6} by {}{cta} at {pos}", a.kind.word(), a.thread);
+        print_source(res, &pos);
     }
     if f.accesses.is_empty()
         && let Some(i) = f.instr
     {
         let who = f.thread.map(|t| format!(" by {t}")).unwrap_or_default();
-        outln!("    at {}{who}", res.resolve(i));
+        let pos = res.resolve(i);
+        outln!("    at {pos}{who}");
+        print_source(res, &pos);
     }
     for w in &f.waiting {
         outln!(
@@ -148,13 +163,85 @@ fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
     }
 }
 
+/// The CUDA/Python line under a finding's position, when the source file
+/// is on disk.
+fn print_source(res: &Resolver<'_>, pos: &crate::positions::Position) {
+    if let Some(line) = res.source_excerpt(pos) {
+        outln!("           {line}");
+    }
+}
+
 fn print_json(
     db: &Database,
     reports: &[KernelRaceReport],
     verdict: RaceVerdict,
     elapsed: std::time::Duration,
 ) {
-    let kernels: Vec<serde_json::Value> = reports
+    let out = json!({
+        "schema": "ptxeq.race/1",
+        "verdict": verdict.word(),
+        "kernels": kernels_json(db, reports),
+        "assumptions": ASSUMPTIONS,
+        "time_ms": elapsed.as_secs_f64() * 1e3,
+    });
+    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+}
+
+/// Recognised math idioms grouped by function and form: `(what, where)`,
+/// e.g. `("expf (nvcc, default flags) ×2 in `k`", "ptx:41-58, ptx:60-77")`.
+pub fn idiom_summary(res: &Resolver<'_>, r: &KernelRaceReport) -> Vec<(String, String)> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (func, rec) in &r.idioms {
+        let key = format!("{} in `{func}`", rec.form);
+        let range = if *func == r.entry {
+            let a = res
+                .resolve(ptxeq_exec::InstrRef::kernel(rec.first))
+                .ptx_line;
+            let b = res.resolve(ptxeq_exec::InstrRef::kernel(rec.last)).ptx_line;
+            match (a, b) {
+                (Some(a), Some(b)) => format!("ptx:{a}-{b}"),
+                _ => format!("instructions {}-{}", rec.first, rec.last),
+            }
+        } else {
+            format!("instructions {}-{}", rec.first, rec.last)
+        };
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(range),
+            None => groups.push((key, vec![range])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, v)| {
+            let shown: Vec<&str> = v.iter().take(4).map(String::as_str).collect();
+            let more = if v.len() > 4 {
+                format!(" and {} more", v.len() - 4)
+            } else {
+                String::new()
+            };
+            (
+                format!("{k} ×{}", v.len()),
+                format!("{}{more}", shown.join(", ")),
+            )
+        })
+        .collect()
+}
+
+/// What the recognised idioms of `reports` assume (deduplicated).
+pub fn idiom_assumptions(reports: &[KernelRaceReport]) -> Vec<String> {
+    let mut a: Vec<String> = reports
+        .iter()
+        .flat_map(|r| r.idioms.iter())
+        .flat_map(|(_, rec)| rec.assumptions.iter().map(|x| format!("{}: {x}", rec.form)))
+        .collect();
+    a.sort();
+    a.dedup();
+    a
+}
+
+/// The JSON form of each kernel's race report (shared with `ptxeq check`).
+pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<serde_json::Value> {
+    reports
         .iter()
         .map(|r| {
             let res = Resolver::new(db, r.file, r.input.as_deref());
@@ -180,6 +267,13 @@ fn print_json(
                 "entry": r.entry,
                 "verdict": r.verdict.word(),
                 "structured_problems": r.structured.as_ref().map(|s| &s.problems),
+                "idioms": r.idioms.iter().map(|(func, rec)| json!({
+                    "function": func,
+                    "form": rec.form,
+                    "first_instruction": rec.first,
+                    "last_instruction": rec.last,
+                    "assumptions": rec.assumptions,
+                })).collect::<Vec<_>>(),
                 "ctas": r.ctas.iter().map(|(c, f, s)| json!({
                     "cta": c,
                     "stats": s,
@@ -188,13 +282,5 @@ fn print_json(
                 "cross_cta": r.cross_cta.iter().map(finding).collect::<Vec<_>>(),
             })
         })
-        .collect();
-    let out = json!({
-        "schema": "ptxeq.race/1",
-        "verdict": verdict.word(),
-        "kernels": kernels,
-        "assumptions": ASSUMPTIONS,
-        "time_ms": elapsed.as_secs_f64() * 1e3,
-    });
-    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        .collect()
 }

@@ -20,20 +20,29 @@ macro_rules! out {
     }};
 }
 
+mod cmd_cache;
+mod cmd_check;
+mod cmd_corpus;
 mod cmd_ir;
 mod cmd_parse;
 mod cmd_race;
 mod cmd_terms;
+mod cmd_watch;
 mod diagnostics;
 mod exit;
+mod global;
 mod input;
+mod junit;
 mod positions;
+mod sarif;
+mod source_lines;
 mod spec_args;
+mod timings;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 /// Formal checking of NVIDIA PTX kernels.
 ///
@@ -51,6 +60,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    global: global::GlobalArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -68,6 +79,41 @@ enum Command {
         #[arg(long)]
         unknown: bool,
     },
+    /// Prove a candidate kernel equivalent to a reference over the reals,
+    /// for all inputs and all thread schedules — or show the bug.
+    ///
+    /// `ptxeq check SPEC.toml`, or the flag form `ptxeq check REF.ptx
+    /// CAND.ptx --block 128 --tensor x:f32[128]:in --tensor y:f32[128]:out
+    /// --scalar n=128`. Both kernels are race-checked first (a race,
+    /// deadlock or bad access is the verdict); then every output element
+    /// is decided: proved (normal-form identity), refuted (a confirmed
+    /// counterexample input) or unknown (the residual is printed).
+    /// Exit code 0 equivalent, 1 not equivalent or a bug, 2 undecided, 3
+    /// bad input.
+    Check {
+        /// `check.toml`, or two PTX files: reference then candidate.
+        #[arg(required = true, num_args = 1..=2, value_name = "SPEC.toml | REF.ptx CAND.ptx")]
+        targets: Vec<PathBuf>,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+        /// The candidate's `.entry` when it differs from `--entry`.
+        #[arg(long)]
+        candidate_entry: Option<String>,
+        /// The candidate's param binding when it differs from `--params`.
+        #[arg(long)]
+        candidate_params: Option<String>,
+        /// Failing elements printed per output tensor.
+        #[arg(long, default_value_t = 3)]
+        show: usize,
+        /// Write every verification condition (reference ≠ candidate, per
+        /// element) as an SMT-LIB2 file into DIR, to replay in another solver.
+        #[arg(long, value_name = "DIR")]
+        emit_smt: Option<PathBuf>,
+        /// Output format (`sarif`: race-class findings and failing elements,
+        /// for code-scanning tools).
+        #[arg(long, value_enum, default_value = "human")]
+        format: sarif::ReportFormat,
+    },
     /// Check one kernel for data races, deadlocks, barrier divergence,
     /// out-of-bounds and uninitialised accesses, over all thread schedules.
     ///
@@ -84,17 +130,10 @@ enum Command {
         target: PathBuf,
         #[command(flatten)]
         spec: spec_args::SpecFlagArgs,
-        /// Output format.
+        /// Output format (`sarif`: SARIF 2.1.0 for code-scanning tools).
         #[arg(long, value_enum, default_value = "human")]
-        format: Format,
+        format: sarif::ReportFormat,
     },
-    /// Print the lowered kernel IR of a PTX file.
-    ///
-    /// Shows params, declarations and registers, then one line per
-    /// instruction: its index, the decoded instruction (printed from the
-    /// decoded form, so it is what ptxeq understood, not an echo of the
-    /// source) and its position: the PTX line and, with `-lineinfo`, the
-    /// CUDA/Python source line from `.loc`.
     /// Print the output terms of a kernel: each written output element as
     /// a formula over the input elements (real arithmetic).
     ///
@@ -113,6 +152,53 @@ enum Command {
         #[arg(long, default_value_t = 400)]
         width: usize,
     },
+    /// Run every case of a corpus directory against its expected verdict.
+    ///
+    /// A case is a directory with a `check.toml` (expected verdict in
+    /// `[expect]`). Cases run in parallel; a progress bar shows on a
+    /// terminal, plain lines otherwise; then a summary table (expected vs
+    /// got, time, disk-cache hits). Pending cases are counted apart and never
+    /// fail. Exit code 1 when any case failed, 3 when DIR holds no case.
+    Corpus {
+        /// The corpus root, e.g. `corpus/`.
+        dir: PathBuf,
+        /// Only cases whose name (`family/case`) contains this; repeatable.
+        #[arg(long, value_name = "SUBSTR")]
+        filter: Vec<String>,
+        /// Write a JUnit XML report.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write a JSON report (schema `ptxeq.corpus/1`).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Worker threads (default: one per core).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+    },
+    /// Re-check a spec every time one of its files is saved.
+    ///
+    /// Keeps one database alive: an edit re-runs only what it reaches (a
+    /// comment stops after lowering; an edit of one kernel leaves the other
+    /// alone). Prints which files changed, the verdict and the time. Today
+    /// the report is the race check of `ptxeq race`.
+    Watch {
+        /// `check.toml`, or a `.ptx` file with `--spec` or launch flags.
+        target: PathBuf,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+    },
+    /// Inspect or empty the disk cache (`--cache-dir` or the default).
+    Cache {
+        #[command(subcommand)]
+        action: cmd_cache::CacheAction,
+    },
+    /// Print the lowered kernel IR of a PTX file.
+    ///
+    /// Shows params, declarations and registers, then one line per
+    /// instruction: its index, the decoded instruction (printed from the
+    /// decoded form, so it is what ptxeq understood, not an echo of the
+    /// source) and its position: the PTX line and, with `-lineinfo`, the
+    /// CUDA/Python source line from `.loc`.
     Ir {
         /// The PTX file.
         file: PathBuf,
@@ -126,20 +212,57 @@ enum Command {
     },
 }
 
-/// Output format of a report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Readable text: the verdict line first, then the details.
-    Human,
-    /// JSON with a versioned `"schema"` and the corpus verdict words.
-    Json,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.global.init_tracing();
+    if cli.global.timings {
+        ptxeq_db::counts::enable();
+    }
+    let start = std::time::Instant::now();
+    let cache = match cli.command {
+        Command::Cache { .. } => None,
+        _ => cli.global.open_cache(),
+    };
+    ptxeq_db::set_default_cache(cache.clone());
     let code = match cli.command {
+        Command::Cache { action } => cmd_cache::run(action, &cli.global),
+        Command::Corpus {
+            dir,
+            filter,
+            junit,
+            json,
+            jobs,
+        } => cmd_corpus::run(
+            &dir,
+            &cmd_corpus::CorpusOptions {
+                filter,
+                junit,
+                json,
+                jobs,
+            },
+        ),
+        Command::Watch { target, spec } => cmd_watch::run(&target, &spec),
         Command::Parse { files, unknown } => cmd_parse::run(&files, unknown),
         Command::Ir { file, entry, funcs } => cmd_ir::run(&file, entry.as_deref(), funcs),
+        Command::Check {
+            targets,
+            spec,
+            candidate_entry,
+            candidate_params,
+            show,
+            emit_smt,
+            format,
+        } => cmd_check::run(
+            &targets,
+            &spec,
+            candidate_entry,
+            candidate_params,
+            &cmd_check::CheckOptions {
+                format,
+                show,
+                emit_smt,
+            },
+        ),
         Command::Race {
             target,
             spec,
@@ -152,6 +275,13 @@ fn main() -> ExitCode {
             width,
         } => cmd_terms::run(&target, &spec, limit, width),
     };
+    if cli.global.timings {
+        eprint!(
+            "{}",
+            timings::report(&timings::totals(), start.elapsed(), cache.as_deref())
+        );
+        eprint!("{}", timings::queries(&ptxeq_db::counts::query_counts()));
+    }
     code.into()
 }
 

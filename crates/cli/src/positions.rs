@@ -19,6 +19,13 @@ pub struct Position {
     pub ptx_line: Option<u32>,
     /// `file.cu:line:col` from `.loc`, when the PTX has line info.
     pub source: Option<String>,
+    /// The `.file` path and line of the outermost `.loc` (the user's own
+    /// code when the instruction was inlined), for SARIF and source
+    /// excerpts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_line: Option<u32>,
 }
 
 impl std::fmt::Display for Position {
@@ -47,6 +54,15 @@ pub struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
+    /// `k.cu:11 | s[t] = x[t];`: the source line of `pos` when its `.file`
+    /// exists on disk (see `source_lines`).
+    pub fn source_excerpt(&self, pos: &Position) -> Option<String> {
+        let (file, line) = (pos.source_file.as_deref()?, pos.source_line?);
+        let (path, text) = crate::source_lines::source_line(self.file.path(self.db), file, line)?;
+        let name = path.file_name()?.to_string_lossy().into_owned();
+        Some(format!("{name}:{line} | {text}"))
+    }
+
     pub fn new(db: &'a Database, file: SourceFile, input: Option<&'a CtaInput>) -> Self {
         Resolver {
             db,
@@ -64,6 +80,8 @@ impl<'a> Resolver<'a> {
                 text: String::new(),
                 ptx_line: None,
                 source: None,
+                source_file: None,
+                source_line: None,
             };
         };
         let k = if r.func == 0 {
@@ -78,6 +96,8 @@ impl<'a> Resolver<'a> {
                 text: String::new(),
                 ptx_line: None,
                 source: None,
+                source_file: None,
+                source_line: None,
             };
         };
         let lowered = ptxeq_db::lowered_module(self.db, self.file);
@@ -86,17 +106,19 @@ impl<'a> Resolver<'a> {
                 .line_col(TextSize::from(map.instr(r.index as usize).start))
                 .0
         });
-        let source = k
-            .instrs
-            .get(r.index as usize)
-            .and_then(|d| d.loc.as_ref())
-            .map(|l| k.loc_text(l));
+        let loc = k.instrs.get(r.index as usize).and_then(|d| d.loc.as_ref());
+        let source = loc.map(|l| k.loc_text(l));
+        let outer = loc.map(|l| l.outermost());
+        let source_file = outer.and_then(|l| k.file_path(l.file)).map(str::to_string);
+        let source_line = outer.filter(|_| source_file.is_some()).map(|l| l.line);
         Position {
             function: k.name.clone(),
             index: r.index,
             text: k.instr_text(r.index as usize),
             ptx_line,
             source,
+            source_file,
+            source_line,
         }
     }
 }

@@ -99,6 +99,19 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
             }
         }
     };
+    register(db, target, &spec_path, spec, is_toml, args)
+}
+
+/// Registers the PTX file of every kernel `spec` names (only those in
+/// `target` when a PTX file was given with `--spec`).
+fn register(
+    db: &Database,
+    target: &Path,
+    spec_path: &Path,
+    spec: CheckSpec,
+    is_toml: bool,
+    args: &SpecFlagArgs,
+) -> Option<LoadedSpec> {
     let mut kernels = Vec::new();
     for (word, kref) in spec.kernels.iter() {
         // With `KERNEL.ptx --spec S.toml`, check only the kernels in that file.
@@ -120,14 +133,59 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
         );
         return None;
     }
-    let spec = SpecInput::new(db, spec_path, spec);
+    let spec = SpecInput::new(db, spec_path.to_path_buf(), spec);
     Some(LoadedSpec { spec, kernels })
+}
+
+/// The flag form of a pair check: `REF.ptx CAND.ptx --block … --tensor …`
+/// (`--candidate-entry` / `--candidate-params` when the candidate differs).
+pub fn load_pair(
+    db: &Database,
+    reference: &Path,
+    candidate: &Path,
+    args: &SpecFlagArgs,
+    candidate_entry: Option<String>,
+    candidate_params: Option<String>,
+) -> Option<LoadedSpec> {
+    if args.spec.is_some() {
+        eprintln!(
+            "error: --spec goes with one PTX file; give the spec itself: `ptxeq check SPEC.toml`"
+        );
+        return None;
+    }
+    let flags = SpecFlags {
+        ptx: vec![reference.to_path_buf(), candidate.to_path_buf()],
+        entry: args.entry.clone(),
+        candidate_entry,
+        params: args.params.clone(),
+        candidate_params,
+        tensors: args.tensors.clone(),
+        scalars: args.scalars.clone(),
+        block: args.block.clone(),
+        grid: args.grid.clone(),
+        ctas: args.ctas.clone(),
+        dynamic_shared: args.dynamic_shared,
+    };
+    let spec = match CheckSpec::from_flags(&flags) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return None;
+        }
+    };
+    let loaded = register(db, reference, Path::new("<flags>"), spec, true, args)?;
+    check_files(db, loaded)
 }
 
 /// [`load`], then the syntax and lowering errors of every kernel file
 /// (printed); `None` means invalid input (exit 3).
 pub fn load_checked(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedSpec> {
-    let loaded = load(db, target, args)?;
+    check_files(db, load(db, target, args)?)
+}
+
+/// Prints the syntax and lowering errors of every kernel file; `None` when
+/// there are any.
+fn check_files(db: &Database, loaded: LoadedSpec) -> Option<LoadedSpec> {
     for &(_, file) in &loaded.kernels {
         if crate::cmd_parse::report_errors(db, file, file.path(db)) > 0 {
             return None;

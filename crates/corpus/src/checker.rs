@@ -1,13 +1,12 @@
-//! Running the checker on a case: what verdict the tool reaches today.
+//! Running the checker on a case: the verdict the tool reaches.
 //!
-//! Today's checker is the race checker (`ptxeq race`): a single-kernel case
-//! gets its full verdict; a pair gets a verdict when either kernel has a
-//! finding (race, deadlock, divergence, bounds, unsupported...). When both
-//! kernels of a pair are clean, equivalence is the check milestone's job:
-//! the case is then [`Checked::PairRaceFree`], which can refute an expected
-//! race but never passes an expected (not-)equivalence.
+//! A single-kernel case runs the race checker (`ptxeq race`); a pair runs
+//! the full equivalence check (`ptxeq check`): both kernels are
+//! race-checked first, then every output element is decided. An
+//! undecided pair (an unknown element, an unsupported value) is
+//! `unsupported`, which passes only where the corpus expects exactly that.
 
-use ptxeq_db::{Database, RaceVerdict, Slot, SpecInput};
+use ptxeq_db::{CheckVerdict, Database, RaceVerdict, Slot, SpecInput};
 use ptxeq_spec::{CheckSpec, Verdict};
 
 /// What the checker concluded.
@@ -15,9 +14,6 @@ use ptxeq_spec::{CheckSpec, Verdict};
 pub enum Checked {
     /// A verdict in the corpus vocabulary.
     Verdict(Verdict),
-    /// Both kernels of a pair are race-free (and in the supported class);
-    /// equivalence was not decided.
-    PairRaceFree,
 }
 
 fn word_to_verdict(v: RaceVerdict) -> Verdict {
@@ -32,7 +28,8 @@ fn word_to_verdict(v: RaceVerdict) -> Verdict {
     }
 }
 
-/// Runs the race checker over every kernel of `spec` (at `spec_path`).
+/// Runs the checker on `spec` (at `spec_path`): the equivalence check for
+/// a pair, the race checker for a single kernel.
 pub fn run_checker(spec_path: &std::path::Path, spec: &CheckSpec) -> Result<Checked, String> {
     let db = Database::default();
     let mut files = Vec::new();
@@ -43,14 +40,23 @@ pub fn run_checker(spec_path: &std::path::Path, spec: &CheckSpec) -> Result<Chec
         files.push((slot, db.add_file(&kref.ptx, text)));
     }
     let input = SpecInput::new(&db, spec_path.to_path_buf(), spec.clone());
+    if files.len() == 2 {
+        let report = ptxeq_db::check(&db, input, &files);
+        return Ok(Checked::Verdict(match report.verdict {
+            CheckVerdict::Equivalent => Verdict::Equivalent,
+            CheckVerdict::NotEquivalent => Verdict::NotEquivalent,
+            CheckVerdict::Undecided => Verdict::Unsupported,
+            CheckVerdict::Kernel { verdict, .. } => word_to_verdict(verdict),
+            CheckVerdict::InvalidInput(e) => return Err(e),
+        }));
+    }
     let reports = ptxeq_db::race_check(&db, input, &files);
     if let Some(e) = reports.iter().find_map(|r| r.input_error.clone()) {
         return Err(format!("the spec does not fit the kernel: {e}"));
     }
     let worst = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict));
-    Ok(match (worst, reports.len()) {
-        (Some(RaceVerdict::RaceFree), n) if n > 1 => Checked::PairRaceFree,
-        (Some(v), _) => Checked::Verdict(word_to_verdict(v)),
-        (None, _) => Checked::Verdict(Verdict::Unsupported),
-    })
+    Ok(Checked::Verdict(match worst {
+        Some(v) => word_to_verdict(v),
+        None => Verdict::Unsupported,
+    }))
 }

@@ -99,10 +99,6 @@ pub enum Outcome {
     /// The case is consistent; the checker reached no verdict to compare
     /// (not run).
     Consistent,
-    /// A pair expected (not-)equivalent whose kernels are both race-free:
-    /// as far as today's checker goes the case holds, but equivalence
-    /// itself is not decided yet (the check milestone). Never a pass.
-    RaceFreeOnly,
     /// The checker reached a different verdict than the spec expects.
     Mismatch { expected: Verdict, got: Verdict },
     /// The checker reached the expected verdict.
@@ -116,7 +112,6 @@ impl Outcome {
     pub fn label(&self) -> &'static str {
         match self {
             Outcome::Consistent => "spec-consistent, verdict not checked",
-            Outcome::RaceFreeOnly => "both kernels race-free; equivalence not checked yet",
             Outcome::Mismatch { .. } => "verdict mismatch",
             Outcome::Pass => "verdict as expected",
             Outcome::Problems(_) => "inconsistent case",
@@ -126,22 +121,12 @@ impl Outcome {
 
 /// Compares what the checker concluded with the expected verdict.
 ///
-/// `None`: the checker did not run. A pair whose kernels are both
-/// race-free cannot pass yet (equivalence is not decided): it is
-/// [`Outcome::RaceFreeOnly`] when (not-)equivalence is expected and a
-/// mismatch (`race-free`) when a race, deadlock or other bug is. Whether a
-/// pending case's mismatch fails the run is the runner's decision. An
-/// `unsupported` case's `reason` is not compared.
+/// `None`: the checker did not run. Whether a pending case's mismatch
+/// fails the run is the runner's decision. An `unsupported` case's
+/// `reason` is not compared.
 pub fn compare_verdict(expect: &Expect, got: Option<Checked>) -> Outcome {
     match got {
         None => Outcome::Consistent,
-        Some(Checked::PairRaceFree) => match expect.verdict {
-            Verdict::Equivalent | Verdict::NotEquivalent => Outcome::RaceFreeOnly,
-            expected => Outcome::Mismatch {
-                expected,
-                got: Verdict::RaceFree,
-            },
-        },
         Some(Checked::Verdict(got)) if got == expect.verdict => Outcome::Pass,
         Some(Checked::Verdict(got)) => Outcome::Mismatch {
             expected: expect.verdict,
@@ -176,25 +161,6 @@ mod tests {
             Outcome::Mismatch {
                 expected: Verdict::Equivalent,
                 got: Verdict::Race
-            }
-        );
-    }
-
-    /// A race-free pair never passes an equivalence expectation (that
-    /// needs the equivalence check) but does refute an expected race.
-    #[test]
-    fn race_free_pairs_are_not_passes() {
-        let eq = expect(Verdict::NotEquivalent);
-        assert_eq!(
-            compare_verdict(&eq, Some(Checked::PairRaceFree)),
-            Outcome::RaceFreeOnly
-        );
-        let race = expect(Verdict::Race);
-        assert_eq!(
-            compare_verdict(&race, Some(Checked::PairRaceFree)),
-            Outcome::Mismatch {
-                expected: Verdict::Race,
-                got: Verdict::RaceFree
             }
         );
     }

@@ -87,19 +87,28 @@ fn kernel_ref(spec: &CheckSpec, slot: Slot) -> Option<&KernelRef> {
 /// plus spec), so an edit that leaves the kernel's IR alone is cut off here.
 #[salsa::tracked(returns(ref))]
 pub fn cta_input<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<Arc<CtaInput>, String> {
+    // Math idioms are recognised first (crate::idioms).
+    crate::idioms::recognised(db, k)
+        .as_ref()
+        .map(|r| r.input.clone())
+        .map_err(Clone::clone)
+}
+
+/// The kernel bound to the spec, as lowered (before idiom recognition).
+pub(crate) fn bind<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<CtaInput, String> {
+    let _span = tracing::info_span!("bind").entered();
     let spec = k.spec(db).spec(db);
     let kref = kernel_ref(spec, k.slot(db))
         .ok_or_else(|| format!("the spec has no {} kernel", k.slot(db).word()))?;
     let lowered = lowered_module(db, k.file(db));
-    CtaInput::from_spec(spec, kref, &lowered.module)
-        .map(Arc::new)
-        .map_err(|e| e.message)
+    CtaInput::from_spec(spec, kref, &lowered.module).map_err(|e| e.message)
 }
 
 /// `structured`: the static structured-CTA check (design.md §2).
 #[salsa::tracked(returns(ref))]
 pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<StructuredReport> {
     let input = cta_input(db, k).as_ref().ok()?;
+    let _span = tracing::info_span!("validate").entered();
     let tensor_params: Vec<bool> = input
         .params
         .iter()
@@ -123,7 +132,14 @@ pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<Structured
 #[salsa::tracked(returns(ref))]
 pub fn unrolled<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<UnrolledCta>> {
     let input = cta_input(db, key.kernel(db)).as_ref().ok()?;
-    Some(Arc::new(ptxeq_unroll::unroll(input, key.cta(db))))
+    let (k, cta) = (key.kernel(db), key.cta(db));
+    let compute = || {
+        let _span = tracing::info_span!("unroll", ?cta).entered();
+        ptxeq_unroll::unroll(input, cta)
+    };
+    let versions = [crate::disk::UNROLL_VERSION];
+    let artifact = crate::disk::cached(db, "unrolled", &versions, k, cta, compute);
+    Some(Arc::new(artifact))
 }
 
 /// `symbolic_state`: the CTA replayed with terms (only for a run without
@@ -135,13 +151,22 @@ pub fn symbolic<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<SymbolicSt
     if !u.findings.is_empty() {
         return None;
     }
-    Some(Arc::new(ptxeq_symex::symbolic_state(input, u)))
+    let (k, cta) = (key.kernel(db), key.cta(db));
+    let compute = || {
+        let _span = tracing::info_span!("symbolic_state", ?cta).entered();
+        ptxeq_symex::symbolic_state(input, u)
+    };
+    let versions = [crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION];
+    let artifact = crate::disk::cached(db, "symbolic", &versions, k, cta, compute);
+    Some(Arc::new(artifact))
 }
 
 /// `output_terms`: the serialized, content-addressed output terms.
 #[salsa::tracked(returns(ref))]
 pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerms> {
-    symbolic(db, key).as_ref().map(|s| ptxeq_store::store(s))
+    let state = symbolic(db, key).as_ref();
+    let _span = tracing::info_span!("store").entered();
+    state.map(|s| ptxeq_store::store(s))
 }
 
 /// The CTAs a spec asks for.
@@ -241,6 +266,9 @@ pub struct KernelRaceReport {
     /// The spec did not fit the kernel (param kinds, missing entry).
     pub input_error: Option<String>,
     pub structured: Option<StructuredReport>,
+    /// Math-library expansions replaced by exact functions (function name,
+    /// what was recognised and what that assumes).
+    pub idioms: Vec<(String, ptxeq_idioms::Recognition)>,
     /// Per CTA checked: its findings and counters.
     pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
     /// Cross-CTA global-memory conflicts.
@@ -273,6 +301,10 @@ pub fn race_check(
             input: cta_input(db, k).as_ref().ok().cloned(),
             input_error: cta_input(db, k).as_ref().err().cloned(),
             structured: structured(db, k).clone(),
+            idioms: crate::idioms::recognised(db, k)
+                .as_ref()
+                .map(|r| r.found.clone())
+                .unwrap_or_default(),
             ctas: Vec::new(),
             cross_cta: Vec::new(),
             verdict: RaceVerdict::Unsupported,

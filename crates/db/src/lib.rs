@@ -13,6 +13,10 @@
 //! Parallel work: salsa 0.28 has no `par_map`; clone the database
 //! (`db.clone()`, cheap: a handle on shared storage) once per rayon worker.
 
+mod check;
+pub mod counts;
+mod disk;
+mod idioms;
 mod kernel_check;
 mod queries;
 
@@ -20,6 +24,17 @@ pub use kernel_check::{
     CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
     output_terms, race_check, structured, symbolic, unrolled,
 };
+
+pub use check::{
+    CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
+};
+pub use idioms::{RecognisedInput, recognised};
+
+pub use disk::{
+    SYMBOLIC_VERSION, UNROLL_VERSION, default_cache, input_digest, set_default_cache,
+    with_thread_cache,
+};
+pub use ptxeq_cache::DiskCache;
 
 pub use queries::{
     Diagnostic, EntryKey, KernelSummary, LoweredModule, UnknownInstruction, entry_names, kernel_ir,
@@ -41,7 +56,17 @@ pub struct SourceFile {
 
 /// The database trait every query takes (`&dyn Db`).
 #[salsa::db]
-pub trait Db: salsa::Database {}
+pub trait Db: salsa::Database {
+    /// Element decisions keyed by the two terms' structural hashes,
+    /// shared by every handle of the database (see [`check::DecisionStore`]).
+    fn decision_memo(&self) -> &dyn ptxeq_verdicts::DecisionMemo;
+
+    /// The disk cache the expensive queries read and fill, if any
+    /// (see [`disk`]).
+    fn disk_cache(&self) -> Option<&DiskCache> {
+        None
+    }
+}
 
 /// A record of which queries salsa executed, for `--timings` and for tests
 /// that prove incrementality from the event log rather than from timing.
@@ -64,13 +89,24 @@ impl ExecutionLog {
 pub struct Database {
     storage: salsa::Storage<Self>,
     log: Option<ExecutionLog>,
+    decisions: Arc<check::DecisionStore>,
+    /// Shared by every handle; `None`: no disk cache.
+    cache: Option<Arc<DiskCache>>,
 }
 
 impl Default for Database {
     fn default() -> Self {
+        let events: Option<Box<dyn Fn(salsa::Event) + Send + Sync + 'static>> = if counts::enabled()
+        {
+            Some(Box::new(|e: salsa::Event| counts::on_event(&e)))
+        } else {
+            None
+        };
         Self {
-            storage: salsa::Storage::new(None),
+            storage: salsa::Storage::new(events),
             log: None,
+            decisions: Arc::default(),
+            cache: disk::default_cache(),
         }
     }
 }
@@ -81,6 +117,9 @@ impl Database {
         let log = ExecutionLog::default();
         let sink = log.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if counts::enabled() {
+                counts::on_event(&event);
+            }
             if let salsa::EventKind::WillExecute { database_key } = event.kind {
                 sink.executed
                     .lock()
@@ -92,6 +131,8 @@ impl Database {
             Self {
                 storage,
                 log: Some(log.clone()),
+                decisions: Arc::default(),
+                cache: disk::default_cache(),
             },
             log,
         )
@@ -100,6 +141,13 @@ impl Database {
     /// The execution log, when the database was built with one.
     pub fn execution_log(&self) -> Option<&ExecutionLog> {
         self.log.as_ref()
+    }
+
+    /// This database, reading and filling `cache` (or none: `None`)
+    /// in the expensive queries instead of the process-wide default.
+    pub fn with_cache(mut self, cache: Option<Arc<DiskCache>>) -> Self {
+        self.cache = cache;
+        self
     }
 
     /// Registers a file read from disk (or from an editor buffer).
@@ -112,4 +160,12 @@ impl Database {
 impl salsa::Database for Database {}
 
 #[salsa::db]
-impl Db for Database {}
+impl Db for Database {
+    fn decision_memo(&self) -> &dyn ptxeq_verdicts::DecisionMemo {
+        &*self.decisions
+    }
+
+    fn disk_cache(&self) -> Option<&DiskCache> {
+        self.cache.as_deref()
+    }
+}

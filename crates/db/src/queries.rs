@@ -13,6 +13,7 @@ use crate::{Db, SourceFile};
 /// `parse`: file → green tree + syntax errors (error-tolerant, lossless).
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn Db, file: SourceFile) -> Parse {
+    let _span = tracing::info_span!("parse").entered();
     ptxeq_syntax::parse(file.text(db))
 }
 
@@ -21,7 +22,9 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> Parse {
 /// [`kernel_ir`] below is where unchanged kernels are cut off.
 #[salsa::tracked(returns(ref))]
 pub fn lowered_module(db: &dyn Db, file: SourceFile) -> LoweredModule {
-    LoweredModule::from(ptxeq_lower::lower_module(parse(db, file)))
+    let parsed = parse(db, file);
+    let _span = tracing::info_span!("lower").entered();
+    LoweredModule::from(ptxeq_lower::lower_module(parsed))
 }
 
 /// Names of the `.entry` kernels of a file, in source order.

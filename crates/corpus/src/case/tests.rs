@@ -98,10 +98,12 @@ fn consistent_case() {
     assert!(r.is_consistent(), "{:#?}", r.problems);
     assert_eq!(r.block, Some([128, 1, 1]), "block from .reqntid");
     assert_eq!(r.status, Status::Active);
-    // The checker ran: both kernels are race-free; equivalence itself is
-    // not decided yet, so this is not a pass.
-    assert_eq!(r.checked, Some(crate::Checked::PairRaceFree));
-    assert_eq!(r.outcome(), Outcome::RaceFreeOnly);
+    // The checker ran the full check: the same kernel twice is equivalent.
+    assert_eq!(
+        r.checked,
+        Some(crate::Checked::Verdict(Verdict::Equivalent))
+    );
+    assert_eq!(r.outcome(), Outcome::Pass);
     assert_eq!(r.spec.unwrap().expect.unwrap().verdict, Verdict::Equivalent);
 }
 

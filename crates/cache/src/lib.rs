@@ -1,0 +1,434 @@
+//! A content-addressed disk cache for query artifacts (design.md §2).
+//!
+//! Salsa memoises within one process; this cache carries the expensive
+//! artifacts (unrolled CTAs, symbolic states) across processes, so a second
+//! `ptxeq` run on unchanged kernels does no simulation at all. Salsa's own
+//! persistence saves whole databases; per-query entries keyed by content are
+//! what lets two different specs, or a corpus run and a later `check`, share
+//! work.
+//!
+//! * **Keys** ([`Key`]) are blake3 over (query name, pass version, the
+//!   canonical bytes of the query's inputs). Bump a pass version whenever
+//!   the pass's output for the same input may change.
+//! * **Entries** ([`entry`]) carry a header (magic, layout version, key,
+//!   query name, pass version, payload length and blake3) before the
+//!   payload. Reads verify all of it; anything that does not match is a
+//!   miss, counted as a reject and deleted, never trusted.
+//! * **Writes** go to a temporary file in the entry's directory, then are
+//!   renamed into place: readers see a whole entry or none. Two processes
+//!   writing the same key write identical bytes, so whichever rename lands
+//!   last is as good as the first.
+//! * **Size cap**: on a hit the entry's mtime is set to now; when the bytes
+//!   written push the (estimated) size over the cap, the oldest entries are
+//!   evicted down to three quarters of it (least recently used first).
+//! * Only files this cache creates are ever deleted (`*.entry` and stale
+//!   temporaries in two-hex-digit subdirectories), so a mistaken
+//!   `--cache-dir ~` cannot wipe anything else.
+
+pub mod dir;
+pub mod entry;
+mod stats;
+
+pub use dir::{DEFAULT_MAX_BYTES, default_dir, max_bytes_from_env};
+pub use stats::{QueryCounts, Stats, Usage};
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use stats::Counters;
+
+/// The key of one entry: which query, which version of its pass, and the
+/// blake3 hash of all three plus the inputs' canonical bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub query: String,
+    pub version: u32,
+    pub hash: [u8; 32],
+}
+
+impl Key {
+    /// The key of `query` at pass `version` over `input`.
+    pub fn new(query: &str, version: u32, input: &[u8]) -> Key {
+        let mut h = Key::hasher(query, version);
+        h.update(input);
+        h.finish()
+    }
+
+    /// A streaming builder: feed the input bytes (it is an [`io::Write`],
+    /// so serializers can write straight into it), then [`KeyHasher::finish`].
+    pub fn hasher(query: &str, version: u32) -> KeyHasher {
+        let mut h = blake3::Hasher::new();
+        h.update(b"ptxeq-cache-key\0");
+        h.update(&(query.len() as u64).to_le_bytes());
+        h.update(query.as_bytes());
+        h.update(&version.to_le_bytes());
+        KeyHasher {
+            query: query.to_string(),
+            version,
+            h,
+        }
+    }
+
+    /// The hash as lowercase hex (the entry's file name).
+    pub fn hex(&self) -> String {
+        self.hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// Builds a [`Key`] from input bytes fed in pieces.
+pub struct KeyHasher {
+    query: String,
+    version: u32,
+    h: blake3::Hasher,
+}
+
+impl KeyHasher {
+    pub fn update(&mut self, bytes: &[u8]) -> &mut Self {
+        self.h.update(bytes);
+        self
+    }
+
+    /// Feeds the bincode encoding of `value` (serde): the canonical bytes
+    /// of a query input, provided its serialization is deterministic (no
+    /// hash maps). An error means the value cannot be keyed: the caller
+    /// must not use the cache for it.
+    pub fn update_serde<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<&mut Self, String> {
+        bincode::serde::encode_into_std_write(value, self, config()).map_err(|e| e.to_string())?;
+        Ok(self)
+    }
+
+    pub fn finish(&self) -> Key {
+        Key {
+            query: self.query.clone(),
+            version: self.version,
+            hash: *self.h.finalize().as_bytes(),
+        }
+    }
+}
+
+impl Write for KeyHasher {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.h.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The payload encoding: bincode (serde) with the standard configuration.
+/// Changing it requires bumping [`entry::FORMAT_VERSION`].
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard()
+}
+
+/// File name suffix of entries.
+const ENTRY_SUFFIX: &str = ".entry";
+/// File name prefix of temporary files (before the rename).
+const TEMP_PREFIX: &str = ".tmp-";
+/// A temporary file older than this was left by a crashed process.
+const STALE_TEMP: Duration = Duration::from_secs(3600);
+/// Re-measure the directory after this many puts (other processes write
+/// too, and the in-process estimate only sees our own writes).
+const RESCAN_EVERY_PUTS: u64 = 256;
+
+/// One cache directory. Shared between threads (`&self` everywhere) and
+/// safe to use from several processes at once.
+#[derive(Debug)]
+pub struct DiskCache {
+    root: PathBuf,
+    max_bytes: u64,
+    counters: Counters,
+    /// Shared with [`scoped`](Self::scoped) handles.
+    shared: Arc<Shared>,
+}
+
+/// Size bookkeeping of one directory, shared by all handles on it.
+#[derive(Debug, Default)]
+struct Shared {
+    /// Bytes on disk as last measured plus bytes written since.
+    approx_bytes: AtomicU64,
+    puts_since_scan: AtomicU64,
+}
+
+impl DiskCache {
+    /// Opens (creating it if needed) the cache at `dir`, capped at
+    /// `max_bytes`.
+    pub fn open(dir: impl Into<PathBuf>, max_bytes: u64) -> io::Result<DiskCache> {
+        let root = dir.into();
+        fs::create_dir_all(&root)?;
+        let cache = DiskCache {
+            root,
+            max_bytes,
+            counters: Counters::default(),
+            shared: Arc::default(),
+        };
+        let usage = cache.usage()?;
+        cache
+            .shared
+            .approx_bytes
+            .store(usage.bytes, Ordering::Relaxed);
+        Ok(cache)
+    }
+
+    /// Another handle on the same directory with its own (zeroed)
+    /// counters, e.g. to count the hits of one corpus case while cases
+    /// run in parallel. No directory scan.
+    pub fn scoped(&self) -> DiskCache {
+        DiskCache {
+            root: self.root.clone(),
+            max_bytes: self.max_bytes,
+            counters: Counters::default(),
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Opens the default cache ([`default_dir`], cap from
+    /// `PTXEQ_CACHE_MAX_BYTES`); the error says what is missing.
+    pub fn open_default() -> Result<DiskCache, String> {
+        let dir = default_dir().ok_or_else(|| {
+            "no cache directory: set PTXEQ_CACHE_DIR or HOME, or pass --cache-dir".to_string()
+        })?;
+        let max = max_bytes_from_env()?;
+        DiskCache::open(&dir, max).map_err(|e| format!("cache directory {}: {e}", dir.display()))
+    }
+
+    /// The cache directory.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// The size cap in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// Where the entry of `key` lives.
+    pub fn entry_path(&self, key: &Key) -> PathBuf {
+        let hex = key.hex();
+        self.root
+            .join(&hex[..2])
+            .join(format!("{}{ENTRY_SUFFIX}", &hex[2..]))
+    }
+
+    /// The payload stored under `key`, verified; `None` on a miss, on an
+    /// unreadable file, or on an entry that fails verification (which is
+    /// then deleted).
+    pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
+        let path = self.entry_path(key);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(_) => {
+                self.counters.miss(&key.query);
+                return None;
+            }
+        };
+        match entry::decode(key, &bytes) {
+            Ok(payload) => {
+                self.counters.hit(&key.query, bytes.len() as u64);
+                touch(&path);
+                Some(payload.to_vec())
+            }
+            Err(_) => {
+                self.counters.reject(&key.query);
+                // Best effort: another process may already have replaced
+                // it; losing a good entry only costs a recomputation.
+                let _ = fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Stores `payload` under `key` (atomically: temp file + rename).
+    pub fn put(&self, key: &Key, payload: &[u8]) -> io::Result<()> {
+        let path = self.entry_path(key);
+        let dir = path.parent().unwrap_or(&self.root);
+        let bytes = entry::encode(key, payload);
+        let res = write_atomically(dir, &path, &bytes);
+        match &res {
+            Ok(()) => self.counters.put(bytes.len() as u64),
+            Err(_) => self.counters.put_error(),
+        }
+        res?;
+        let approx = self
+            .shared
+            .approx_bytes
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed)
+            + bytes.len() as u64;
+        let puts = self.shared.puts_since_scan.fetch_add(1, Ordering::Relaxed) + 1;
+        if approx > self.max_bytes || puts >= RESCAN_EVERY_PUTS {
+            self.shared.puts_since_scan.store(0, Ordering::Relaxed);
+            self.evict_to(self.max_bytes)?;
+        }
+        Ok(())
+    }
+
+    /// [`get`](Self::get), decoded with bincode; an undecodable payload is a
+    /// reject (the entry is deleted).
+    pub fn get_value<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
+        let payload = self.get(key)?;
+        match bincode::serde::decode_from_slice::<T, _>(&payload, config()) {
+            Ok((v, used)) if used == payload.len() => Some(v),
+            _ => {
+                self.counters.undo_hit_as_reject(&key.query);
+                let _ = fs::remove_file(self.entry_path(key));
+                None
+            }
+        }
+    }
+
+    /// [`put`](Self::put) of the bincode encoding of `value`.
+    pub fn put_value<T: Serialize + ?Sized>(&self, key: &Key, value: &T) -> io::Result<()> {
+        let payload = bincode::serde::encode_to_vec(value, config())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        self.put(key, &payload)
+    }
+
+    /// This process's counters.
+    pub fn stats(&self) -> Stats {
+        self.counters.snapshot()
+    }
+
+    /// Entries and bytes on disk now (all processes' entries).
+    pub fn usage(&self) -> io::Result<Usage> {
+        let files = self.scan(false)?;
+        Ok(Usage {
+            entries: files.len() as u64,
+            bytes: files.iter().map(|f| f.size).sum(),
+        })
+    }
+
+    /// Deletes every entry (and stray temporaries); returns how many entries
+    /// were removed. Files the cache did not create are left alone.
+    pub fn clear(&self) -> io::Result<u64> {
+        let files = self.scan(true)?;
+        let mut removed = 0;
+        for f in &files {
+            if fs::remove_file(&f.path).is_ok() {
+                removed += 1;
+            }
+        }
+        for sub in self.subdirs()? {
+            // Only empty ones go; anything foreign inside keeps its dir.
+            let _ = fs::remove_dir(sub);
+        }
+        self.shared.approx_bytes.store(0, Ordering::Relaxed);
+        Ok(removed)
+    }
+
+    /// Evicts least-recently-used entries until at most three quarters of
+    /// `cap` remain, if the cache holds more than `cap`. Returns how many
+    /// entries were evicted.
+    pub fn evict_to(&self, cap: u64) -> io::Result<u64> {
+        let mut files = self.scan(false)?;
+        let mut total: u64 = files.iter().map(|f| f.size).sum();
+        let mut evicted = 0;
+        if total > cap {
+            let target = cap / 4 * 3;
+            files.sort_by(|a, b| a.mtime.cmp(&b.mtime).then_with(|| a.path.cmp(&b.path)));
+            for f in files {
+                if total <= target {
+                    break;
+                }
+                match fs::remove_file(&f.path) {
+                    Ok(()) => {
+                        evicted += 1;
+                        total -= f.size;
+                    }
+                    // Another process evicted it first.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => total -= f.size,
+                    Err(_) => {}
+                }
+            }
+            self.counters.evicted(evicted);
+        }
+        self.shared.approx_bytes.store(total, Ordering::Relaxed);
+        Ok(evicted)
+    }
+
+    /// The two-hex-digit subdirectories.
+    fn subdirs(&self) -> io::Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(&self.root)? {
+            let Ok(e) = e else { continue };
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.len() == 2
+                && name.bytes().all(|b| b.is_ascii_hexdigit())
+                && e.file_type().is_ok_and(|t| t.is_dir())
+            {
+                out.push(e.path());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every entry file; stale temporaries are deleted on the way (all
+    /// temporaries when `all_temps`).
+    fn scan(&self, all_temps: bool) -> io::Result<Vec<FileInfo>> {
+        let now = SystemTime::now();
+        let mut out = Vec::new();
+        for sub in self.subdirs()? {
+            let Ok(rd) = fs::read_dir(&sub) else { continue };
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                let Ok(meta) = e.metadata() else { continue };
+                if !meta.is_file() {
+                    continue;
+                }
+                let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                if name.starts_with(TEMP_PREFIX) {
+                    let stale = now.duration_since(mtime).is_ok_and(|age| age > STALE_TEMP);
+                    if all_temps || stale {
+                        let _ = fs::remove_file(e.path());
+                    }
+                } else if name.ends_with(ENTRY_SUFFIX) {
+                    out.push(FileInfo {
+                        path: e.path(),
+                        size: meta.len(),
+                        mtime,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+struct FileInfo {
+    path: PathBuf,
+    size: u64,
+    mtime: SystemTime,
+}
+
+/// Writes `bytes` to a temporary file in `dir` and renames it to `path`.
+fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    match tmp.persist(path) {
+        Ok(_) => Ok(()),
+        // Where rename cannot replace an existing file (Windows), another
+        // writer got there first with the same bytes: as good as ours.
+        Err(_) if path.exists() => Ok(()),
+        Err(e) => Err(e.error),
+    }
+}
+
+/// Marks an entry as just used (the LRU clock is the mtime).
+fn touch(path: &Path) {
+    if let Ok(f) = fs::File::options().write(true).open(path) {
+        let _ = f.set_modified(SystemTime::now());
+    }
+}

@@ -1,0 +1,120 @@
+//! In-process counters of one [`DiskCache`](crate::DiskCache): what this
+//! run found, missed, rejected, wrote and evicted (for `--timings` and
+//! `ptxeq cache stats`).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Counters of one query name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueryCounts {
+    pub hits: u64,
+    pub misses: u64,
+    /// Entries found but not accepted (corrupt, truncated, foreign,
+    /// another version); each is also a miss for the caller.
+    pub rejects: u64,
+}
+
+/// A snapshot of the counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub hits: u64,
+    pub misses: u64,
+    pub rejects: u64,
+    pub puts: u64,
+    pub put_errors: u64,
+    pub evictions: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub by_query: BTreeMap<String, QueryCounts>,
+}
+
+/// What is on disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    rejects: AtomicU64,
+    puts: AtomicU64,
+    put_errors: AtomicU64,
+    evictions: AtomicU64,
+    bytes_read: AtomicU64,
+    bytes_written: AtomicU64,
+    by_query: Mutex<BTreeMap<String, QueryCounts>>,
+}
+
+impl Counters {
+    fn query(&self, name: &str, f: impl FnOnce(&mut QueryCounts)) {
+        let mut m = self.by_query.lock().unwrap_or_else(|e| e.into_inner());
+        match m.get_mut(name) {
+            Some(c) => f(c),
+            None => f(m.entry(name.to_string()).or_default()),
+        }
+    }
+
+    pub(crate) fn hit(&self, query: &str, bytes: u64) {
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        self.bytes_read.fetch_add(bytes, Ordering::Relaxed);
+        self.query(query, |c| c.hits += 1);
+    }
+
+    pub(crate) fn miss(&self, query: &str) {
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.query(query, |c| c.misses += 1);
+    }
+
+    pub(crate) fn reject(&self, query: &str) {
+        self.rejects.fetch_add(1, Ordering::Relaxed);
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.query(query, |c| {
+            c.rejects += 1;
+            c.misses += 1;
+        });
+    }
+
+    /// A verified entry whose payload then failed to decode.
+    pub(crate) fn undo_hit_as_reject(&self, query: &str) {
+        self.hits.fetch_sub(1, Ordering::Relaxed);
+        self.query(query, |c| c.hits -= 1);
+        self.reject(query);
+    }
+
+    pub(crate) fn put(&self, bytes: u64) {
+        self.puts.fetch_add(1, Ordering::Relaxed);
+        self.bytes_written.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub(crate) fn put_error(&self) {
+        self.put_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn evicted(&self, n: u64) {
+        self.evictions.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn snapshot(&self) -> Stats {
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        Stats {
+            hits: l(&self.hits),
+            misses: l(&self.misses),
+            rejects: l(&self.rejects),
+            puts: l(&self.puts),
+            put_errors: l(&self.put_errors),
+            evictions: l(&self.evictions),
+            bytes_read: l(&self.bytes_read),
+            bytes_written: l(&self.bytes_written),
+            by_query: self
+                .by_query
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+}

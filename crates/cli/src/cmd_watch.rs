@@ -1,0 +1,334 @@
+//! `ptxeq watch SPEC.toml`: re-check on every save, reusing everything
+//! that did not change.
+//!
+//! One salsa [`Database`] lives for the whole session. When a watched file
+//! (the spec or a PTX file it names) changes on disk, its input is updated
+//! (`SourceFile::set_text`, `SpecInput::set_spec`) and the report runs
+//! again: salsa re-runs only the queries the edit reaches (a comment edit
+//! stops after lowering; an edit of the candidate leaves the reference's
+//! runs alone), and the disk cache serves whatever an earlier session
+//! already computed. Each round prints which files changed, the verdict
+//! and how long it took.
+//!
+//! The report is behind [`recheck`], one function: `ptxeq check` for a
+//! pair, `ptxeq race` for a single kernel.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+use ptxeq_db::{CheckVerdict, Database, RaceVerdict, Slot};
+use ptxeq_spec::CheckSpec;
+use salsa::Setter;
+
+use crate::exit::Exit;
+use crate::spec_args::{self, LoadedSpec, SpecFlagArgs};
+
+/// Quiet time after the last file event before re-checking (editors write
+/// a file in several steps).
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// What one round concluded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recheck {
+    /// The verdict word.
+    pub verdict: String,
+    pub exit: Exit,
+}
+
+/// The report of one round, printed in human form: the equivalence check
+/// (as `ptxeq check` runs it) for a spec with a reference and a candidate,
+/// else the race check (as `ptxeq race`). `None` when the input is invalid
+/// (syntax errors, a spec that does not fit), which is printed.
+pub fn recheck(db: &Database, loaded: &LoadedSpec) -> Option<Recheck> {
+    for &(_, file) in &loaded.kernels {
+        if crate::cmd_parse::report_errors(db, file, file.path(db)) > 0 {
+            return None;
+        }
+    }
+    let has = |s: Slot| loaded.kernels.iter().any(|(k, _)| *k == s);
+    if has(Slot::Reference) && has(Slot::Candidate) {
+        let start = Instant::now();
+        let report = ptxeq_db::check(db, loaded.spec, &loaded.kernels);
+        if let CheckVerdict::InvalidInput(why) = &report.verdict {
+            eprintln!("error: {why}");
+            return None;
+        }
+        crate::cmd_check::print_human(db, loaded, &report, 3, start.elapsed());
+        return Some(Recheck {
+            verdict: report.verdict.word().to_string(),
+            exit: match report.verdict.exit_class() {
+                0 => Exit::Ok,
+                1 => Exit::Refuted,
+                _ => Exit::Undecided,
+            },
+        });
+    }
+    let reports = ptxeq_db::race_check(db, loaded.spec, &loaded.kernels);
+    if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {
+        eprintln!("error: the spec does not fit the kernel: {e}");
+        return None;
+    }
+    let verdict = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict))
+        .unwrap_or(RaceVerdict::Unsupported);
+    outln!("{}", verdict.word());
+    crate::cmd_race::print_kernels(db, &reports);
+    Some(Recheck {
+        verdict: verdict.word().to_string(),
+        exit: match verdict.exit_class() {
+            0 => Exit::Ok,
+            1 => Exit::Refuted,
+            _ => Exit::Undecided,
+        },
+    })
+}
+
+/// A watch session: the spec target, its flags, and what is loaded.
+pub struct Session {
+    target: PathBuf,
+    args: SpecFlagArgs,
+    pub loaded: LoadedSpec,
+}
+
+impl Session {
+    pub fn start(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<Session> {
+        let loaded = spec_args::load(db, target, args)?;
+        Some(Session {
+            target: target.to_path_buf(),
+            args: args.clone(),
+            loaded,
+        })
+    }
+
+    /// The files whose change triggers a round.
+    pub fn watched(&self, db: &Database) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self
+            .loaded
+            .kernels
+            .iter()
+            .map(|(_, f)| f.path(db).clone())
+            .collect();
+        if self.target.extension().is_some_and(|e| e == "toml") {
+            v.push(self.target.clone());
+        } else if let Some(s) = &self.args.spec {
+            v.push(s.clone());
+        }
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Re-reads every watched file and updates the inputs that changed;
+    /// returns the changed files. A spec that now names other PTX files
+    /// is loaded afresh (new inputs in the same database).
+    pub fn refresh(&mut self, db: &mut Database) -> Vec<PathBuf> {
+        let mut changed = Vec::new();
+        let spec_path = self.loaded.spec.path(db).clone();
+        if spec_path.extension().is_some_and(|e| e == "toml") {
+            match CheckSpec::load(&spec_path) {
+                Ok(spec) if &spec != self.loaded.spec.spec(db) => {
+                    changed.push(spec_path.clone());
+                    let same_files = spec.kernels.iter().len() == self.loaded.kernels.len()
+                        && spec
+                            .kernels
+                            .iter()
+                            .iter()
+                            .zip(&self.loaded.kernels)
+                            .all(|((_, k), (_, f))| &k.ptx == f.path(db));
+                    if same_files {
+                        self.loaded.spec.set_spec(db).to(spec);
+                    } else if let Some(l) = spec_args::load(db, &self.target, &self.args) {
+                        self.loaded = l;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!("error: {e}"),
+            }
+        }
+        for &(_, file) in &self.loaded.kernels {
+            let path = file.path(db).clone();
+            match std::fs::read_to_string(&path) {
+                Ok(text) if &text != file.text(db) => {
+                    file.set_text(db).to(text);
+                    changed.push(path);
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!("error: cannot read {}: {e}", path.display()),
+            }
+        }
+        changed.sort();
+        changed.dedup();
+        changed
+    }
+}
+
+pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
+    let mut db = Database::default();
+    let Some(mut session) = Session::start(&db, target, args) else {
+        return Exit::Invalid;
+    };
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = match notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
+        if let Ok(ev) = ev {
+            let _ = tx.send(ev.paths);
+        }
+    }) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: cannot watch files: {e}");
+            return Exit::Invalid;
+        }
+    };
+    let mut dirs = BTreeSet::new();
+    let mut watch_dirs =
+        |session: &Session, db: &Database, watcher: &mut notify::RecommendedWatcher| {
+            // Directories, not files: editors save by writing a new file and
+            // renaming it over the old one.
+            for f in session.watched(db) {
+                let dir = f
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."))
+                    .to_path_buf();
+                if dirs.insert(dir.clone())
+                    && let Err(e) = watcher.watch(&dir, RecursiveMode::NonRecursive)
+                {
+                    eprintln!("warning: cannot watch {}: {e}", dir.display());
+                }
+            }
+        };
+    watch_dirs(&session, &db, &mut watcher);
+    round(&db, &session, &[]);
+    let names = |s: &Session, db: &Database| -> BTreeSet<PathBuf> {
+        s.watched(db).iter().map(|p| canonical(p)).collect()
+    };
+    let mut interesting = names(&session, &db);
+    loop {
+        let Ok(paths) = rx.recv() else {
+            return Exit::Ok;
+        };
+        let mut hit = paths.iter().any(|p| interesting.contains(&canonical(p)));
+        // Let the burst of events of one save settle.
+        while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
+            hit |= more.iter().any(|p| interesting.contains(&canonical(p)));
+        }
+        if !hit {
+            continue;
+        }
+        let changed = session.refresh(&mut db);
+        if changed.is_empty() {
+            continue;
+        }
+        watch_dirs(&session, &db, &mut watcher);
+        interesting = names(&session, &db);
+        round(&db, &session, &changed);
+    }
+}
+
+/// One round: what changed, the report, the time.
+fn round(db: &Database, session: &Session, changed: &[PathBuf]) {
+    outln!();
+    if changed.is_empty() {
+        outln!("== checking {}", session.target.display());
+    } else {
+        let list: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+        outln!("== changed: {}", list.join(", "));
+    }
+    let start = Instant::now();
+    let result = recheck(db, &session.loaded);
+    let elapsed = start.elapsed();
+    match result {
+        Some(r) => outln!(
+            "== {} in {:.1} ms; watching for changes (Ctrl-C to stop)",
+            r.verdict,
+            elapsed.as_secs_f64() * 1e3
+        ),
+        None => outln!("== invalid input; watching for changes (Ctrl-C to stop)"),
+    }
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../corpus/races")
+            .join(name)
+    }
+
+    /// The re-check step: editing the kernel on disk (adding the missing
+    /// barrier) turns the verdict from race to race-free, and an unchanged
+    /// file is not reported as changed.
+    #[test]
+    fn an_edit_on_disk_changes_the_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["check.toml", "k.ptx"] {
+            std::fs::copy(case("missing-barrier-reverse").join(f), dir.path().join(f)).unwrap();
+        }
+        let spec = dir.path().join("check.toml");
+        let mut db = Database::default();
+        let mut s = Session::start(&db, &spec, &SpecFlagArgs::default()).unwrap();
+        assert_eq!(recheck(&db, &s.loaded).unwrap().verdict, "race");
+        assert!(s.refresh(&mut db).is_empty(), "nothing changed yet");
+
+        let fixed =
+            std::fs::read_to_string(case("missing-barrier-reverse-fixed").join("k.ptx")).unwrap();
+        std::fs::write(dir.path().join("k.ptx"), fixed).unwrap();
+        let changed = s.refresh(&mut db);
+        assert_eq!(changed.len(), 1);
+        assert!(changed[0].ends_with("k.ptx"), "{changed:?}");
+        let r = recheck(&db, &s.loaded).unwrap();
+        assert_eq!(r.verdict, "race-free");
+        assert_eq!(r.exit, Exit::Ok);
+    }
+
+    /// A spec edit is picked up too (here: a smaller block that no longer
+    /// fits the kernel's `.reqntid`, or a still-valid change of tensors).
+    #[test]
+    fn a_spec_edit_is_an_input_change() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["check.toml", "k.ptx"] {
+            std::fs::copy(case("missing-barrier-reverse").join(f), dir.path().join(f)).unwrap();
+        }
+        let spec = dir.path().join("check.toml");
+        let mut db = Database::default();
+        let mut s = Session::start(&db, &spec, &SpecFlagArgs::default()).unwrap();
+        let text = std::fs::read_to_string(&spec).unwrap();
+        std::fs::write(
+            &spec,
+            text.replace("verdict = \"race\"", "verdict = \"race-free\""),
+        )
+        .unwrap();
+        let changed = s.refresh(&mut db);
+        assert_eq!(changed, vec![spec.clone()]);
+        assert_eq!(
+            s.loaded
+                .spec
+                .spec(&db)
+                .expect
+                .as_ref()
+                .map(|e| e.verdict.as_str()),
+            Some("race-free")
+        );
+    }
+
+    /// A spec with a reference and a candidate is re-checked for
+    /// equivalence, not only for races.
+    #[test]
+    fn a_pair_is_rechecked_for_equivalence() {
+        let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../corpus/softmax/naive-vs-online-n4/check.toml");
+        let db = Database::default();
+        let s = Session::start(&db, &spec, &SpecFlagArgs::default()).unwrap();
+        let r = recheck(&db, &s.loaded).unwrap();
+        assert_eq!(r.verdict, "equivalent");
+        assert_eq!(r.exit, Exit::Ok);
+    }
+}

@@ -1,0 +1,84 @@
+//! Flags every subcommand takes (`--cache-dir`, `--no-cache`, `-v`,
+//! `--timings`) and the process setup they imply: the disk cache that
+//! every database of the run uses, and the tracing subscriber.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use ptxeq_cache::DiskCache;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::prelude::*;
+
+use crate::timings;
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct GlobalArgs {
+    /// Directory of the disk cache of unrolled and symbolic CTAs
+    /// (default: `$PTXEQ_CACHE_DIR`, else the user's cache directory
+    /// `~/.cache/ptxeq`; size cap `$PTXEQ_CACHE_MAX_BYTES`, default 2 GiB).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not read or write the disk cache.
+    #[arg(long, global = true, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+    /// More log output on stderr (-v info, -vv debug, -vvv trace);
+    /// `RUST_LOG` (e.g. `RUST_LOG=ptxeq_db=debug`) overrides it.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Print per-pass time, queries recomputed and disk-cache hits on
+    /// stderr when the command ends.
+    #[arg(long, global = true)]
+    pub timings: bool,
+}
+
+impl GlobalArgs {
+    /// Installs the tracing subscriber (and the timings layer).
+    pub fn init_tracing(&self) {
+        let level = match self.verbose {
+            0 => "warn",
+            1 => "info",
+            2 => "debug",
+            _ => "trace",
+        };
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+        let fmt = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_target(self.verbose >= 2)
+            .with_filter(filter);
+        let timing = self.timings.then(timings::layer);
+        // A second `init` (tests) fails harmlessly.
+        let _ = tracing_subscriber::registry()
+            .with(fmt)
+            .with(timing)
+            .try_init();
+    }
+
+    /// The disk cache this run uses: `None` with `--no-cache`, or when the
+    /// default directory cannot be opened (a warning then: the cache can
+    /// only make a run faster, never decide one).
+    pub fn open_cache(&self) -> Option<Arc<DiskCache>> {
+        if self.no_cache {
+            return None;
+        }
+        match self.try_open_cache() {
+            Ok(c) => Some(Arc::new(c)),
+            Err(e) => {
+                eprintln!("warning: disk cache disabled: {e}");
+                None
+            }
+        }
+    }
+
+    /// Opens the cache named by `--cache-dir` or the default one.
+    pub fn try_open_cache(&self) -> Result<DiskCache, String> {
+        match &self.cache_dir {
+            Some(dir) => {
+                let max = ptxeq_cache::max_bytes_from_env()?;
+                DiskCache::open(dir, max)
+                    .map_err(|e| format!("cache directory {}: {e}", dir.display()))
+            }
+            None => DiskCache::open_default(),
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! `ptxeq check` over the database: race-check both kernels, then compare
+//! their final output tensors over the CTAs checked ([`pair_verdicts`],
+//! the `vc_verdict` query of design.md §2; element decisions inside it run
+//! in parallel and are memoised per element pair).
+//!
+//! Order matters (design.md §6): a race, deadlock or bad access in either
+//! kernel is the verdict, reported before any verification condition —
+//! the output terms of a racy run depend on the schedule and mean nothing.
+//!
+//! Reuse: [`pair_verdicts`] depends only on the `symbolic` artifacts,
+//! which salsa backdates, so an edit that leaves a kernel's outputs equal
+//! re-decides nothing. Below that, element decisions are memoised by the
+//! structural hashes of the two terms ([`DecisionStore`], shared by every
+//! handle of the database), so an edit that changes a few output formulas
+//! re-decides only those elements.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ptxeq_cache::{DiskCache, Key};
+use ptxeq_terms::decide::DecideOptions;
+use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Verdicts};
+use rayon::prelude::*;
+
+use crate::kernel_check::{
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
+    race_check, symbolic,
+};
+use crate::{Database, Db, SourceFile};
+
+/// The in-process decision memo of a database.
+#[derive(Default)]
+pub struct DecisionStore {
+    map: Mutex<HashMap<MemoKey, Decided>>,
+}
+
+impl DecisionStore {
+    /// Decisions stored.
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl DecisionMemo for DecisionStore {
+    fn get(&self, key: MemoKey) -> Option<Decided> {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned()
+    }
+
+    fn put(&self, key: MemoKey, decided: &Decided) {
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, decided.clone());
+    }
+}
+
+/// Version of the element decisions stored on disk; bump when their
+/// meaning changes in a way the source fingerprint cannot see.
+pub const VERDICT_VERSION: u32 = 1;
+
+/// The in-process memo, backed by the database's disk cache when it has
+/// one: a second process re-checking the same kernels decides nothing.
+/// Keys cover the two terms' structural hashes and the passes' source
+/// fingerprint (`build.rs`), so a changed decision procedure never reads
+/// an old decision.
+struct LayeredMemo<'a> {
+    mem: &'a dyn DecisionMemo,
+    disk: Option<&'a DiskCache>,
+}
+
+impl LayeredMemo<'_> {
+    fn key(key: MemoKey) -> Key {
+        let mut h = Key::hasher("vc_verdict", VERDICT_VERSION);
+        h.update(crate::disk::SOURCE_FINGERPRINT.as_bytes());
+        h.update(&key.0.to_le_bytes());
+        h.update(&key.1.to_le_bytes());
+        h.finish()
+    }
+}
+
+impl DecisionMemo for LayeredMemo<'_> {
+    fn get(&self, key: MemoKey) -> Option<Decided> {
+        if let Some(d) = self.mem.get(key) {
+            return Some(d);
+        }
+        let d: Decided = self.disk?.get_value(&Self::key(key))?;
+        self.mem.put(key, &d);
+        Some(d)
+    }
+
+    fn put(&self, key: MemoKey, decided: &Decided) {
+        self.mem.put(key, decided);
+        if let Some(disk) = self.disk {
+            // A failed write only costs a recomputation later.
+            let _ = disk.put_value(&Self::key(key), decided);
+        }
+    }
+}
+
+/// A reference/candidate pair of one check.
+#[salsa::interned(debug)]
+pub struct PairKey<'db> {
+    pub reference: KernelSlot<'db>,
+    pub candidate: KernelSlot<'db>,
+}
+
+/// The symbolic states of every CTA the spec asks for, both kernels, the
+/// tensor table and whether the CTAs are the whole grid (`None` when a CTA
+/// of either kernel has no symbolic state).
+#[allow(clippy::type_complexity)]
+fn pair_states(
+    db: &dyn Db,
+    key: PairKey<'_>,
+) -> Option<(
+    Vec<Arc<ptxeq_symex::SymbolicState>>,
+    Vec<Arc<ptxeq_symex::SymbolicState>>,
+    Arc<ptxeq_exec::CtaInput>,
+    bool,
+)> {
+    let (rk, ck) = (*key.reference(db), *key.candidate(db));
+    let spec = rk.spec(db).spec(db);
+    let ctas = ctas_of(spec);
+    let (mut refs, mut cands) = (Vec::new(), Vec::new());
+    for &cta in &ctas {
+        refs.push(symbolic(db, CtaKey::new(db, rk, cta)).clone()?);
+        cands.push(symbolic(db, CtaKey::new(db, ck, cta)).clone()?);
+    }
+    let input = cta_input(db, rk).as_ref().ok()?.clone();
+    let grid = spec.launch.grid;
+    let total = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
+    Some((refs, cands, input, ctas.len() as u64 == total))
+}
+
+/// The element verdicts of a pair over every CTA the spec asks for (`None`
+/// when a CTA of either kernel has no symbolic state: it was not
+/// race-free or not supported).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn pair_verdicts<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<Verdicts>> {
+    let (refs, cands, input, complete) = pair_states(db, key)?;
+    let refs: Vec<&ptxeq_symex::SymbolicState> = refs.iter().map(|s| &**s).collect();
+    let cands: Vec<&ptxeq_symex::SymbolicState> = cands.iter().map(|s| &**s).collect();
+    let _span = tracing::info_span!("verdicts").entered();
+    let memo = LayeredMemo {
+        mem: db.decision_memo(),
+        disk: db.disk_cache(),
+    };
+    Some(Arc::new(ptxeq_verdicts::compare(
+        &refs,
+        &cands,
+        &input.tensors,
+        complete,
+        &memo,
+        &DecideOptions::default(),
+    )))
+}
+
+/// Writes every verification condition of a checked pair as SMT-LIB2
+/// under `dir` (`ptxeq check --emit-smt DIR`); the number written.
+pub fn emit_smt(
+    db: &Database,
+    spec: SpecInput,
+    files: &[(Slot, SourceFile)],
+    dir: &std::path::Path,
+) -> std::io::Result<usize> {
+    let find = |s: Slot| files.iter().find(|(slot, _)| *slot == s).map(|&(_, f)| f);
+    let (Some(rf), Some(cf)) = (find(Slot::Reference), find(Slot::Candidate)) else {
+        return Ok(0);
+    };
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let Some((refs, cands, input, complete)) = pair_states(db, PairKey::new(db, rk, ck)) else {
+        return Ok(0);
+    };
+    let refs: Vec<&ptxeq_symex::SymbolicState> = refs.iter().map(|s| &**s).collect();
+    let cands: Vec<&ptxeq_symex::SymbolicState> = cands.iter().map(|s| &**s).collect();
+    ptxeq_verdicts::emit_smt(&refs, &cands, &input.tensors, complete, dir)
+}
+
+/// The overall conclusion of a check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckVerdict {
+    /// Every output element of every CTA checked is proved equal.
+    Equivalent,
+    /// Some element differs, with a witness.
+    NotEquivalent,
+    /// Neither: an element is unknown, or a CTA could not be compared.
+    Undecided,
+    /// A kernel is not race-free (or not supported): that is the verdict.
+    Kernel { slot: Slot, verdict: RaceVerdict },
+    /// The spec does not fit (no candidate, param kinds, ...).
+    InvalidInput(String),
+}
+
+impl CheckVerdict {
+    /// The corpus / JSON verdict word (design.md §6).
+    pub fn word(&self) -> &'static str {
+        match self {
+            CheckVerdict::Equivalent => "equivalent",
+            CheckVerdict::NotEquivalent => "not-equivalent",
+            CheckVerdict::Undecided => "unsupported",
+            CheckVerdict::Kernel { verdict, .. } => verdict.word(),
+            CheckVerdict::InvalidInput(_) => "invalid-input",
+        }
+    }
+
+    /// Exit code class: 0 proved, 1 refuted, 2 undecided, 3 invalid input.
+    pub fn exit_class(&self) -> u8 {
+        match self {
+            CheckVerdict::Equivalent => 0,
+            CheckVerdict::NotEquivalent => 1,
+            CheckVerdict::Undecided => 2,
+            CheckVerdict::Kernel { verdict, .. } => verdict.exit_class(),
+            CheckVerdict::InvalidInput(_) => 3,
+        }
+    }
+}
+
+/// Everything `ptxeq check` reports.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    /// The race report of each kernel (reference first).
+    pub kernels: Vec<KernelRaceReport>,
+    pub verdict: CheckVerdict,
+    /// The element verdicts (absent when the kernels were not compared).
+    pub verdicts: Option<Arc<Verdicts>>,
+    /// Why a CTA could not be compared (symbolic replay findings, ...).
+    pub problems: Vec<String>,
+}
+
+/// Checks the reference and candidate kernels of `spec`: race-check both
+/// (every CTA the spec asks for), then compare their outputs per CTA in
+/// parallel on cloned database handles.
+pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> CheckReport {
+    let find = |s: Slot| files.iter().find(|(slot, _)| *slot == s).map(|&(_, f)| f);
+    let (Some(rf), Some(cf)) = (find(Slot::Reference), find(Slot::Candidate)) else {
+        return CheckReport {
+            kernels: Vec::new(),
+            verdict: CheckVerdict::InvalidInput(
+                "a check needs a reference and a candidate kernel (use `ptxeq race` to check one \
+                 kernel)"
+                    .into(),
+            ),
+            verdicts: None,
+            problems: Vec::new(),
+        };
+    };
+    let pair = [(Slot::Reference, rf), (Slot::Candidate, cf)];
+    let kernels = race_check(db, spec, &pair);
+    let mut report = CheckReport {
+        kernels,
+        verdict: CheckVerdict::Undecided,
+        verdicts: None,
+        problems: Vec::new(),
+    };
+    if let Some(e) = report.kernels.iter().find_map(|k| k.input_error.clone()) {
+        report.verdict =
+            CheckVerdict::InvalidInput(format!("the spec does not fit the kernel: {e}"));
+        return report;
+    }
+    if let Some(worst) = RaceVerdict::most_telling(
+        report
+            .kernels
+            .iter()
+            .map(|k| k.verdict)
+            .filter(|&v| v != RaceVerdict::RaceFree),
+    ) {
+        let slot = report
+            .kernels
+            .iter()
+            .find(|k| k.verdict == worst)
+            .map_or(Slot::Reference, |k| k.slot);
+        report.verdict = CheckVerdict::Kernel {
+            slot,
+            verdict: worst,
+        };
+        return report;
+    }
+
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let ctas = ctas_of(spec.spec(db));
+    // Symbolic states of every CTA, in parallel; their findings (a replay
+    // that left the unrolled path, ...) make the check undecided.
+    let problems: Vec<String> = ctas
+        .par_iter()
+        .map_with(db.clone(), |db, &cta| {
+            let mut problems = Vec::new();
+            for (slot, k) in [(Slot::Reference, rk), (Slot::Candidate, ck)] {
+                if let Some(s) = symbolic(&*db, CtaKey::new(&*db, k, cta)) {
+                    for f in &s.findings {
+                        problems.push(format!(
+                            "{} CTA ({},{},{}): {}",
+                            slot.word(),
+                            cta[0],
+                            cta[1],
+                            cta[2],
+                            f.message
+                        ));
+                    }
+                }
+            }
+            problems
+        })
+        .flatten()
+        .collect();
+    report.problems = problems;
+    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck)).clone();
+    if report.verdicts.is_none() {
+        report
+            .problems
+            .push("no symbolic state to compare for some CTA".into());
+    }
+    let refuted = report.verdicts.as_ref().map_or(0, |v| v.refuted());
+    let unknown = report.verdicts.as_ref().map_or(0, |v| v.unknown());
+    report.verdict = if refuted > 0 {
+        CheckVerdict::NotEquivalent
+    } else if unknown > 0 || !report.problems.is_empty() {
+        CheckVerdict::Undecided
+    } else {
+        CheckVerdict::Equivalent
+    };
+    report
+}

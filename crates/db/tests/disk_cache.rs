@@ -1,0 +1,135 @@
+//! The disk cache behind `unrolled` and `symbolic`: a second database (as a
+//! second process would build) reads every artifact back instead of
+//! simulating, gets identical results, and a damaged cache only costs a
+//! recomputation.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ptxeq_db::{CtaKey, Database, DiskCache, KernelSlot, Slot, SourceFile, SpecInput};
+
+struct Case {
+    spec: SpecInput,
+    kernels: Vec<(Slot, SourceFile)>,
+}
+
+fn load(db: &Database, case: &str) -> Case {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../corpus")
+        .join(case)
+        .join("check.toml");
+    let spec = ptxeq_spec::CheckSpec::load(&path).unwrap();
+    let kernels = spec
+        .kernels
+        .iter()
+        .into_iter()
+        .map(|(w, k)| {
+            let text = std::fs::read_to_string(&k.ptx).unwrap();
+            (Slot::of(w), db.add_file(&k.ptx, text))
+        })
+        .collect();
+    Case {
+        spec: SpecInput::new(db, path, spec),
+        kernels,
+    }
+}
+
+/// What a race check reports, without database ids.
+fn summary(db: &Database, c: &Case) -> Vec<String> {
+    ptxeq_db::race_check(db, c.spec, &c.kernels)
+        .iter()
+        .map(|r| format!("{:?} {:?} {:?}", r.verdict, r.ctas, r.cross_cta))
+        .collect()
+}
+
+fn cache(dir: &std::path::Path) -> Arc<DiskCache> {
+    Arc::new(DiskCache::open(dir, u64::MAX).unwrap())
+}
+
+const PAIR: &str = "softmax/naive-vs-online-n128";
+
+#[test]
+fn a_second_database_reads_unrolled_ctas_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let first_cache = cache(dir.path());
+    let first = Database::default().with_cache(Some(first_cache.clone()));
+    let c1 = load(&first, PAIR);
+    let expected = summary(&first, &c1);
+    let s = first_cache.stats();
+    assert_eq!((s.hits, s.misses, s.puts), (0, 2, 2), "{s:?}");
+
+    let second_cache = cache(dir.path());
+    let second = Database::default().with_cache(Some(second_cache.clone()));
+    let c2 = load(&second, PAIR);
+    assert_eq!(summary(&second, &c2), expected);
+    let s = second_cache.stats();
+    assert_eq!((s.hits, s.misses, s.puts), (2, 0, 0), "{s:?}");
+    assert_eq!(s.by_query["unrolled"].hits, 2);
+}
+
+#[test]
+fn symbolic_states_are_cached_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |c: &Arc<DiskCache>| {
+        let db = Database::default().with_cache(Some(c.clone()));
+        let case = load(&db, PAIR);
+        let (slot, file) = case.kernels[1];
+        let k = KernelSlot::new(&db, case.spec, slot, file);
+        let key = CtaKey::new(&db, k, [0, 0, 0]);
+        ptxeq_db::symbolic(&db, key)
+            .clone()
+            .expect("race-free kernel")
+    };
+    let a = cache(dir.path());
+    let first = run(&a);
+    let b = cache(dir.path());
+    let second = run(&b);
+    assert_eq!(first, second);
+    assert_eq!(b.stats().by_query["symbolic"].hits, 1);
+    assert_eq!(b.stats().by_query["unrolled"].hits, 1);
+}
+
+#[test]
+fn a_corrupted_cache_is_recomputed_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = Database::default().with_cache(Some(cache(dir.path())));
+    let c1 = load(&first, PAIR);
+    let expected = summary(&first, &c1);
+    // Flip a byte near the end of every entry (inside the payload).
+    let mut n = 0;
+    for sub in std::fs::read_dir(dir.path()).unwrap().flatten() {
+        for f in std::fs::read_dir(sub.path()).unwrap().flatten() {
+            let mut bytes = std::fs::read(f.path()).unwrap();
+            let i = bytes.len() - 5;
+            bytes[i] ^= 0x10;
+            std::fs::write(f.path(), bytes).unwrap();
+            n += 1;
+        }
+    }
+    assert_eq!(n, 2);
+    let c = cache(dir.path());
+    let second = Database::default().with_cache(Some(c.clone()));
+    let c2 = load(&second, PAIR);
+    assert_eq!(summary(&second, &c2), expected);
+    let s = c.stats();
+    assert_eq!((s.hits, s.rejects, s.puts), (0, 2, 2), "{s:?}");
+}
+
+#[test]
+fn another_spec_over_the_same_kernel_is_another_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = cache(dir.path());
+    let db = Database::default().with_cache(Some(c.clone()));
+    let case = load(&db, PAIR);
+    summary(&db, &case);
+    // The same files, a different launch (grid), as its own spec.
+    let mut spec = case.spec.spec(&db).clone();
+    spec.launch.grid = [2, 1, 1];
+    let other = Case {
+        spec: SpecInput::new(&db, "other.toml".into(), spec),
+        kernels: case.kernels.clone(),
+    };
+    summary(&db, &other);
+    let s = c.stats();
+    assert_eq!((s.hits, s.misses), (0, 4), "{s:?}");
+}

@@ -1,0 +1,421 @@
+//! Pass: per-element verification conditions and their verdicts
+//! (design.md §2 `vc_verdict`, §5).
+//!
+//! [`compare`] takes the symbolic states of the reference and the
+//! candidate kernel for the CTAs checked, merges each kernel's output
+//! tensors over its CTAs (the two kernels may split the tensor across CTAs
+//! differently: only the final tensor contents are compared), imports
+//! every term graph into one store
+//! (so equal sub-terms become one node, and elements whose two formulas are
+//! the very same node are proved without any algebra), pairs the output
+//! elements, and decides every remaining pair with
+//! [`ptxeq_terms::decide::decide`] — in parallel (rayon), one memoising
+//! [`Normalizer`] per chunk of elements so the shared sub-terms of a tensor
+//! (a softmax denominator, an attention row sum) are normalised once per
+//! worker.
+//!
+//! Pairing rules (design.md §4 "Outputs"):
+//! - an element written by one kernel and not the other is a difference,
+//!   except for an `inout` tensor, whose unwritten elements keep their
+//!   input value `y[i]` (compared as that term) — but only when every CTA
+//!   of the grid was run (`complete`): otherwise the other kernel may write
+//!   the element in a CTA that was not checked, and the pair is `unknown`;
+//! - two concrete bit patterns are equal or different for every input;
+//! - an element one kernel could not model is `unsupported`, never guessed.
+//!
+//! Decisions are memoised by the structural hashes of the two terms
+//! ([`DecisionMemo`]): a re-check after an edit decides only the element
+//! pairs whose formulas changed.
+
+mod report;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::time::Instant;
+
+use ptxeq_exec::{OutputValue, TensorInfo};
+use ptxeq_spec::Role;
+use ptxeq_symex::SymbolicState;
+use ptxeq_terms::decide::{self, DecideOptions, ElementDecision};
+use ptxeq_terms::normal::Normalizer;
+use ptxeq_terms::{TermId, Terms};
+use rayon::prelude::*;
+
+pub use report::{
+    ElementFailure, Failure, MAX_FAILURES_KEPT, TensorVerdicts, VerdictStats, Verdicts,
+};
+
+/// Characters of a formula shown with a failing element.
+pub const FORMULA_WIDTH: usize = 300;
+
+/// Key of a decision: the structural hashes of the reference and candidate
+/// terms (store-independent, so valid across CTAs, runs and processes).
+pub type MemoKey = (u128, u128);
+
+/// One element pair's decision and the constant recoveries it rests on
+/// (`log2 e ← 12102203/8388608 (f32)`), as memoised.
+#[derive(Clone, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Decided {
+    pub decision: ElementDecision,
+    pub recoveries: Vec<String>,
+}
+
+/// A cache of element decisions keyed by the two terms' hashes.
+pub trait DecisionMemo: Sync {
+    fn get(&self, key: MemoKey) -> Option<Decided>;
+    fn put(&self, key: MemoKey, decided: &Decided);
+}
+
+/// No memo: every pair is decided.
+pub struct NoMemo;
+
+impl DecisionMemo for NoMemo {
+    fn get(&self, _: MemoKey) -> Option<Decided> {
+        None
+    }
+    fn put(&self, _: MemoKey, _: &Decided) {}
+}
+
+/// One kernel's value of one output element.
+#[derive(Clone, Debug)]
+enum Val {
+    Term(TermId),
+    Bits(u64),
+    Unsupported(String),
+    Unwritten,
+}
+
+/// Compares the final output tensors of the two kernels over the CTAs
+/// checked (one symbolic state per CTA, the same CTAs for both kernels).
+/// `tensors` is the check's tensor table (both kernels number tensors
+/// alike); `complete` says whether those CTAs are the whole grid.
+pub fn compare(
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+    tensors: &[TensorInfo],
+    complete: bool,
+    memo: &dyn DecisionMemo,
+    opts: &DecideOptions,
+) -> Verdicts {
+    let start = Instant::now();
+    let mut terms = Terms::new();
+    let (numbers, pairs) = pair_elements(reference, candidate, tensors, complete, &mut terms);
+
+    // Decide the distinct term pairs that are neither identical nor memoised.
+    let mut stats = VerdictStats::default();
+    let mut decided: HashMap<(TermId, TermId), Decided> = HashMap::new();
+    let mut todo: Vec<(TermId, TermId)> = Vec::new();
+    for (_, _, va, vb) in &pairs {
+        if let (Val::Term(a), Val::Term(b)) = (va, vb) {
+            let key = (*a, *b);
+            if a == b || decided.contains_key(&key) || todo.contains(&key) {
+                continue;
+            }
+            match memo.get((terms.hash128(*a), terms.hash128(*b))) {
+                Some(d) => {
+                    stats.memo_hits += 1;
+                    decided.insert(key, d);
+                }
+                None => todo.push(key),
+            }
+        }
+    }
+    todo.sort_unstable();
+    todo.dedup();
+    stats.decided = todo.len() as u64;
+    let chunk = todo
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .max(1);
+    let results: Vec<((TermId, TermId), Decided)> = todo
+        .par_chunks(chunk)
+        .flat_map_iter(|c| {
+            let mut n = Normalizer::new(&terms);
+            c.iter()
+                .map(|&(a, b)| {
+                    let r = decide::decide_with_report(&mut n, a, b, opts);
+                    let recoveries = r
+                        .recoveries
+                        .iter()
+                        .map(|x| format!("{} ← {} ({})", x.name, x.value_seen, x.format))
+                        .collect();
+                    (
+                        (a, b),
+                        Decided {
+                            decision: r.decision,
+                            recoveries,
+                        },
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for (key, d) in results {
+        memo.put((terms.hash128(key.0), terms.hash128(key.1)), &d);
+        decided.insert(key, d);
+    }
+
+    // Tally per tensor.
+    let mut recoveries: BTreeSet<String> = BTreeSet::new();
+    let mut out: Vec<TensorVerdicts> = numbers
+        .iter()
+        .map(|&k| {
+            let info = tensors.get(k as usize);
+            TensorVerdicts {
+                tensor: k,
+                name: info.map_or_else(|| format!("tensor#{k}"), |t| t.name.clone()),
+                shape: info.map(|t| t.shape.clone()).unwrap_or_default(),
+                compared: 0,
+                proved: 0,
+                refuted: 0,
+                unknown: 0,
+                identical: 0,
+                failures: Vec::new(),
+            }
+        })
+        .collect();
+    for (k, idx, va, vb) in pairs {
+        let pos = numbers.binary_search(&k).unwrap_or(0);
+        let tv = &mut out[pos];
+        tv.compared += 1;
+        let failure = match (&va, &vb) {
+            (Val::Term(a), Val::Term(b)) if a == b => {
+                tv.identical += 1;
+                None
+            }
+            (Val::Term(a), Val::Term(b)) => match decided.get(&(*a, *b)).map(|d| {
+                recoveries.extend(d.recoveries.iter().cloned());
+                &d.decision
+            }) {
+                Some(ElementDecision::Proved { .. }) => None,
+                Some(ElementDecision::Refuted(cx)) => Some(Failure::Refuted {
+                    counterexample: cx.clone(),
+                }),
+                Some(ElementDecision::Unknown { reason, residual }) => Some(Failure::Unknown {
+                    reason: reason.clone(),
+                    residual: residual.clone(),
+                }),
+                None => Some(Failure::Unknown {
+                    reason: "internal: the element was never decided".into(),
+                    residual: None,
+                }),
+            },
+            (Val::Bits(a), Val::Bits(b)) if a == b => None,
+            (Val::Bits(a), Val::Bits(b)) => Some(Failure::BitsDiffer {
+                reference: *a,
+                candidate: *b,
+            }),
+            (Val::Unsupported(r), _) => Some(Failure::Unsupported {
+                reason: format!("reference: {r}"),
+            }),
+            (_, Val::Unsupported(r)) => Some(Failure::Unsupported {
+                reason: format!("candidate: {r}"),
+            }),
+            (Val::Unwritten, _) | (_, Val::Unwritten) if !complete => Some(Failure::Unknown {
+                reason: format!(
+                    "written only by the {} in the CTAs checked; the other kernel may write it \
+                     in a CTA that was not run (check every CTA: ctas = \"all\")",
+                    if matches!(va, Val::Unwritten) {
+                        "candidate"
+                    } else {
+                        "reference"
+                    }
+                ),
+                residual: None,
+            }),
+            (Val::Unwritten, _) => Some(Failure::WrittenByOne {
+                writer: "candidate".into(),
+            }),
+            (_, Val::Unwritten) => Some(Failure::WrittenByOne {
+                writer: "reference".into(),
+            }),
+            (Val::Term(_), Val::Bits(_)) | (Val::Bits(_), Val::Term(_)) => Some(Failure::Unknown {
+                reason: "one kernel writes a real value, the other a bit pattern that is \
+                             not a real number"
+                    .into(),
+                residual: None,
+            }),
+        };
+        match failure {
+            None => tv.proved += 1,
+            Some(f) => {
+                if f.is_refutation() {
+                    tv.refuted += 1;
+                } else {
+                    tv.unknown += 1;
+                }
+                if tv.failures.len() < MAX_FAILURES_KEPT {
+                    tv.failures.push(ElementFailure {
+                        index: idx,
+                        coords: unflatten(idx, &tv.shape),
+                        reference: formula(&terms, &va),
+                        candidate: formula(&terms, &vb),
+                        failure: f,
+                    });
+                }
+            }
+        }
+    }
+    stats.micros = start.elapsed().as_micros() as u64;
+    Verdicts {
+        ctas: reference.iter().map(|s| s.cta).collect(),
+        complete,
+        tensors: out,
+        recoveries: recoveries.into_iter().collect(),
+        stats,
+    }
+}
+
+/// Both kernels' output tensors, merged over CTAs and imported into
+/// `terms`, paired element by element: the output tensor numbers and, per
+/// element either kernel writes, `(tensor, index, reference, candidate)`.
+#[allow(clippy::type_complexity)]
+fn pair_elements(
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+    tensors: &[TensorInfo],
+    complete: bool,
+    terms: &mut Terms,
+) -> (Vec<u32>, Vec<(u32, u64, Val, Val)>) {
+    terms.set_tensor_names(tensors.iter().map(|t| t.name.clone()).collect());
+    let ref_out = values_of(reference, terms);
+    let cand_out = values_of(candidate, terms);
+
+    // Every output tensor either kernel writes, in tensor order.
+    let mut numbers: Vec<u32> = ref_out.keys().chain(cand_out.keys()).copied().collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+
+    // Pair the elements; collect the term pairs that need a decision.
+    let mut pairs: Vec<(u32, u64, Val, Val)> = Vec::new();
+    let empty = Vec::new();
+    for &k in &numbers {
+        let info = tensors.get(k as usize);
+        let inout = info.is_some_and(|t| t.role == Role::InOut);
+        let a = ref_out.get(&k).unwrap_or(&empty);
+        let b = cand_out.get(&k).unwrap_or(&empty);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let ia = a.get(i).map(|e| e.0);
+            let jb = b.get(j).map(|e| e.0);
+            let idx = match (ia, jb) {
+                (Some(x), Some(y)) => x.min(y),
+                (Some(x), None) => x,
+                (None, Some(y)) => y,
+                (None, None) => break,
+            };
+            let take = |side: &Vec<(u64, Val)>, pos: &mut usize| {
+                if side.get(*pos).is_some_and(|e| e.0 == idx) {
+                    *pos += 1;
+                    side[*pos - 1].1.clone()
+                } else {
+                    Val::Unwritten
+                }
+            };
+            let mut va = take(a, &mut i);
+            let mut vb = take(b, &mut j);
+            if inout && complete {
+                // An unwritten inout element keeps its input value.
+                for v in [&mut va, &mut vb] {
+                    if matches!(v, Val::Unwritten) {
+                        *v = Val::Term(terms.input(k, idx));
+                    }
+                }
+            }
+            pairs.push((k, idx, va, vb));
+        }
+    }
+
+    (numbers, pairs)
+}
+
+/// Per tensor number, the kernel's written elements over all its CTAs
+/// (sorted by index). Two CTAs writing one element cannot happen in a
+/// race-free run of every CTA (cross-CTA writes are checked disjoint);
+/// with only some CTAs run it is reported, not resolved.
+fn values_of(states: &[&SymbolicState], terms: &mut Terms) -> HashMap<u32, Vec<(u64, Val)>> {
+    let mut out: HashMap<u32, Vec<(u64, Val)>> = HashMap::new();
+    for state in states {
+        let roots = terms.import(&state.graph);
+        for t in &state.outputs {
+            let vals = out.entry(t.tensor).or_default();
+            for (i, v) in &t.elements {
+                let v = match v {
+                    OutputValue::Data(r) => match roots.get(*r as usize) {
+                        Some(&id) => Val::Term(id),
+                        None => Val::Unsupported("internal: a missing output term".into()),
+                    },
+                    OutputValue::Bits(b) => Val::Bits(*b),
+                    OutputValue::Unsupported(r) => Val::Unsupported(r.clone()),
+                };
+                vals.push((*i, v));
+            }
+        }
+    }
+    for vals in out.values_mut() {
+        vals.sort_by_key(|e| e.0);
+        let mut merged: Vec<(u64, Val)> = Vec::with_capacity(vals.len());
+        for (i, v) in vals.drain(..) {
+            match merged.last_mut() {
+                Some(last) if last.0 == i => {
+                    last.1 = Val::Unsupported("written by two CTAs".into());
+                }
+                _ => merged.push((i, v)),
+            }
+        }
+        *vals = merged;
+    }
+    out
+}
+
+/// Writes the verification condition of every element pair whose two
+/// formulas are not the same term (`<tensor>_<index>.smt2` under `dir`),
+/// for replay in another solver. Returns how many files were written.
+pub fn emit_smt(
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+    tensors: &[TensorInfo],
+    complete: bool,
+    dir: &Path,
+) -> std::io::Result<usize> {
+    let mut terms = Terms::new();
+    let (_, pairs) = pair_elements(reference, candidate, tensors, complete, &mut terms);
+    let mut written = 0;
+    for (k, idx, va, vb) in pairs {
+        if let (Val::Term(a), Val::Term(b)) = (va, vb)
+            && a != b
+        {
+            let name = tensors
+                .get(k as usize)
+                .map_or("tensor", |t| t.name.as_str());
+            ptxeq_terms::smt::write_vc(dir, &format!("{name}_{idx}"), &terms, a, b)?;
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
+fn formula(terms: &Terms, v: &Val) -> String {
+    match v {
+        Val::Term(t) => terms.display_limited(*t, FORMULA_WIDTH).to_string(),
+        Val::Bits(b) => format!("bits {b:#x}"),
+        Val::Unsupported(r) => format!("unsupported: {r}"),
+        Val::Unwritten => "(not written)".into(),
+    }
+}
+
+/// Row-major coordinates of flat index `i` in `shape`.
+pub fn unflatten(mut i: u64, shape: &[u64]) -> Vec<u64> {
+    let mut out = vec![0; shape.len()];
+    for (o, &d) in out.iter_mut().zip(shape).rev() {
+        if d == 0 {
+            continue;
+        }
+        *o = i % d;
+        i /= d;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+//! The artifact of the verdicts pass: per output tensor, how many elements
+//! were proved, refuted or left unknown, and the failing elements with
+//! their formulas and witnesses.
+
+use ptxeq_terms::decide::Counterexample;
+use serde::Serialize;
+
+/// Failing elements kept per tensor (the rest are counted only).
+pub const MAX_FAILURES_KEPT: usize = 32;
+
+/// Why one element is not proved.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Failure {
+    /// The two terms differ at a concrete, confirmed input.
+    Refuted { counterexample: Counterexample },
+    /// One kernel writes the element and the other leaves it unwritten
+    /// (an `output` tensor): different for every input.
+    WrittenByOne { writer: String },
+    /// Both kernels write a concrete bit pattern, and the patterns differ
+    /// (an integer output, or a float constant): different for every input.
+    BitsDiffer { reference: u64, candidate: u64 },
+    /// Neither proved nor refuted; `residual` is the nonzero difference of
+    /// the normal forms when there was one.
+    Unknown {
+        reason: String,
+        residual: Option<String>,
+    },
+    /// An element's value could not be modelled in one of the kernels.
+    Unsupported { reason: String },
+}
+
+impl Failure {
+    /// Whether this failure is a refutation (a real difference).
+    pub fn is_refutation(&self) -> bool {
+        matches!(
+            self,
+            Failure::Refuted { .. } | Failure::WrittenByOne { .. } | Failure::BitsDiffer { .. }
+        )
+    }
+}
+
+/// One element that was not proved.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct ElementFailure {
+    /// Flat (row-major) element index.
+    pub index: u64,
+    /// The same index per dimension of the tensor's shape.
+    pub coords: Vec<u64>,
+    /// The reference kernel's formula (cut at a display limit).
+    pub reference: String,
+    /// The candidate kernel's formula (cut at a display limit).
+    pub candidate: String,
+    pub failure: Failure,
+}
+
+/// Verdict counts of one output tensor.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct TensorVerdicts {
+    pub tensor: u32,
+    pub name: String,
+    pub shape: Vec<u64>,
+    /// Elements written by at least one kernel.
+    pub compared: u64,
+    pub proved: u64,
+    pub refuted: u64,
+    pub unknown: u64,
+    /// Proved because both kernels built the very same term (no normal
+    /// form needed).
+    pub identical: u64,
+    /// The first failing elements, by index ([`MAX_FAILURES_KEPT`]).
+    pub failures: Vec<ElementFailure>,
+}
+
+/// Counters of one comparison.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct VerdictStats {
+    /// Element pairs the decision procedure ran on.
+    pub decided: u64,
+    /// Element pairs answered from the decision memo (same pair of terms
+    /// decided before: another element, an earlier run).
+    pub memo_hits: u64,
+    /// Wall-clock time of the comparison, in microseconds.
+    pub micros: u64,
+}
+
+/// The verdicts of a check: every output tensor (merged over the CTAs
+/// checked), compared element-wise.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct Verdicts {
+    /// The CTAs whose writes were compared.
+    pub ctas: Vec<[u32; 3]>,
+    /// Whether those CTAs are the whole grid (else elements written by one
+    /// kernel only are unknown, not differences).
+    pub complete: bool,
+    pub tensors: Vec<TensorVerdicts>,
+    /// Constant recoveries the decision procedure relied on (`log2 e` for
+    /// the rounded `0f3FB8AA3B`, …): part of the modelling assumptions.
+    pub recoveries: Vec<String>,
+    pub stats: VerdictStats,
+}
+
+impl Verdicts {
+    pub fn refuted(&self) -> u64 {
+        self.tensors.iter().map(|t| t.refuted).sum()
+    }
+
+    pub fn unknown(&self) -> u64 {
+        self.tensors.iter().map(|t| t.unknown).sum()
+    }
+
+    pub fn proved(&self) -> u64 {
+        self.tensors.iter().map(|t| t.proved).sum()
+    }
+}

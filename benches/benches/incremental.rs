@@ -28,6 +28,7 @@ fn main() {
 const CASES: &[&str] = &[
     "softmax/naive-vs-online-n128",
     "sgemm/warptiling-64",
+    "tc-gemm/mma-ldmatrix-f16-64",
     "attention/fa2-q16-kv512",
 ];
 
@@ -98,6 +99,9 @@ pub fn one_instruction_edit(text: &str, entry: Option<&str>) -> String {
         ("add.f32", "add.rz.f32"),
         ("mul.f32", "mul.rz.f32"),
         ("add.rn.f32", "add.rz.f32"),
+        // No float op outside the tensor-core instructions: an integer add
+        // changes type but not value (wrapping add is sign-agnostic).
+        ("add.s32", "add.u32"),
     ] {
         if let Some(i) = text[start..end].find(from) {
             let at = start + i;

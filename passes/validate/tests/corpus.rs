@@ -62,8 +62,17 @@ fn check_case(spec: &CheckSpec) -> Result<Vec<Checked>, String> {
         }
         .ok_or_else(|| format!("{role}: entry not found in {}", kref.ptx.display()))?;
         let tensors = tensor_params(spec, kref);
+        // As in the pipeline (the db's `recognised` query), inlined math
+        // idioms are replaced before validation: their internal branches
+        // on data are part of a recognised function, not kernel control.
+        let kernel = &ptxeq_idioms::recognise(kernel).ir;
+        let funcs: Vec<KernelIr> = module
+            .funcs
+            .iter()
+            .map(|f| ptxeq_idioms::recognise(f).ir)
+            .collect();
         let start = Instant::now();
-        let report = validate(kernel, &|n| module.func(n), &tensors);
+        let report = validate(kernel, &|n| funcs.iter().find(|f| f.name == n), &tensors);
         out.push(Checked {
             role,
             entry: kernel.name.clone(),

@@ -123,9 +123,13 @@ pub fn compare(
     todo.sort_unstable();
     todo.dedup();
     stats.decided = todo.len() as u64;
+    // One chunk per worker: each chunk normalises the sub-terms its
+    // elements share (a row's variance, a softmax denominator) once, so
+    // more, smaller chunks would repeat that work. `todo` is sorted by
+    // term id, which keeps elements built together (one row) together.
     let chunk = todo
         .len()
-        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .div_ceil(rayon::current_num_threads().max(1))
         .max(1);
     let results: Vec<((TermId, TermId), Decided)> = todo
         .par_chunks(chunk)

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use ptxeq_ir::{Instr, KernelIr, Operand, RegId, StateSpace, Symbol, VarScope};
+use ptxeq_ir::{Instr, KernelIr, Operand, StateSpace, Symbol, VarScope};
 
 /// What a run needs to know about one function besides its IR.
 #[derive(Debug)]
@@ -25,29 +25,6 @@ pub(crate) struct FuncInfo {
     /// Per instruction: the callee index (into the engine's function
     /// table) of a direct `call`.
     pub callee: Vec<Option<u32>>,
-}
-
-fn collect_regs(op: &Operand, out: &mut Vec<RegId>) {
-    match op {
-        Operand::Reg(r) => out.push(*r),
-        Operand::RegLane { reg, .. } => out.push(*reg),
-        Operand::Addr(a) => {
-            if let ptxeq_ir::AddrBase::Reg(r) = a.base {
-                out.push(r);
-            }
-        }
-        Operand::Vector(v) | Operand::List(v) => {
-            for o in v {
-                collect_regs(o, out);
-            }
-        }
-        Operand::Not(o) => collect_regs(o, out),
-        Operand::Pair(a, b) => {
-            collect_regs(a, out);
-            collect_regs(b, out);
-        }
-        _ => {}
-    }
 }
 
 impl FuncInfo {
@@ -73,7 +50,7 @@ impl FuncInfo {
             }
             let mut regs = Vec::new();
             for op in &ins.operands {
-                collect_regs(op, &mut regs);
+                op.collect_regs(&mut regs);
             }
             if let Some(g) = ins.guard {
                 regs.push(g.reg);

@@ -286,6 +286,27 @@ pub enum Operand {
 }
 
 impl Operand {
+    /// Appends every register this operand mentions: plain and lane
+    /// registers, address bases, and the registers inside vectors, lists,
+    /// negations and pairs (the one walk every register analysis shares).
+    pub fn collect_regs(&self, out: &mut Vec<RegId>) {
+        match self {
+            Operand::Reg(r) | Operand::RegLane { reg: r, .. } => out.push(*r),
+            Operand::Addr(a) => {
+                if let AddrBase::Reg(r) = a.base {
+                    out.push(r);
+                }
+            }
+            Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| o.collect_regs(out)),
+            Operand::Not(o) => o.collect_regs(out),
+            Operand::Pair(a, b) => {
+                a.collect_regs(out);
+                b.collect_regs(out);
+            }
+            _ => {}
+        }
+    }
+
     /// The register, if this is a plain register operand.
     pub fn as_reg(&self) -> Option<RegId> {
         match self {

@@ -7,7 +7,7 @@
 //! conservatively: for instruction families whose operand layout is not
 //! listed here, every register operand counts as written.
 
-use ptxeq_ir::{Instr, InstrData, Operand, RegId};
+use ptxeq_ir::{Instr, InstrData, RegId};
 
 /// How many leading operand positions are destinations; `None` when the
 /// layout is not known here (then every operand may be written).
@@ -90,31 +90,12 @@ fn dst_count(i: &Instr) -> Option<usize> {
     })
 }
 
-/// Registers mentioned by an operand (inside vectors, addresses, lists).
-pub(crate) fn regs_of(op: &Operand, out: &mut Vec<RegId>) {
-    match op {
-        Operand::Reg(r) | Operand::RegLane { reg: r, .. } => out.push(*r),
-        Operand::Addr(a) => {
-            if let ptxeq_ir::AddrBase::Reg(r) = a.base {
-                out.push(r);
-            }
-        }
-        Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| regs_of(o, out)),
-        Operand::Not(o) => regs_of(o, out),
-        Operand::Pair(a, b) => {
-            regs_of(a, out);
-            regs_of(b, out);
-        }
-        _ => {}
-    }
-}
-
 /// Registers `d` may write.
 pub(crate) fn writes(d: &InstrData) -> Vec<RegId> {
     let mut out = Vec::new();
     let n = dst_count(&d.instr).unwrap_or(d.operands.len());
     for op in d.operands.iter().take(n) {
-        regs_of(op, &mut out);
+        op.collect_regs(&mut out);
     }
     out
 }
@@ -123,7 +104,7 @@ pub(crate) fn writes(d: &InstrData) -> Vec<RegId> {
 pub(crate) fn mentions(d: &InstrData) -> Vec<RegId> {
     let mut out = Vec::new();
     for op in &d.operands {
-        regs_of(op, &mut out);
+        op.collect_regs(&mut out);
     }
     if let Some(g) = d.guard {
         out.push(g.reg);
@@ -137,7 +118,7 @@ pub(crate) fn reads(d: &InstrData) -> Vec<RegId> {
     let mut out = Vec::new();
     let n = dst_count(&d.instr).unwrap_or(0);
     for op in d.operands.iter().skip(n) {
-        regs_of(op, &mut out);
+        op.collect_regs(&mut out);
     }
     if let Some(g) = d.guard {
         out.push(g.reg);

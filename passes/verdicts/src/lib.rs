@@ -29,7 +29,7 @@
 
 mod report;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
@@ -105,10 +105,11 @@ pub fn compare(
     let mut stats = VerdictStats::default();
     let mut decided: HashMap<(TermId, TermId), Decided> = HashMap::new();
     let mut todo: Vec<(TermId, TermId)> = Vec::new();
+    let mut queued: HashSet<(TermId, TermId)> = HashSet::new();
     for (_, _, va, vb) in &pairs {
         if let (Val::Term(a), Val::Term(b)) = (va, vb) {
             let key = (*a, *b);
-            if a == b || decided.contains_key(&key) || todo.contains(&key) {
+            if a == b || decided.contains_key(&key) || queued.contains(&key) {
                 continue;
             }
             match memo.get((terms.hash128(*a), terms.hash128(*b))) {
@@ -116,12 +117,14 @@ pub fn compare(
                     stats.memo_hits += 1;
                     decided.insert(key, d);
                 }
-                None => todo.push(key),
+                None => {
+                    queued.insert(key);
+                    todo.push(key);
+                }
             }
         }
     }
     todo.sort_unstable();
-    todo.dedup();
     stats.decided = todo.len() as u64;
     // One chunk per worker: each chunk normalises the sub-terms its
     // elements share (a row's variance, a softmax denominator) once, so

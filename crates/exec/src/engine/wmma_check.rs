@@ -15,24 +15,10 @@
 //!   `wmma.store` whose registers are neither all values some wmma
 //!   instruction of the warp produced nor one value throughout.
 
-use ptxeq_ir::{Instr, KernelIr, Operand, RegId};
+use ptxeq_ir::{Instr, KernelIr, RegId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::value::Value;
-
-fn regs_of(op: &Operand, out: &mut Vec<RegId>) {
-    match op {
-        Operand::Reg(r) | Operand::RegLane { reg: r, .. } => out.push(*r),
-        Operand::Vector(v) => v.iter().for_each(|p| regs_of(p, out)),
-        Operand::Not(inner) => regs_of(inner, out),
-        Operand::Addr(a) => {
-            if let ptxeq_ir::AddrBase::Reg(r) = a.base {
-                out.push(r);
-            }
-        }
-        _ => {}
-    }
-}
 
 /// The first instruction (index, register name) that uses a wmma
 /// fragment register element-wise, if any.
@@ -45,7 +31,7 @@ pub(crate) fn fragment_misuse(ir: &KernelIr) -> Option<(u32, String)> {
         ) && let Some(d) = ins.operands.first()
         {
             let mut v = Vec::new();
-            regs_of(d, &mut v);
+            d.collect_regs(&mut v);
             frag.extend(v);
         }
     }
@@ -61,12 +47,12 @@ pub(crate) fn fragment_misuse(ir: &KernelIr) -> Option<(u32, String)> {
             }
             let mut src = Vec::new();
             for o in ins.operands.iter().skip(1) {
-                regs_of(o, &mut src);
+                o.collect_regs(&mut src);
             }
             if src.iter().any(|r| frag.contains(r)) {
                 let mut dst = Vec::new();
                 if let Some(d) = ins.operands.first() {
-                    regs_of(d, &mut dst);
+                    d.collect_regs(&mut dst);
                 }
                 for r in dst {
                     grew |= frag.insert(r);
@@ -83,7 +69,7 @@ pub(crate) fn fragment_misuse(ir: &KernelIr) -> Option<(u32, String)> {
         }
         let mut used = Vec::new();
         for o in &ins.operands {
-            regs_of(o, &mut used);
+            o.collect_regs(&mut used);
         }
         if let Some(g) = ins.guard {
             used.push(g.reg);

@@ -35,3 +35,75 @@ extern "C" __global__ void m_divf(const float* x, const float* z, float* y, int 
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] / z[i];
 }
+
+// sinf/cosf (Payne–Hanek slow path through local memory), f64 log (a
+// subnormal argument rescaled in place) and tanh.
+MAP(m_cosf, float, cosf(v))
+MAP(m_log, double, log(v))
+MAP(m_tanh, double, tanh(v))
+// sincosf: nvcc shares one range reduction (fast and Payne-Hanek paths)
+// between the two results.
+extern "C" __global__ void m_sincosf(const float* x, float* s, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) sincosf(x[i], &s[i], &c[i]);
+}
+// Two sinf of different arguments: nvcc reassociates the scratch loads
+// address arithmetic of both expansions (no template matches).
+MAP(m_sinf_sum, float, sinf(v) + sinf(2.0f * v))
+// powf with constant exponents (recognised per class of the exponent)
+// and x*x, and powf with an exponent read from a second tensor.
+MAP(m_powf2, float, powf(v, 2.0f))
+MAP(m_powf3, float, powf(v, 3.0f))
+MAP(m_sqf, float, v * v)
+extern "C" __global__ void m_powfxy(const float* x, const float* z, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = powf(x[i], z[i]);
+}
+// sinf in a grid-stride loop: nvcc hoists the scratch array's address
+// out of the loop.
+extern "C" __global__ void m_sinf_loop(const float* x, float* y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = sinf(x[i]);
+}
+// RoPE: rotate pairs (x0, x1) by angle a = p[i]; sinf(a) and cosf(a)
+// written apart share nvcc's fast reduction and one scratch array.
+extern "C" __global__ void m_rope(const float* x, const float* p, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float a = p[i], s = sinf(a), c = cosf(a), u = x[2 * i], w = x[2 * i + 1];
+    y[2 * i] = u * c - w * s;
+    y[2 * i + 1] = u * s + w * c;
+  }
+}
+// The same with the first component's sign flipped (a bug).
+extern "C" __global__ void m_rope_bug(const float* x, const float* p, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float a = p[i], s = sinf(a), c = cosf(a), u = x[2 * i], w = x[2 * i + 1];
+    y[2 * i] = u * c + w * s;
+    y[2 * i + 1] = u * s + w * c;
+  }
+}
+// RoPE over a grid-stride loop: the pair of expansions with hoisted
+// scratch addresses.
+extern "C" __global__ void m_rope_loop(const float* x, const float* p, float* y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    float a = p[i], s = sinf(a), c = cosf(a), u = x[2 * i], w = x[2 * i + 1];
+    y[2 * i] = u * c - w * s;
+    y[2 * i + 1] = u * s + w * c;
+  }
+}
+// Two loops, sinf then cosf: two expansions sharing one hoisted scratch
+// base address.
+extern "C" __global__ void m_sin_cos_loops(const float* x, float* s, float* c, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = sinf(x[i]);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) c[i] = cosf(x[i]);
+}
+// sinf and cosf of different arguments: two expansions sharing one
+// scratch array (hoisted start, reassociated load addresses).
+MAP(m_sin_plus_cos, float, sinf(v) + cosf(2.0f * v))
+// f64 sin/cos: the slow path is a call of
+// `.func __internal_trig_reduction_slowpathd`; the polynomials read
+// `__cudart_sin_cos_coeffs` at a quadrant-dependent offset.
+MAP(m_sin, double, sin(v))
+MAP(m_cos, double, cos(v))

@@ -29,11 +29,14 @@ pub fn recognised<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<Recognised
     let mut input = crate::kernel_check::bind(db, k)?;
     let _span = tracing::info_span!("idioms").entered();
     let mut found = Vec::new();
-    let r = ptxeq_idioms::recognise(&input.kernel);
+    // Calls in an expansion (f64 sin) are matched against the module's
+    // functions as written, before any of them is rewritten.
+    let funcs: Vec<_> = input.funcs.iter().map(|f| (**f).clone()).collect();
+    let r = ptxeq_idioms::recognise_in(&input.kernel, &funcs);
     found.extend(r.found.into_iter().map(|f| (input.kernel.name.clone(), f)));
     input.kernel = Arc::new(r.ir);
     for f in &mut input.funcs {
-        let r = ptxeq_idioms::recognise(f);
+        let r = ptxeq_idioms::recognise_in(f, &funcs);
         if !r.found.is_empty() {
             found.extend(r.found.into_iter().map(|x| (f.name.clone(), x)));
             *f = Arc::new(r.ir);

@@ -115,6 +115,8 @@ impl Domain for Concrete {
             BinOp::Div => x / y,
             BinOp::Min => x.min(y),
             BinOp::Max => x.max(y),
+            // Rust's `powf` is C's `pow` (negative base, integer exponent).
+            BinOp::Pow => x.powf(y),
         })
     }
 

@@ -119,6 +119,10 @@ pub enum BinOp {
     Div,
     Min,
     Max,
+    /// `x^y` (a recognised `powf` idiom, `passes/idioms`): C's `pow`
+    /// (real for negative `x` and integer `y`, NaN for negative `x` and
+    /// non-integer `y`).
+    Pow,
 }
 
 impl BinOp {

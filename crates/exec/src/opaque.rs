@@ -211,6 +211,8 @@ impl Opaque {
                 (Finite(x), Finite(y)) if !y.is_zero() => Finite(x / y),
                 _ => return None,
             },
+            // Not folded: rarely exact; the term store decides.
+            BinOp::Pow => return None,
         })
     }
 }

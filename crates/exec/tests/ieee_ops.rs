@@ -103,3 +103,54 @@ fn sat_ftz_and_conversions() {
         "0.1 → f16, toward zero (0.1 rounds down here too)"
     );
 }
+
+#[test]
+fn rounding_to_an_integer_keeps_infinities_huge_values_and_signed_zero() {
+    // cvt.rXi.f32.f32 on ±inf, on a value beyond 2^63 (already an
+    // integer) and on a negative fraction that rounds to zero (−0): powf's
+    // parity test of y relies on these.
+    let y = bits(
+        "cvt.rmi.f32.f32 %f5, %f1;\n mov.b32 %r1, %f5;\n st.global.u32 [%rd2], %r1;\n\
+         cvt.rzi.f32.f32 %f6, %f2;\n mov.b32 %r2, %f6;\n st.global.u32 [%rd2+4], %r2;\n\
+         cvt.rzi.f32.f32 %f7, %f3;\n mov.b32 %r3, %f7;\n st.global.u32 [%rd2+8], %r3;\n\
+         cvt.rni.f32.f32 %f8, %f4;\n mov.b32 %r4, %f8;\n st.global.u32 [%rd2+12], %r4;",
+        [f32::NEG_INFINITY, 1e30, -0.5, 2.5],
+        4,
+    );
+    assert_eq!(
+        y,
+        [
+            f32::NEG_INFINITY.to_bits(),
+            1e30f32.to_bits(),
+            (-0.0f32).to_bits(),
+            2f32.to_bits()
+        ]
+    );
+}
+
+#[test]
+fn pow_is_c_pow_rounded_in_every_concrete_domain() {
+    // The recognised powf idiom: C's pow, real at a negative base with an
+    // integer exponent, NaN with a non-integer one; correctly rounded to
+    // the format in the bit-exact domain.
+    use ptxeq_exec::{BinOp, Concrete, Domain, Fmt};
+    let mut d = Ieee::new(vec![]);
+    let mut pow = |x: f32, y: f32| {
+        let a = d.float_const(Fmt::F32, u64::from(x.to_bits())).expect("x");
+        let b = d.float_const(Fmt::F32, u64::from(y.to_bits())).expect("y");
+        d.binary(BinOp::Pow, a, b).to_f64()
+    };
+    assert_eq!(pow(-2.0, 3.0), -8.0);
+    assert_eq!(pow(2.0, 0.5), f64::from(std::f32::consts::SQRT_2));
+    assert!(pow(-2.0, 0.5).is_nan());
+    assert_eq!(pow(f32::NAN, 0.0), 1.0);
+    assert_eq!(pow(10.0, 39.0), f64::INFINITY);
+    let mut c = Concrete::new(vec![]);
+    let (a, b) = (
+        c.float_const(Fmt::F32, u64::from((-3f32).to_bits()))
+            .expect("x"),
+        c.float_const(Fmt::F32, u64::from(2f32.to_bits()))
+            .expect("y"),
+    );
+    assert_eq!(c.binary(BinOp::Pow, a, b).get(), 9.0);
+}

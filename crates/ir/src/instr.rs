@@ -51,6 +51,7 @@ kw_enum! {
     /// sequence by `passes/idioms` (never produced by lowering).
     pub enum IdiomFn {
         Exp = "exp", Log = "log", Log2 = "log2", Tanh = "tanh", Sin = "sin", Cos = "cos",
+        Pow = "pow",
     }
 }
 
@@ -704,7 +705,9 @@ pub enum Instr {
     Wgmma(WgmmaOp),
 
     /// The exact real function a recognised math-library sequence computes
-    /// — `[d, a]`. Written by `passes/idioms` at the position of the
+    /// — `[d, a]`, or `[d, x, y]` for the one two-argument function
+    /// ([`IdiomFn::Pow`]: `d = x^y`). Written by `passes/idioms` at the
+    /// position of the
     /// sequence's last instruction; `first` is the sequence's first
     /// instruction (so a message can name the whole PTX range). Printed as
     /// `idiom.func.type`, which is not PTX and does not re-decode.

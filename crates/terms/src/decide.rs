@@ -10,8 +10,11 @@
 //!    distributions) look for a point where the terms differ; a
 //!    difference counts only once *confirmed*: by exact rational
 //!    evaluation for `exp`/function-free terms, otherwise by disjoint
-//!    rigorous interval enclosures (`decide/interval.rs`) — never on NaN, ±inf or
-//!    rounding noise;
+//!    rigorous interval enclosures (`decide/interval.rs`) — never on ±inf or
+//!    rounding noise. One NaN side counts only when that term is *certainly*
+//!    undefined there (`ln`/`sqrt` of a certainly negative value carried by
+//!    arithmetic to the root) and the other has a finite enclosure: one
+//!    kernel outputs a real number, the other NaN;
 //! 3. otherwise `max`/`min`/`select` atoms of the residual are case-split
 //!    ([`Normalizer::split_equal`]); proved only if every feasible case
 //!    proves. A case whose residual survives is sampled once more with
@@ -28,7 +31,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use exact::{eval_exact, is_algebraic};
-pub use interval::{Interval, eval_intervals, eval_intervals_with};
+pub use interval::{Interval, eval_intervals, eval_intervals_with, eval_undefined};
 
 use crate::normal::{self, Decision, Normalizer, Recovery, SplitOutcome};
 use crate::{Node, TermId, Terms};
@@ -284,6 +287,39 @@ fn confirmed(
     matches!((v[0], v[1]), (Some(a), Some(b)) if a.disjoint(&b))
 }
 
+/// Whether exactly one of the two terms is certainly undefined at `point`
+/// (NaN on hardware: e.g. `e^{z·ln x}` at `x < 0`) while the other has a
+/// finite enclosure — a real difference, since one kernel outputs a real
+/// number and the other none. Must hold with recovered constants read
+/// either way, as in [`confirmed`].
+fn confirmed_undefined(
+    terms: &Terms,
+    roots: [TermId; 2],
+    point: &dyn Fn(u32, u64) -> f64,
+    recovered: &hashbrown::HashMap<TermId, f64>,
+) -> bool {
+    let none = hashbrown::HashMap::new();
+    let readings: &[&hashbrown::HashMap<TermId, f64>] = if recovered.is_empty() {
+        &[&none]
+    } else {
+        &[&none, recovered]
+    };
+    let mut side = None;
+    for consts in readings {
+        let u = eval_undefined(terms, &roots, point, consts);
+        let v = eval_intervals_with(terms, &roots, point, consts);
+        let s = match (u[0], u[1], v[0], v[1]) {
+            (true, false, _, Some(_)) => 0,
+            (false, true, Some(_), _) => 1,
+            _ => return false,
+        };
+        if *side.get_or_insert(s) != s {
+            return false;
+        }
+    }
+    side.is_some()
+}
+
 /// The `(tensor, index, value)` of each input node of a case point, its
 /// value rounded to the nearest `f64` (confirmation re-checks the
 /// difference at exactly that value).
@@ -326,10 +362,16 @@ fn find_counterexample(
         }
         let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(0.0);
         let v = terms.eval_many_f64(&[reference, candidate], &f);
-        if !(v[0].is_finite() && v[1].is_finite()) || v[0] == v[1] {
+        let one_nan = v[0].is_nan() != v[1].is_nan() && (v[0].is_finite() || v[1].is_finite());
+        if !one_nan && (!(v[0].is_finite() && v[1].is_finite()) || v[0] == v[1]) {
             continue;
         }
-        if confirmed(terms, [reference, candidate], algebraic, &f, recovered) {
+        let ok = if one_nan {
+            confirmed_undefined(terms, [reference, candidate], &f, recovered)
+        } else {
+            confirmed(terms, [reference, candidate], algebraic, &f, recovered)
+        };
+        if ok {
             return Some(Counterexample {
                 inputs: inputs
                     .iter()
@@ -362,11 +404,9 @@ pub fn check_counterexample(
         .collect();
     let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(f64::NAN);
     let algebraic = is_algebraic(terms, &[reference, candidate]);
-    confirmed(
-        terms,
-        [reference, candidate],
-        algebraic,
-        &f,
-        &hashbrown::HashMap::new(),
-    )
+    let none = hashbrown::HashMap::new();
+    if cx.reference.is_nan() != cx.candidate.is_nan() {
+        return confirmed_undefined(terms, [reference, candidate], &f, &none);
+    }
+    confirmed(terms, [reference, candidate], algebraic, &f, &none)
 }

@@ -276,6 +276,17 @@ impl Printer<'_, '_> {
                     Task::Str(")"),
                 ],
             ),
+            Node::Pow(a, b) => self.push_seq(
+                ATOM,
+                ctx,
+                vec![
+                    Task::Str("pow("),
+                    Task::Term(*a, 0),
+                    Task::Str(", "),
+                    Task::Term(*b, 0),
+                    Task::Str(")"),
+                ],
+            ),
             Node::Max(ops) | Node::Min(ops) => {
                 let name = if matches!(terms.node(t), Node::Max(_)) {
                     "max("

@@ -65,6 +65,9 @@ impl Terms {
                 Node::Recip(a) => 1.0 / v(a),
                 Node::Exp(a) => v(a).exp(),
                 Node::Func(f, a) => f.eval_f64(v(a)),
+                // C's pow (Rust's `powf`): real at a negative base with an
+                // integer exponent, NaN with a non-integer one.
+                Node::Pow(a, e) => v(a).powf(v(e)),
                 Node::Max(ops) => extremum(ops.iter().map(v), f64::max),
                 Node::Min(ops) => extremum(ops.iter().map(v), f64::min),
                 Node::BoolConst(x) => b(f64::from(u8::from(*x))),

@@ -189,6 +189,7 @@ impl Terms {
             Node::Recip(a) => self.recip(*a),
             Node::Exp(a) => self.exp(*a),
             Node::Func(f, a) => self.func(*f, *a),
+            Node::Pow(a, b) => self.pow(*a, *b),
             Node::Max(ops) => self.max_many(ops),
             Node::Min(ops) => self.min_many(ops),
             Node::BoolConst(b) => self.bool_const(*b),

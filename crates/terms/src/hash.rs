@@ -53,6 +53,7 @@ pub(crate) mod tag {
     pub const OR: u8 = 16;
     pub const XOR: u8 = 17;
     pub const SELECT: u8 = 18;
+    pub const POW: u8 = 19;
 }
 
 /// Inline room for a node of up to `FLATTEN_LIMIT + 4` operands (the
@@ -156,6 +157,7 @@ pub(crate) fn hash_node(node: &Node, hashes: &[u128]) -> u128 {
             push_children(&mut b, [*x, *y].into_iter(), hashes);
         }
         Node::Select(c, x, y) => return hash_nary(tag::SELECT, &[*c, *x, *y], hashes),
+        Node::Pow(x, y) => return hash_nary(tag::POW, &[*x, *y], hashes),
     }
     xxh3_128(&b)
 }

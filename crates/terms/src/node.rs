@@ -1,10 +1,11 @@
 //! The node set of the term DAG.
 //!
-//! The operators are exactly those of design.md §5: rational constants,
-//! ±inf, input symbols, n-ary `+`/`·`, reciprocal, `exp`, uninterpreted
-//! function atoms, n-ary `max`/`min`, and a small boolean layer (constants,
-//! comparisons, connectives) that exists to express piecewise values
-//! (`select`). Negation and subtraction are not nodes: `-a` is `(-1)·a`,
+//! The operators are those of design.md §5: rational constants, ±inf,
+//! input symbols, n-ary `+`/`·`, reciprocal, `exp`, uninterpreted
+//! function atoms, n-ary `max`/`min`, and a small boolean layer
+//! (constants, comparisons, connectives) that exists to express piecewise
+//! values (`select`) — plus C's `pow(x, y)`, the one binary function (a
+//! recognised `powf`). Negation and subtraction are not nodes: `-a` is `(-1)·a`,
 //! `a - b` is `a + (-1)·b`, `a / b` is `a · recip(b)` — fewer node kinds
 //! mean fewer spellings of the same value.
 //!
@@ -157,6 +158,11 @@ pub enum Node {
     Exp(TermId),
     /// An uninterpreted function of one argument.
     Func(Func, TermId),
+    /// `base^exponent`, C's `pow` over the reals: for a negative base
+    /// real only at integer exponents. Interned only when neither
+    /// operand is a rational constant the constructor rewrites (see
+    /// `Terms::pow`); the normal form treats the rest as an atom.
+    Pow(TermId, TermId),
     /// Maximum of at least two operands.
     Max(Operands),
     /// Minimum of at least two operands.
@@ -199,7 +205,7 @@ impl Node {
             Node::Recip(a) | Node::Exp(a) | Node::Func(_, a) | Node::Not(a) => {
                 ([*a, none, none], 1, &[])
             }
-            Node::Cmp(_, a, b) => ([*a, *b, none], 2, &[]),
+            Node::Cmp(_, a, b) | Node::Pow(a, b) => ([*a, *b, none], 2, &[]),
             Node::Select(c, a, b) => ([*c, *a, *b], 3, &[]),
         };
         Children {
@@ -232,6 +238,10 @@ impl Node {
             Node::Exp(a) => Node::Exp(f(*a)),
             Node::Func(g, a) => Node::Func(*g, f(*a)),
             Node::Not(a) => Node::Not(f(*a)),
+            Node::Pow(a, b) => {
+                let a = f(*a);
+                Node::Pow(a, f(*b))
+            }
             Node::Cmp(op, a, b) => {
                 let a = f(*a);
                 Node::Cmp(*op, a, f(*b))

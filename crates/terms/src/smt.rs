@@ -25,6 +25,7 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     let mut funcs: BTreeSet<&'static str> = BTreeSet::new();
     let mut inputs = Vec::new();
     let mut infinities = BTreeSet::new();
+    let mut pow = false;
     for &t in &order {
         match terms.node(t) {
             Node::Func(f, _) => {
@@ -32,6 +33,9 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
             }
             Node::Exp(_) => {
                 funcs.insert("exp");
+            }
+            Node::Pow(..) => {
+                pow = true;
             }
             Node::Input { tensor, index } => inputs.push((*tensor, *index)),
             Node::PosInf => {
@@ -63,6 +67,9 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     }
     for f in &funcs {
         let _ = writeln!(out, "(declare-fun f_{f} (Real) Real)");
+    }
+    if pow {
+        out.push_str("(declare-fun f_pow (Real Real) Real)\n");
     }
     out.push_str("(define-fun max2 ((a Real) (b Real)) Real (ite (>= a b) a b))\n");
     out.push_str("(define-fun min2 ((a Real) (b Real)) Real (ite (<= a b) a b))\n");
@@ -186,6 +193,7 @@ fn expr(terms: &Terms, node: &Node) -> String {
         Node::Recip(x) => format!("(/ 1.0 {})", a(x)),
         Node::Exp(x) => format!("(f_exp {})", a(x)),
         Node::Func(f, x) => format!("(f_{} {})", func_name(*f), a(x)),
+        Node::Pow(x, y) => format!("(f_pow {} {})", a(x), a(y)),
         Node::Max(ops) => fold("max2", ops),
         Node::Min(ops) => fold("min2", ops),
         Node::Cmp(op, x, y) => {
@@ -316,6 +324,18 @@ mod tests {
         assert!(smt.contains("(/ (- 1.0) 3.0)"));
         assert!(smt.contains("(assert (not (="));
         assert!(smt.trim_end().ends_with("(exit)"));
+    }
+
+    #[test]
+    fn pow_is_a_binary_function() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let y = t.input(0, 1);
+        let p = t.pow(x, y);
+        let smt = smtlib(&t, p, x);
+        check_structure(&smt);
+        assert!(smt.contains("(declare-fun f_pow (Real Real) Real)"));
+        assert!(smt.contains("(f_pow x0_0 x0_1)"), "{smt}");
     }
 
     #[test]

@@ -192,7 +192,8 @@ impl Terms {
             | Node::Min(_)
             | Node::Recip(_)
             | Node::Exp(_)
-            | Node::Func(..) => {
+            | Node::Func(..)
+            | Node::Pow(..) => {
                 if child_inf(&mut node.children()) {
                     FLAG_MAYBE_INF
                 } else {

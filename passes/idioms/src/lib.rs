@@ -10,7 +10,11 @@
 //! (design.md §4) none of these is the function — bit manipulation of a
 //! real value has no real meaning, and a polynomial is not `tanh` — so
 //! the engine reports them unsupported. This pass recognises them and
-//! writes one [`Instr::Idiom`] (`d = f(a)`) in their place.
+//! writes one [`Instr::Idiom`] (`d = f(a)`, or `d = pow(x, y)`) in their
+//! place. powf's expansions need two extensions: a tail of special cases
+//! after the function's `ret` (`matcher::joined`), and, with a constant
+//! exponent, class templates whose immediates are functions of the
+//! exponent ([`constarg`]).
 //!
 //! Why an IR rewrite and not bit-views of terms inside the symbolic
 //! domain: the expansions contain data-dependent branches (`logf`'s
@@ -28,6 +32,24 @@
 //! valid and diagnostics still name original PTX lines. Constant `mov`s
 //! are left in place (they may be shared).
 //!
+//! sinf/cosf without fast math keep a Payne–Hanek reduction's words in a
+//! `.local` scratch array; those stores are part of the template and are
+//! absorbed only when nothing else can read the array afterwards (see
+//! `matcher::scratch_private`); in loops nvcc hoists the array's address
+//! arithmetic, matched by a derived form (`Template::hoisted`); when
+//! several expansions share one array (`sinf(a) + cosf(b)`) nvcc also
+//! reassociates the slow path's load addresses (`Template::reassociated`).
+//! `sincosf`, and `sinf(v)`, `cosf(v)` written apart (RoPE), share one
+//! reduction between two results: two-result templates, replaced by two
+//! idioms.
+//!
+//! f64 `sin`/`cos` call a Payne–Hanek `.func` for huge arguments and
+//! read a module table of coefficients: a call matches only a call of a
+//! function with the template's body, a table only a variable with the
+//! template's initialiser (see `calls`). Triton's `tl.sin`/`tl.cos`
+//! reduce in a loop over such a table: a template loop matches only a
+//! kernel loop made of exactly its steps (`matcher::accept`).
+//!
 //! Soundness: a template is matched instruction for instruction (opcode,
 //! every modifier, every constant) up to register renaming, so the
 //! replaced code computes exactly what the template computes; that the
@@ -39,12 +61,17 @@
 //! manipulation of a real value is then reported unsupported by the
 //! engine, naming the instruction — never approximated.
 
+mod calls;
+mod constarg;
 mod library;
 mod matcher;
 mod operands;
 mod template;
 
-pub use library::{NVCC_DEFAULT, NVCC_FAST, ROWS, Row, TRITON, build, templates};
+pub use library::{
+    NVCC_DEFAULT, NVCC_FAST, NVCC_POWF, PAIR_ROWS, POW_CLASSES, POW_GENERAL, PairRow, PowClass,
+    PowRow, ROWS, Row, TRITON, build, build_pair, build_pow_class, templates,
+};
 pub use template::Template;
 
 use ptxeq_ir::{IdiomFn, Instr, KernelIr, Operand, ScalarType};
@@ -72,22 +99,46 @@ pub struct Recognised {
     pub found: Vec<Recognition>,
 }
 
-/// Replaces every recognised expansion in `k`.
+/// Replaces every recognised expansion in `k`. Expansions that call a
+/// `.func` (f64 `sin`/`cos`) are recognised only by [`recognise_in`],
+/// which sees the module's functions.
 pub fn recognise(k: &KernelIr) -> Recognised {
+    recognise_in(k, &[])
+}
+
+/// [`recognise`] with the module's functions (`funcs`, unrecognised):
+/// a template's call matches a call of a function whose body equals the
+/// template module's (see `calls`).
+pub fn recognise_in(k: &KernelIr, funcs: &[KernelIr]) -> Recognised {
     let mut ir = k.clone();
     let mut found = Vec::new();
     let defs = template::constant_defs(k);
-    let facts = matcher::Facts {
+    let mut facts = matcher::Facts {
         consts: defs.iter().map(|(r, (c, _))| (*r, *c)).collect(),
         const_at: defs.iter().map(|(r, (_, at))| (*r, *at)).collect(),
+        scratch_ok: Default::default(),
+        vars: k.vars.clone(),
+        callees: calls::bodies(funcs),
     };
+    matcher::scratch_regions(templates(), k, &mut facts);
     for t in templates() {
         let mut start = 0;
         while start < ir.instrs.len() {
             let hit = matcher::match_at(t, &ir, &facts, start)
                 .filter(|m| matcher::accept(t, &ir, &facts, m));
             if let Some(m) = hit {
-                found.push(rewrite(&mut ir, t, &m));
+                let mut r = rewrite(&mut ir, t, &m);
+                // A two-result expansion is reported once per function.
+                if let Some((_, f)) = t.second {
+                    let form = format!("{} ({f} result)", r.form);
+                    found.push(Recognition {
+                        func: f,
+                        form,
+                        ..r.clone()
+                    });
+                    r.form = format!("{} ({} result)", r.form, r.func);
+                }
+                found.push(r);
             }
             start += 1;
         }
@@ -103,7 +154,7 @@ fn rewrite(ir: &mut KernelIr, t: &Template, m: &matcher::Found) -> Recognition {
     // step that wrote it, then `d = f(x) + acc` at the end.
     let (idiom_at, idiom_dst) = match &m.acc {
         Some((_, e, j)) => (*j, *e),
-        None => (last, m.out),
+        None => (m.join_at.unwrap_or(last), m.out),
     };
     for &i in &m.at {
         let d = &mut ir.instrs[i];
@@ -117,6 +168,17 @@ fn rewrite(ir: &mut KernelIr, t: &Template, m: &matcher::Found) -> Recognition {
             d.operands = [Operand::Reg(m.out), Operand::Reg(*e), acc.clone()]
                 .into_iter()
                 .collect();
+        } else if let (Some((r, at)), Some((_, f))) = (m.second, t.second)
+            && i == at
+        {
+            // The second result at the step that wrote it last: nothing
+            // outside the expansion touches its register inside the span.
+            d.instr = Instr::Idiom {
+                func: f,
+                ty: t.ty,
+                first: first as u32,
+            };
+            d.operands = [Operand::Reg(r), Operand::Reg(m.x)].into_iter().collect();
         } else if i == idiom_at {
             d.instr = Instr::Idiom {
                 func: t.func,
@@ -125,6 +187,7 @@ fn rewrite(ir: &mut KernelIr, t: &Template, m: &matcher::Found) -> Recognition {
             };
             d.operands = [Operand::Reg(idiom_dst), Operand::Reg(m.x)]
                 .into_iter()
+                .chain(m.more.iter().cloned())
                 .collect();
         } else {
             d.instr = Instr::Absorbed {
@@ -145,5 +208,8 @@ fn rewrite(ir: &mut KernelIr, t: &Template, m: &matcher::Found) -> Recognition {
 
 /// Recognises every function of a kernel's call graph alike.
 pub fn recognise_all(k: &KernelIr, funcs: &[KernelIr]) -> (Recognised, Vec<Recognised>) {
-    (recognise(k), funcs.iter().map(recognise).collect())
+    (
+        recognise_in(k, funcs),
+        funcs.iter().map(|f| recognise_in(f, funcs)).collect(),
+    )
 }

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use ptxeq_ir::IdiomFn;
 
+pub use crate::constarg::PowClass;
 use crate::template::{Template, extract};
 
 /// nvcc 13.5.37 `-arch=sm_80` (sm_90 identical), default flags.
@@ -18,11 +19,194 @@ pub const NVCC_DEFAULT: &str = include_str!("../templates/nvcc-default.ptx");
 pub const NVCC_FAST: &str = include_str!("../templates/nvcc-fast.ptx");
 /// Triton 3.9 forms.
 pub const TRITON: &str = include_str!("../templates/triton.ptx");
+/// nvcc 13.5.37 `-arch=sm_80` (sm_90 identical), default flags:
+/// `powf(x, c)` for constant exponents (`templates/powf.cu`).
+pub const NVCC_POWF: &str = include_str!("../templates/nvcc-powf.ptx");
+/// Triton 3.9 `libdevice.pow` (fp32).
+pub const TRITON_POW: &str = include_str!("../templates/triton-pow.ptx");
+
+const POW_CONST: &str = "powf with a constant exponent: the code of the exponent's class \
+                         (immediates equal to y and y·0.5 checked against y) is replaced by \
+                         x^y; checked bit-exactly on compiled kernels for many exponents";
+
+const TRITON_POW_ACC: &str = "Triton's inlined __nv_powf is replaced by pow(x, y); it approximates \
+                              it within 2 + |y·log2 x| ulp (FP fusion contracts the log's \
+                              error compensation), checked bit-exactly on the expansion's PTX";
+
+/// One constant-exponent class: template file, form name, class, and the
+/// template kernels with the exponent each was compiled for.
+pub type PowRow = (
+    &'static str,
+    &'static str,
+    PowClass,
+    &'static [(&'static str, f32)],
+);
+
+pub const POW_CLASSES: &[PowRow] = &[
+    (
+        NVCC_POWF,
+        "powf(x, c), c > 0 not an integer (nvcc, default flags)",
+        PowClass::PosFrac,
+        &[
+            ("t_powf_pfrac_a", 1.5),
+            ("t_powf_pfrac_b", 0.75),
+            ("t_powf_pfrac_c", 2.5),
+        ],
+    ),
+    (
+        NVCC_POWF,
+        "powf(x, c), c < 0 not an integer (nvcc, default flags)",
+        PowClass::NegFrac,
+        &[
+            ("t_powf_nfrac_a", -0.5),
+            ("t_powf_nfrac_b", -1.5),
+            ("t_powf_nfrac_c", -2.5),
+        ],
+    ),
+    (
+        NVCC_POWF,
+        "powf(x, n), integer n >= 3 (nvcc, default flags)",
+        PowClass::PosInt,
+        &[
+            ("t_powf_pint_a", 3.0),
+            ("t_powf_pint_b", 4.0),
+            ("t_powf_pint_c", 5.0),
+        ],
+    ),
+    (
+        NVCC_POWF,
+        "powf(x, n), integer n <= -1 (nvcc, default flags)",
+        PowClass::NegInt,
+        &[
+            ("t_powf_nint_a", -1.0),
+            ("t_powf_nint_b", -2.0),
+            ("t_powf_nint_c", -3.0),
+        ],
+    ),
+    (
+        NVCC_POWF,
+        "powf(x, 1) (nvcc, default flags)",
+        PowClass::Fixed(1.0),
+        &[("t_powf_one", 1.0)],
+    ),
+    (
+        NVCC_POWF,
+        "powf(x, 2) (nvcc, default flags)",
+        PowClass::Fixed(2.0),
+        &[("t_powf_two", 2.0)],
+    ),
+    (
+        TRITON_POW,
+        "libdevice.pow(x, c), c > 0 not an integer (Triton)",
+        PowClass::PosFrac,
+        &[
+            ("t_tpow_pfrac_a", 1.5),
+            ("t_tpow_pfrac_b", 0.75),
+            ("t_tpow_pfrac_c", 2.5),
+        ],
+    ),
+    (
+        TRITON_POW,
+        "libdevice.pow(x, c), c < 0 not an integer (Triton)",
+        PowClass::NegFrac,
+        &[
+            ("t_tpow_nfrac_a", -0.5),
+            ("t_tpow_nfrac_b", -1.5),
+            ("t_tpow_nfrac_c", -2.5),
+        ],
+    ),
+    (
+        TRITON_POW,
+        "libdevice.pow(x, n), integer n >= 3 (Triton)",
+        PowClass::PosInt,
+        &[
+            ("t_tpow_pint_a", 3.0),
+            ("t_tpow_pint_b", 4.0),
+            ("t_tpow_pint_c", 5.0),
+        ],
+    ),
+    (
+        TRITON_POW,
+        "libdevice.pow(x, n), integer n <= -1 (Triton)",
+        PowClass::NegInt,
+        &[
+            ("t_tpow_nint_a", -1.0),
+            ("t_tpow_nint_b", -2.0),
+            ("t_tpow_nint_c", -3.0),
+        ],
+    ),
+    (
+        TRITON_POW,
+        "libdevice.pow(x, 1) (Triton)",
+        PowClass::Fixed(1.0),
+        &[("t_tpow_one", 1.0)],
+    ),
+    (
+        TRITON_POW,
+        "libdevice.pow(x, 2) (Triton)",
+        PowClass::Fixed(2.0),
+        &[("t_tpow_two", 2.0)],
+    ),
+];
+
+/// powf with both arguments variable (two-argument rows: not in
+/// [`ROWS`], whose kernels are `y = f(x)`; `tests/powf.rs` checks them).
+pub const POW_GENERAL: &[Row] = &[
+    (
+        NVCC_POWF,
+        "t_powf_xy",
+        "powf (nvcc, default flags)",
+        IdiomFn::Pow,
+        &[LIBM],
+    ),
+    (
+        TRITON_POW,
+        "t_pow_libdevice",
+        "libdevice.pow (Triton)",
+        IdiomFn::Pow,
+        &[TRITON_POW_ACC],
+    ),
+];
+
+/// Builds the template of one constant-exponent class.
+pub fn build_pow_class(row: &PowRow) -> Result<Template, String> {
+    let (text, name, class, kernels) = *row;
+    let lowered = ptxeq_lower::lower_source(text);
+    let mut samples = Vec::new();
+    for (kernel, y) in kernels {
+        let k = lowered
+            .module
+            .kernels
+            .iter()
+            .find(|k| k.name == *kernel)
+            .ok_or_else(|| format!("{name}: no kernel {kernel}"))?;
+        let assumptions: &'static [&'static str] = if text == TRITON_POW {
+            &[POW_CONST, TRITON_POW_ACC]
+        } else {
+            &[POW_CONST]
+        };
+        let t = extract(k, name, IdiomFn::Pow, assumptions).map_err(|e| format!("{name}: {e}"))?;
+        samples.push((t, *y));
+    }
+    crate::constarg::derive(&samples, class, name)
+}
 
 const LOG2E: &str = "log2(e) recovered from its f32 rounding 0f3FB8AA3B (ex2(x·log2 e) = e^x)";
 const LN2: &str = "ln(2) recovered from its f32 rounding 0f3F317218 (lg2(x)·ln 2 = ln x)";
 const LIBM: &str = "an inlined libm expansion is replaced by the real function it approximates \
                     (within a few ulp, checked bit-exactly on the expansion's PTX)";
+
+const SCRATCH: &str = "the expansion's local-memory scratch array (Payne–Hanek reduction) is \
+                       private to it: nothing else reads it, so its absorbed stores are dead";
+
+const TABLES: &str = "the expansion's module tables (__cudart_sin_cos_coeffs, and \
+                      __cudart_i2opi_d in the called __internal_trig_reduction_slowpathd, \
+                      whose body equals the template's) hold their initialisers: internal \
+                      to the module and read with ld.global.nc (read-only while the kernel runs)";
+
+const TABLE_F32: &str = "the module table __cudart_i2opi_f (bits of 2/π) holds its initialiser: \
+                         internal to the module and read with ld.global.nc (read-only while \
+                         the kernel runs)";
 
 /// One row: template file text, kernel, form name, function, assumptions.
 pub type Row = (
@@ -70,6 +254,48 @@ pub const ROWS: &[Row] = &[
         &[LIBM],
     ),
     (
+        NVCC_DEFAULT,
+        "t_sinf",
+        "sinf (nvcc, default flags)",
+        IdiomFn::Sin,
+        &[LIBM, SCRATCH],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_cosf",
+        "cosf (nvcc, default flags)",
+        IdiomFn::Cos,
+        &[LIBM, SCRATCH],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_log",
+        "log, f64 (nvcc)",
+        IdiomFn::Log,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_tanh",
+        "tanh, f64 (nvcc)",
+        IdiomFn::Tanh,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_sin",
+        "sin, f64 (nvcc)",
+        IdiomFn::Sin,
+        &[LIBM, TABLES],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_cos",
+        "cos, f64 (nvcc)",
+        IdiomFn::Cos,
+        &[LIBM, TABLES],
+    ),
+    (
         NVCC_FAST,
         "t_expf",
         "expf / __expf (nvcc -use_fast_math)",
@@ -97,6 +323,67 @@ pub const ROWS: &[Row] = &[
         IdiomFn::Tanh,
         &[LIBM],
     ),
+    (
+        TRITON,
+        "t_sin_triton",
+        "tl.sin / libdevice.sin (Triton)",
+        IdiomFn::Sin,
+        &[LIBM, SCRATCH, TABLE_F32],
+    ),
+    (
+        TRITON,
+        "t_cos_triton",
+        "tl.cos (Triton)",
+        IdiomFn::Cos,
+        &[LIBM, SCRATCH, TABLE_F32],
+    ),
+];
+
+/// Names of the forms with the scratch array's address computed outside
+/// the expansion (in a loop: hoisted out of it), by the plain form's name.
+const HOISTED_NAMES: &[(&str, &str)] = &[
+    (
+        "sinf (nvcc, default flags)",
+        "sinf (nvcc, default flags), scratch address hoisted",
+    ),
+    (
+        "cosf (nvcc, default flags)",
+        "cosf (nvcc, default flags), scratch address hoisted",
+    ),
+    (
+        "sincosf (nvcc, default flags)",
+        "sincosf (nvcc, default flags), scratch address hoisted",
+    ),
+    (
+        "sinf and cosf of one argument (nvcc, default flags)",
+        "sinf and cosf of one argument (nvcc, default flags), scratch address hoisted",
+    ),
+    (
+        "sinf and cosf of one argument, in a loop (nvcc, default flags)",
+        "sinf and cosf of one argument, in a loop (nvcc, default flags), scratch address hoisted",
+    ),
+];
+
+/// Names of the hoisted forms with the loads' address reassociated (one
+/// scratch array shared by several expansions: `sinf(a) + sinf(b)`), by
+/// the hoisted form's name.
+const REASSOCIATED_NAMES: &[(&str, &str)] = &[
+    (
+        "sinf (nvcc, default flags), scratch address hoisted",
+        "sinf (nvcc, default flags), scratch array shared",
+    ),
+    (
+        "cosf (nvcc, default flags), scratch address hoisted",
+        "cosf (nvcc, default flags), scratch array shared",
+    ),
+    (
+        "sincosf (nvcc, default flags), scratch address hoisted",
+        "sincosf (nvcc, default flags), scratch array shared",
+    ),
+    (
+        "sinf and cosf of one argument (nvcc, default flags), scratch address hoisted",
+        "sinf and cosf of one argument (nvcc, default flags), scratch array shared",
+    ),
 ];
 
 /// Names of the fused forms (`acc + f(x)` contracted into the final
@@ -116,7 +403,89 @@ pub fn build(row: &Row) -> Result<Template, String> {
         .iter()
         .find(|k| k.name == kernel)
         .ok_or_else(|| format!("{name}: no kernel {kernel}"))?;
-    extract(k, name, func, assumptions).map_err(|e| format!("{name}: {e}"))
+    let mut t = extract(k, name, func, assumptions).map_err(|e| format!("{name}: {e}"))?;
+    attach_callees(&mut t, &lowered.module.funcs)?;
+    if t.second.is_some() {
+        return Err(format!("{name}: two results; a PAIR_ROWS row"));
+    }
+    Ok(t)
+}
+
+/// Records the body of every function the template calls (a template
+/// calling a function its module lacks is an error).
+fn attach_callees(t: &mut Template, funcs: &[ptxeq_ir::KernelIr]) -> Result<(), String> {
+    let bodies = crate::calls::bodies(funcs);
+    for n in t.steps.iter().flat_map(crate::calls::callees) {
+        let b = bodies
+            .get(&n)
+            .ok_or_else(|| format!("{}: calls {n}, not in the module", t.name))?;
+        t.callees.insert(n, b.clone());
+    }
+    Ok(())
+}
+
+/// An expansion with two results: template file text, kernel, form, the
+/// function of the result stored first, of the one stored last, and
+/// assumptions.
+pub type PairRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    IdiomFn,
+    IdiomFn,
+    &'static [&'static str],
+);
+
+/// `sincosf(x, &s, &c)` shares one reduction between the two results, so
+/// neither the sinf nor the cosf template matches it; this template
+/// replaces it by two idioms.
+pub const PAIR_ROWS: &[PairRow] = &[
+    (
+        NVCC_DEFAULT,
+        "t_sincosf",
+        "sincosf (nvcc, default flags)",
+        IdiomFn::Sin,
+        IdiomFn::Cos,
+        &[LIBM, SCRATCH],
+    ),
+    // `sinf(v)` and `cosf(v)` written apart: one fast reduction, two
+    // Payne–Hanek paths through one scratch array; sin is final (and
+    // stored) before cos is computed.
+    (
+        NVCC_DEFAULT,
+        "t_sin_cos",
+        "sinf and cosf of one argument (nvcc, default flags)",
+        IdiomFn::Sin,
+        IdiomFn::Cos,
+        &[LIBM, SCRATCH],
+    ),
+    // The same in a loop (RoPE over a sequence): the slow paths address
+    // their loads from the hoisted `base + 8`.
+    (
+        NVCC_DEFAULT,
+        "t_sin_cos_loop",
+        "sinf and cosf of one argument, in a loop (nvcc, default flags)",
+        IdiomFn::Sin,
+        IdiomFn::Cos,
+        &[LIBM, SCRATCH],
+    ),
+];
+
+/// Builds the template of a two-result row.
+pub fn build_pair(row: &PairRow) -> Result<Template, String> {
+    let (text, kernel, name, first, last, assumptions) = *row;
+    let k = ptxeq_lower::lower_source(text)
+        .module
+        .kernels
+        .into_iter()
+        .find(|k| k.name == kernel)
+        .ok_or_else(|| format!("{name}: no kernel {kernel}"))?;
+    let mut t = extract(&k, name, last, assumptions).map_err(|e| format!("{name}: {e}"))?;
+    match &mut t.second {
+        Some((_, f)) => *f = first,
+        None => return Err(format!("{name}: one result")),
+    }
+    Ok(t)
 }
 
 /// Every template, longest first (a longer expansion may contain a
@@ -125,6 +494,21 @@ pub fn templates() -> &'static [Template] {
     static ALL: OnceLock<Vec<Template>> = OnceLock::new();
     ALL.get_or_init(|| {
         let mut v: Vec<Template> = ROWS.iter().filter_map(|r| build(r).ok()).collect();
+        v.extend(POW_CLASSES.iter().filter_map(|r| build_pow_class(r).ok()));
+        v.extend(POW_GENERAL.iter().filter_map(|r| build(r).ok()));
+        v.extend(PAIR_ROWS.iter().filter_map(|r| build_pair(r).ok()));
+        let hoisted: Vec<Template> = v
+            .iter()
+            .filter_map(|t| t.hoisted(HOISTED_NAMES.iter().find(|(n, _)| *n == t.name)?.1))
+            .collect();
+        let shared: Vec<Template> = hoisted
+            .iter()
+            .filter_map(|t| {
+                t.reassociated(REASSOCIATED_NAMES.iter().find(|(n, _)| *n == t.name)?.1)
+            })
+            .collect();
+        v.extend(hoisted);
+        v.extend(shared);
         let fused: Vec<Template> = v
             .iter()
             .filter(|t| t.func == IdiomFn::Exp)

@@ -19,7 +19,7 @@ use ptxeq_spec::{DType, Role};
 
 const BLOCK: u32 = 512;
 
-fn input(k: ptxeq_ir::KernelIr, dtype: DType) -> CtaInput {
+fn input(k: ptxeq_ir::KernelIr, funcs: &[ptxeq_ir::KernelIr], dtype: DType) -> CtaInput {
     let t = |name: &str, role| TensorInfo {
         name: name.into(),
         role,
@@ -28,7 +28,7 @@ fn input(k: ptxeq_ir::KernelIr, dtype: DType) -> CtaInput {
     };
     CtaInput {
         kernel: Arc::new(k),
-        funcs: Vec::new(),
+        funcs: funcs.iter().cloned().map(Arc::new).collect(),
         block: [BLOCK, 1, 1],
         grid: [1, 1, 1],
         dynamic_shared: 0,
@@ -43,8 +43,18 @@ fn input(k: ptxeq_ir::KernelIr, dtype: DType) -> CtaInput {
 
 /// Runs the kernel on `xs` (one block at a time); the results as f64.
 fn run(k: &ptxeq_ir::KernelIr, f64_data: bool, xs: &[f64]) -> Vec<f64> {
+    run_in(k, &[], f64_data, xs)
+}
+
+/// [`run`] with the module's functions (f64 sin calls one).
+fn run_in(
+    k: &ptxeq_ir::KernelIr,
+    funcs: &[ptxeq_ir::KernelIr],
+    f64_data: bool,
+    xs: &[f64],
+) -> Vec<f64> {
     let dtype = if f64_data { DType::F64 } else { DType::F32 };
-    let inp = input(k.clone(), dtype);
+    let inp = input(k.clone(), funcs, dtype);
     let mut out = Vec::new();
     for chunk in xs.chunks(BLOCK as usize) {
         let mut x = chunk.to_vec();
@@ -119,6 +129,8 @@ fn reference(func: IdiomFn, x: f64) -> f64 {
         IdiomFn::Tanh => x.tanh(),
         IdiomFn::Sin => x.sin(),
         IdiomFn::Cos => x.cos(),
+        // Two arguments: not a `y = f(x)` row of this table.
+        IdiomFn::Pow => f64::NAN,
     }
 }
 
@@ -161,6 +173,95 @@ fn case(form: &str, func: IdiomFn, f64_data: bool) -> Case {
             inputs: points(-87.0, 88.0, 3000, &[0.0, 1e-30, -1e-30]),
             bound: |x| Bound::Ulp(2.0 + (1.173 * x.abs()).floor()),
         },
+        // f64: the whole positive range incl. subnormals (the expansion
+        // rescales them), zero, negatives, inf; reference f64 libm.
+        (IdiomFn::Log, _) if f64_data => {
+            let mut inputs = points(1e-6, 4.0, 2000, &[0.0, -0.0, -1.0, 1.0, 2.0]);
+            inputs.extend(points(4.0, 1.7e308, 1000, &[f64::INFINITY, 1e-320]));
+            inputs.extend(
+                (0..1000)
+                    .map(|i| f64::from_bits(0x0000_0000_0000_0001 + i * 0x0021_0000_0000_0000)),
+            );
+            inputs.extend_from_slice(&[5e-324, 2.2e-308, 2.3e-308, 1.0 + 1e-15, 1.0 - 1e-16]);
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
+        (IdiomFn::Tanh, _) if f64_data => Case {
+            inputs: points(
+                -25.0,
+                25.0,
+                3000,
+                &[
+                    0.6558, -0.6558, 0.6559, 1e-300, -1e-300, 5e-324, 0.0, -0.0, 40.0, -40.0,
+                ],
+            ),
+            bound: |_| Bound::Ulp(2.0),
+        },
+        // f64 sin/cos: the Cody–Waite range, the slow path's call for
+        // |x| ≥ 2^31 in every binade up to the largest double, both
+        // signs, the edges, ±0, subnormals, ±inf (NaN, as libm).
+        (IdiomFn::Sin | IdiomFn::Cos, _) if f64_data => {
+            let e31 = 2f64.powi(31);
+            let mut inputs = points(
+                -100.0,
+                100.0,
+                2000,
+                &[
+                    0.0,
+                    -0.0,
+                    5e-324,
+                    1e-300,
+                    -1e-300,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                ],
+            );
+            inputs.extend(points(
+                -e31 * 2.0,
+                e31 * 2.0,
+                500,
+                &[e31, -e31, e31 * (1.0 - 1e-16)],
+            ));
+            inputs.extend(points(1e10, 1.7e308, 500, &[f64::MAX, -f64::MAX]));
+            inputs.extend((31..1024).flat_map(|e| {
+                [1.0, 1.2345678901234, 1.5, 1.9999999]
+                    .map(|m| m * 2f64.powi(e) * if e % 2 == 0 { 1.0 } else { -1.0 })
+            }));
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
+        // sinf/cosf: the Cody–Waite range, the Payne–Hanek range up to
+        // the largest float (|x| ≥ 105615), both signs, the branch edge,
+        // ±0, subnormals and ±inf (NaN, as libm).
+        (IdiomFn::Sin | IdiomFn::Cos, false) if !f64_data => {
+            let mut inputs = points(-120.0, 120.0, 2000, &sub);
+            inputs.extend(points(-2e5, 2e5, 1000, &[105614.99, 105615.0, -105615.0]));
+            inputs.extend(points(1e5, 3.4e38, 1000, &[3.4028235e38, -3.4028235e38]));
+            inputs.extend(points(
+                -3.4e38,
+                -1e5,
+                1000,
+                &[f64::INFINITY, f64::NEG_INFINITY],
+            ));
+            // Every binade of the slow path, at a few mantissas.
+            inputs.extend((17..128).flat_map(|e| {
+                [1.0, 1.2345, 1.5, 1.999]
+                    .map(|m| m * 2f64.powi(e) * if e % 2 == 0 { 1.0 } else { -1.0 })
+            }));
+            // Triton's form flushes subnormal arguments (`.ftz`): outside
+            // its domain, as design.md §4 treats `.ftz`.
+            if form.contains("Triton") {
+                inputs.retain(|x| *x == 0.0 || x.abs() >= f64::from(f32::MIN_POSITIVE));
+            }
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
         (IdiomFn::Log | IdiomFn::Log2, fast) => {
             let mut inputs = points(1e-6, 4.0, 2000, &[0.0, -0.0, 1.2e-38]);
             inputs.extend(points(4.0, 3e38, 1000, &[f64::INFINITY, -1.0, 1.0, 2.0]));
@@ -203,15 +304,11 @@ fn every_template_computes_its_function() {
     let mut report = Vec::new();
     for row in ROWS {
         let (text, name, form, func, _) = *row;
-        let k = ptxeq_lower::lower_source(text)
-            .module
-            .kernels
-            .into_iter()
-            .find(|k| k.name == name)
-            .expect("kernel");
+        let module = ptxeq_lower::lower_source(text).module;
+        let k = module.kernel(name).expect("kernel");
         let f64_data = form.contains("f64");
         let c = case(form, func, f64_data);
-        let ys = run(&k, f64_data, &c.inputs);
+        let ys = run_in(k, &module.funcs, f64_data, &c.inputs);
         let mut worst = 0f64;
         for (x, y) in c.inputs.iter().zip(&ys) {
             // The input as the kernel saw it.
@@ -242,13 +339,9 @@ fn every_template_computes_its_function() {
 fn recognised_kernels_compute_the_function() {
     for row in ROWS {
         let (text, name, form, func, _) = *row;
-        let k = ptxeq_lower::lower_source(text)
-            .module
-            .kernels
-            .into_iter()
-            .find(|k| k.name == name)
-            .expect("kernel");
-        let r = recognise(&k);
+        let module = ptxeq_lower::lower_source(text).module;
+        let k = module.kernel(name).expect("kernel");
+        let r = ptxeq_idioms::recognise_in(k, &module.funcs);
         let f64_data = form.contains("f64");
         let xs = points(0.01, 20.0, 256, &[]);
         let ys = run(&r.ir, f64_data, &xs);
@@ -259,6 +352,103 @@ fn recognised_kernels_compute_the_function() {
                 ulps(*y, want, f64_data) <= 0.5 + f64::EPSILON,
                 "{form}: {x} → {y}, want {want}"
             );
+        }
+    }
+}
+
+/// Two-result templates (`sincosf`): both results of the template's
+/// original PTX agree with libm at the sinf/cosf inputs, and after
+/// recognition the two idioms compute them.
+#[test]
+fn pair_templates_compute_both_functions() {
+    use ptxeq_idioms::PAIR_ROWS;
+    let t = |name: &str, role| TensorInfo {
+        name: name.into(),
+        role,
+        dtype: DType::F32,
+        shape: vec![u64::from(BLOCK)],
+    };
+    let run2 = |k: &ptxeq_ir::KernelIr, xs: &[f64]| -> [Vec<f64>; 2] {
+        let inp = CtaInput {
+            kernel: Arc::new(k.clone()),
+            funcs: Vec::new(),
+            block: [BLOCK, 1, 1],
+            grid: [1, 1, 1],
+            dynamic_shared: 0,
+            params: (0..3).map(|t| ParamValue::Tensor { tensor: t }).collect(),
+            tensors: vec![
+                t("x", Role::Input),
+                t("s", Role::Output),
+                t("c", Role::Output),
+            ],
+            limits: Limits::default(),
+        };
+        let mut out = [Vec::new(), Vec::new()];
+        for chunk in xs.chunks(BLOCK as usize) {
+            let mut x = chunk.to_vec();
+            x.resize(BLOCK as usize, 1.0);
+            let (r, _) = run_cta(&inp, [0, 0, 0], Ieee::new(vec![x, vec![], vec![]]));
+            assert!(r.findings.is_empty(), "{}: {:?}", k.name, r.findings);
+            for (n, o) in out.iter_mut().enumerate() {
+                let y = r
+                    .outputs
+                    .iter()
+                    .find(|o| o.tensor as usize == n + 1)
+                    .expect("output");
+                let mut ys = vec![f64::NAN; BLOCK as usize];
+                for (i, e) in &y.elements {
+                    ys[*i as usize] = match e {
+                        OutputValue::Data(v) => IVal::to_f64(*v),
+                        other => panic!("{}: element {i}: {other:?}", k.name),
+                    };
+                }
+                o.extend_from_slice(&ys[..chunk.len()]);
+            }
+        }
+        out
+    };
+    for row in PAIR_ROWS {
+        let (text, name, form, f1, f2, _) = *row;
+        let k = ptxeq_lower::lower_source(text)
+            .module
+            .kernels
+            .into_iter()
+            .find(|k| k.name == name)
+            .expect("kernel");
+        let c = case(form, f1, false);
+        let ys = run2(&k, &c.inputs);
+        let mut worst = [0f64; 2];
+        for (n, func) in [f1, f2].into_iter().enumerate() {
+            for (x, y) in c.inputs.iter().zip(&ys[n]) {
+                let x = f64::from(*x as f32);
+                let want = reference(func, x);
+                let Bound::Ulp(b) = (c.bound)(x) else {
+                    unreachable!()
+                };
+                let u = if want.is_nan() {
+                    if y.is_nan() { 0.0 } else { f64::INFINITY }
+                } else {
+                    ulps(*y, want, false)
+                };
+                worst[n] = worst[n].max(u);
+                assert!(u <= b, "{form}: {func:?}({x:e}) = {y:e}, libm {want:e}");
+            }
+        }
+        eprintln!(
+            "{form}: {} points, worst {:.2} ulp ({f1:?}), {:.2} ulp ({f2:?})",
+            c.inputs.len(),
+            worst[0],
+            worst[1]
+        );
+        // Recognised: the idioms, correctly rounded in this domain.
+        let r = recognise(&k);
+        let xs = points(0.01, 20.0, 256, &[]);
+        let ys = run2(&r.ir, &xs);
+        for (n, func) in [f1, f2].into_iter().enumerate() {
+            for (x, y) in xs.iter().zip(&ys[n]) {
+                let x = f64::from(*x as f32);
+                assert!(ulps(*y, reference(func, x), false) <= 0.5 + f64::EPSILON);
+            }
         }
     }
 }

@@ -48,11 +48,12 @@ fn every_template_builds() {
 fn every_template_kernel_is_recognised_once() {
     for row in ROWS {
         let (text, name, form, func, _) = *row;
+        let funcs = ptxeq_lower::lower_source(text).module.funcs;
         let k = kernels(text)
             .into_iter()
             .find(|k| k.name == name)
             .expect("kernel");
-        let r = recognise(&k);
+        let r = ptxeq_idioms::recognise_in(&k, &funcs);
         assert_eq!(r.found.len(), 1, "{form}: {:?}", r.found);
         assert_eq!(r.found[0].func, func, "{form}");
         let idioms =
@@ -237,4 +238,411 @@ fn unrecognised_bit_manipulation_is_unsupported_with_a_hint() {
     // The `mov.b32 %r2, %f8` is a plain copy; the first integer operation
     // on the bits is the shift.
     assert_eq!(f.instr.map(|i| i.index as usize), Some(shl));
+}
+
+/// A template kernel of the nvcc default-flag file with edits applied
+/// (each `(from, to)` must occur).
+fn edited(kernel: &str, edits: &[(&str, &str)]) -> KernelIr {
+    let text = ptxeq_idioms::NVCC_DEFAULT;
+    let start = text
+        .find(&format!(".visible .entry {kernel}("))
+        .expect("kernel");
+    let end = start + text[start..].find("\n}\n").expect("end") + 3;
+    let mut body = text[start..end].to_string();
+    for (from, to) in edits {
+        assert!(body.contains(from), "{from}");
+        body = body.replacen(from, to, 1);
+    }
+    let header = &text[..text.find(".visible").expect("entry")];
+    kernels(&format!("{header}{body}"))
+        .into_iter()
+        .next()
+        .expect("kernel")
+}
+
+/// sinf's Payne–Hanek path keeps a scratch array in local memory; the
+/// array may sit at any aligned offset of a larger depot.
+#[test]
+fn sinf_scratch_array_at_an_offset_of_a_larger_depot() {
+    let depot = ".local .align 4 .b8 \t__local_depot5[28];";
+    let add = "add.u64 \t%rd9, %SPL, 0;";
+    let k = edited("t_sinf", &[]);
+    let r = recognise(&k);
+    assert_eq!(r.found.len(), 1);
+    assert_eq!(r.found[0].func, IdiomFn::Sin);
+    // No local access survives; the depot's address `mov` does.
+    assert!(!r.ir.instrs.iter().any(|d| matches!(&d.instr,
+        Instr::Ld(m) | Instr::St(m) if m.space == ptxeq_ir::StateSpace::Local)));
+    let k = edited(
+        "t_sinf",
+        &[
+            (depot, ".local .align 4 .b8 \t__local_depot5[64];"),
+            (add, "add.u64 \t%rd9, %SPL, 36;"),
+        ],
+    );
+    assert_eq!(recognise(&k).found.len(), 1, "offset 36 of 64 bytes");
+    // Out of the depot's bounds (36 + 28 > 60): the original accesses
+    // would be out of bounds, so the expansion is left alone.
+    let k = edited(
+        "t_sinf",
+        &[
+            (depot, ".local .align 4 .b8 \t__local_depot5[60];"),
+            (add, "add.u64 \t%rd9, %SPL, 36;"),
+        ],
+    );
+    assert!(recognise(&k).found.is_empty(), "out of bounds");
+    // Misaligned for the template's 4-byte words.
+    let k = edited(
+        "t_sinf",
+        &[
+            (depot, ".local .align 4 .b8 \t__local_depot5[64];"),
+            (add, "add.u64 \t%rd9, %SPL, 2;"),
+        ],
+    );
+    assert!(recognise(&k).found.is_empty(), "misaligned");
+}
+
+/// Absorbing the scratch stores is sound only if nothing else can read
+/// the scratch bytes afterwards.
+#[test]
+fn sinf_scratch_read_outside_the_expansion_is_not_recognised() {
+    let st = "st.global.f32 \t[%rd30], %f37;";
+    // A load of a scratch word after the expansion, through the depot's
+    // base register.
+    let k = edited(
+        "t_sinf",
+        &[
+            (".reg .b32 \t%r<54>;", ".reg .b32 \t%r<55>;"),
+            (
+                st,
+                "st.global.f32 \t[%rd30], %f37;\n\tld.local.u32 \t%r54, [%SPL+8];\n\tst.global.u32 \t[%rd30+4], %r54;",
+            ),
+        ],
+    );
+    assert!(recognise(&k).found.is_empty(), "read through the base");
+    // Through the depot's name.
+    let k = edited(
+        "t_sinf",
+        &[
+            (".reg .b32 \t%r<54>;", ".reg .b32 \t%r<55>;"),
+            (
+                st,
+                "st.global.f32 \t[%rd30], %f37;\n\tld.local.u32 \t%r54, [__local_depot5+8];\n\tst.global.u32 \t[%rd30+4], %r54;",
+            ),
+        ],
+    );
+    assert!(recognise(&k).found.is_empty(), "read through the name");
+    // A generic pointer to local memory could reach it too.
+    let k = edited(
+        "t_sinf",
+        &[(
+            st,
+            "st.global.f32 \t[%rd30], %f37;\n\tcvta.local.u64 \t%rd29, %rd9;",
+        )],
+    );
+    assert!(recognise(&k).found.is_empty(), "a generic local pointer");
+    // The unedited kernel is recognised.
+    assert_eq!(recognise(&edited("t_sinf", &[])).found.len(), 1);
+}
+
+/// One changed instruction in the expansion — a Payne–Hanek table word,
+/// a scratch store's offset, a polynomial coefficient — and the sequence
+/// is no longer sinf's.
+#[test]
+fn sinf_near_misses_are_not_recognised() {
+    for (from, to) in [
+        ("mov.u32 \t%r20, 1011060801;", "mov.u32 \t%r20, 1011060802;"),
+        ("st.local.u32 \t[%rd9+4], ", "st.local.u32 \t[%rd9+8], "),
+        (
+            "ld.local.u32 \t%r52, [%rd2+-4];",
+            "ld.local.u32 \t%r52, [%rd2+-8];",
+        ),
+        ("0f3C0885E4", "0f3C0885E5"),
+        ("0f47CE4780", "0f47CE4781"),
+    ] {
+        let k = edited("t_sinf", &[(from, to)]);
+        assert!(recognise(&k).found.is_empty(), "{from} -> {to}");
+    }
+}
+
+/// f64 `log` rescales a subnormal argument in its own register; another
+/// reader of that register would see the rescaled value in the original
+/// and the argument after a rewrite, so the expansion is left alone.
+#[test]
+fn log_f64_argument_read_elsewhere_is_not_recognised() {
+    assert_eq!(recognise(&edited("t_log", &[])).found.len(), 1);
+    let k = edited(
+        "t_log",
+        &[(
+            "st.global.f64 \t[%rd9], %fd58;",
+            "st.global.f64 \t[%rd9], %fd58;\n\tst.global.f64 \t[%rd9+8], %fd56;",
+        )],
+    );
+    assert!(recognise(&k).found.is_empty());
+}
+
+/// `sincosf` shares one reduction between its two results: one match,
+/// two idioms (sin and cos), no branch or local access left — in the
+/// template kernel and in the corpus kernel built for sm_80 and sm_90.
+#[test]
+fn sincosf_is_recognised_as_two_idioms() {
+    ptxeq_idioms::build_pair(&ptxeq_idioms::PAIR_ROWS[0]).expect("builds");
+    let in_corpus = |file: &str| {
+        kernels(&corpus(file))
+            .into_iter()
+            .find(|k| k.name == "m_sincosf")
+            .expect("m_sincosf")
+    };
+    for k in [
+        edited("t_sincosf", &[]),
+        in_corpus("math/common/default_sm80.ptx"),
+        in_corpus("math/common/default_sm90.ptx"),
+    ] {
+        let r = recognise(&k);
+        let mut funcs: Vec<IdiomFn> = r.found.iter().map(|f| f.func).collect();
+        funcs.sort_by_key(|f| f.to_string());
+        assert_eq!(funcs, [IdiomFn::Cos, IdiomFn::Sin], "{}", k.name);
+        let mut idioms: Vec<IdiomFn> =
+            r.ir.instrs
+                .iter()
+                .filter_map(|d| match d.instr {
+                    Instr::Idiom { func, .. } => Some(func),
+                    _ => None,
+                })
+                .collect();
+        idioms.sort_by_key(|f| f.to_string());
+        assert_eq!(idioms, funcs, "{}", k.name);
+        let local = |d: &ptxeq_ir::InstrData| matches!(&d.instr, Instr::Ld(m) | Instr::St(m) if m.space == ptxeq_ir::StateSpace::Local);
+        assert!(!r.ir.instrs.iter().any(local), "{}", k.name);
+    }
+    // sinf and cosf written apart (sin stored before cos is computed):
+    // the template kernel, and RoPE in the corpus.
+    for k in [
+        edited("t_sin_cos", &[]),
+        edited("t_sin_cos_loop", &[]),
+        kernels(&corpus("math/common/default_sm80.ptx"))
+            .into_iter()
+            .find(|k| k.name == "m_rope")
+            .expect("m_rope"),
+    ] {
+        let mut funcs: Vec<IdiomFn> = recognise(&k).found.iter().map(|f| f.func).collect();
+        funcs.sort_by_key(|f| f.to_string());
+        assert_eq!(funcs, [IdiomFn::Cos, IdiomFn::Sin], "{}", k.name);
+    }
+    // The sin result read inside the span before it is final, or
+    // overwritten inside the span after it is: left alone. Stored once
+    // final, as nvcc does for sinf and cosf written apart: recognised.
+    let sel = "selp.f32 \t%f38, %f35, %f37, %p8;";
+    let early = "st.global.f32 \t[%rd3], %f38;\n\tselp.f32 \t%f38, %f35, %f37, %p8;";
+    let clobber = "selp.f32 \t%f38, %f35, %f37, %p8;\n\tmov.f32 \t%f38, 0f00000000;";
+    let late = "selp.f32 \t%f38, %f35, %f37, %p8;\n\tst.global.f32 \t[%rd3], %f38;";
+    for (to, n) in [(early, 0), (clobber, 0), (late, 2)] {
+        let k = edited("t_sincosf", &[(sel, to)]);
+        assert_eq!(recognise(&k).found.len(), n, "{to}");
+    }
+}
+
+/// In a loop nvcc computes the scratch array's addresses once, before it
+/// (`add %rd1, %SPL, 0`; `add %rd2, %rd1, 8`): the hoisted form takes them
+/// as inputs and checks that they point where the template's would.
+#[test]
+fn sinf_with_hoisted_scratch_address() {
+    let r = recognise(&edited_corpus("m_sinf_loop", &[]));
+    assert_eq!(r.found.len(), 1);
+    assert!(r.found[0].form.contains("hoisted"), "{}", r.found[0].form);
+    // The second address 4 bytes off: the loads would read other words.
+    let k = edited_corpus(
+        "m_sinf_loop",
+        &[("add.s64 \t%rd2, %rd1, 8;", "add.s64 \t%rd2, %rd1, 12;")],
+    );
+    assert!(recognise(&k).found.is_empty(), "inconsistent addresses");
+    // The base address used by something else: a pointer into the scratch
+    // array outside the expansion.
+    let k = edited_corpus(
+        "m_sinf_loop",
+        &[(
+            "add.s64 \t%rd2, %rd1, 8;",
+            "add.s64 \t%rd2, %rd1, 8;\n\tst.local.u32 \t[%rd1+4], %r3;",
+        )],
+    );
+    assert!(recognise(&k).found.is_empty(), "another access");
+    // An address register written twice (on another path it may point
+    // elsewhere).
+    let k = edited_corpus(
+        "m_sinf_loop",
+        &[(
+            "cvta.to.global.u64 \t%rd3, %rd7;",
+            "cvta.to.global.u64 \t%rd3, %rd7;\n\t@%p1 add.s64 \t%rd2, %rd1, 16;",
+        )],
+    );
+    assert!(recognise(&k).found.is_empty(), "two definitions");
+}
+
+/// A corpus kernel of `math/common/default_sm80.ptx` with edits.
+fn edited_corpus(kernel: &str, edits: &[(&str, &str)]) -> KernelIr {
+    let text = corpus("math/common/default_sm80.ptx");
+    let start = text
+        .find(&format!(".visible .entry {kernel}("))
+        .expect("kernel");
+    let end = start + text[start..].find("\n}\n").expect("end") + 3;
+    let mut body = text[start..end].to_string();
+    for (from, to) in edits {
+        assert!(body.contains(from), "{from}");
+        body = body.replacen(from, to, 1);
+    }
+    let header = &text[..text.find(".visible").expect("entry")];
+    kernels(&format!("{header}{body}"))
+        .into_iter()
+        .next()
+        .expect("kernel")
+}
+
+/// Loops: RoPE's pair of expansions with hoisted addresses, and two
+/// loops whose expansions share one hoisted scratch base — each accepted
+/// because the other is. When one of the two is not an expansion (a
+/// changed coefficient), its local loads could read the shared array, so
+/// the other is left alone too.
+#[test]
+fn trig_in_loops_sharing_a_scratch_base() {
+    let funcs = |k: &KernelIr| {
+        let mut f: Vec<IdiomFn> = recognise(k).found.iter().map(|f| f.func).collect();
+        f.sort_by_key(|f| f.to_string());
+        f
+    };
+    assert_eq!(
+        funcs(&edited_corpus("m_rope_loop", &[])),
+        [IdiomFn::Cos, IdiomFn::Sin]
+    );
+    assert_eq!(
+        funcs(&edited_corpus("m_sin_cos_loops", &[])),
+        [IdiomFn::Cos, IdiomFn::Sin]
+    );
+    let k = edited_corpus(
+        "m_sin_cos_loops",
+        &[(
+            "selp.f32 \t%f61, 0f3C0885E4, 0f3D2AAABB, %p19;",
+            "selp.f32 \t%f61, 0f3C0885E5, 0f3D2AAABB, %p19;",
+        )],
+    );
+    assert!(funcs(&k).is_empty(), "{:?}", funcs(&k));
+}
+
+/// `sinf(v) + sinf(2v)`, `sinf(v) + cosf(2v)`: nvcc hoists the scratch array's start once for
+/// both expansions and reassociates each slow path's load address
+/// (`add q, base, 4j; add p, q, 8; ld [q+8]`): the shared form. Each is
+/// accepted because the other is (each reads only its own stores); a
+/// load address off by a word, or a foreign read of the shared array,
+/// leaves both alone.
+#[test]
+fn two_sinf_sharing_one_scratch_array() {
+    let r = recognise(&edited_corpus("m_sinf_sum", &[]));
+    let funcs: Vec<IdiomFn> = r.found.iter().map(|f| f.func).collect();
+    assert_eq!(funcs, [IdiomFn::Sin, IdiomFn::Sin]);
+    assert!(r.found.iter().all(|f| f.form.contains("shared")), "{r:?}");
+    // sinf and cosf of different arguments alike.
+    let r = recognise(&edited_corpus("m_sin_plus_cos", &[]));
+    let funcs: Vec<IdiomFn> = r.found.iter().map(|f| f.func).collect();
+    assert_eq!(funcs, [IdiomFn::Sin, IdiomFn::Cos]);
+    let k = edited_corpus(
+        "m_sinf_sum",
+        &[(
+            "ld.local.u32 \t%r105, [%rd26+4];",
+            "ld.local.u32 \t%r105, [%rd26+8];",
+        )],
+    );
+    // The other expansion's check then sees a foreign local load.
+    assert!(recognise(&k).found.is_empty(), "a load off by a word");
+    let k = edited_corpus(
+        "m_sinf_sum",
+        &[(
+            "add.f32 \t%f69, %f72, %f75;",
+            "ld.local.f32 \t%f75, [%rd1+12];\n\tadd.f32 \t%f69, %f72, %f75;",
+        )],
+    );
+    assert!(
+        recognise(&k).found.is_empty(),
+        "a foreign read of the array"
+    );
+}
+
+/// f64 `sin`/`cos` in corpus kernels (bounds check, `-lineinfo`): the
+/// call of `__internal_trig_reduction_slowpathd` matches the template's
+/// (same body), the coefficient table the template's (same bytes).
+#[test]
+fn f64_sin_cos_with_a_call_and_a_table() {
+    let text = corpus("math/common/default_sm80.ptx");
+    let module = ptxeq_lower::lower_source(&text).module;
+    for (name, func) in [("m_sin", IdiomFn::Sin), ("m_cos", IdiomFn::Cos)] {
+        let k = module.kernel(name).expect("kernel");
+        let r = ptxeq_idioms::recognise_in(k, &module.funcs);
+        let funcs: Vec<IdiomFn> = r.found.iter().map(|f| f.func).collect();
+        assert_eq!(funcs, [func], "{name}");
+        // Without the module's functions the call cannot be checked.
+        assert!(recognise(k).found.is_empty(), "{name}");
+    }
+    let sin_with = |from: &str, to: &str| {
+        assert_eq!(text.matches(from).count(), 1, "{from}");
+        let m = ptxeq_lower::lower_source(&text.replacen(from, to, 1)).module;
+        let k = m.kernel("m_sin").expect("kernel");
+        ptxeq_idioms::recognise_in(k, &m.funcs).found.len()
+    };
+    // A constant of the called slow path changed: another function.
+    assert_eq!(sin_with("mov.u32 \t%r18, 19;", "mov.u32 \t%r18, 20;"), 0);
+    // A coefficient table byte changed.
+    assert_eq!(
+        sin_with(
+            "__cudart_sin_cos_coeffs[128] = {70, 210",
+            "__cudart_sin_cos_coeffs[128] = {71, 210"
+        ),
+        0
+    );
+    // A foreign read of the call's result (inside the call block, which
+    // the fast path branches over).
+    assert_eq!(
+        sin_with(
+            "ld.param.b32 \t%r14, [retval0+8];",
+            "ld.param.b32 \t%r14, [retval0+8];\n\tld.param.b32 \t%r5, [retval0+8];"
+        ),
+        0
+    );
+    assert_eq!(sin_with("mov.u32 \t%r18, 19;", "mov.u32 \t%r18, 19;"), 1);
+}
+
+/// Triton's `tl.sin`: the Payne–Hanek reduction is a loop over the
+/// global table `__cudart_i2opi_f`, matched whole — a changed trip
+/// count, a foreign instruction inside the loop (which the fast path's
+/// branch also skips) or a changed table byte leaves it alone.
+#[test]
+fn triton_sin_loop_is_matched_whole() {
+    let text = corpus("triton/common/sin.ptx");
+    let count = |from: &str, to: &str| {
+        assert_eq!(text.matches(from).count(), 1, "{from}");
+        let ks = kernels(&text.replacen(from, to, 1));
+        recognise(&ks[0]).found.len()
+    };
+    let ks = kernels(&text);
+    let r = recognise(&ks[0]);
+    assert_eq!(r.found.len(), 1);
+    assert_eq!(r.found[0].func, IdiomFn::Sin);
+    assert_eq!(
+        count(
+            "setp.ne.b64 \t%p4, %rd15, 24;",
+            "setp.ne.b64 \t%p4, %rd15, 20;"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            "add.s32 \t%r56, %r56, 4;",
+            "add.s32 \t%r56, %r56, 4;\n\tadd.s32 \t%r13, %r13, 1;"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            "__cudart_i2opi_f[24] = {65, 144",
+            "__cudart_i2opi_f[24] = {66, 144"
+        ),
+        0
+    );
 }

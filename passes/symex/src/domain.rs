@@ -111,6 +111,7 @@ impl Domain for TermDomain {
             BinOp::Div => t.div(a, b),
             BinOp::Min => t.min(a, b),
             BinOp::Max => t.max(a, b),
+            BinOp::Pow => t.pow(a, b),
         }
     }
 

@@ -822,6 +822,11 @@ impl<D: Domain> Engine<'_, D> {
             | Instr::CpAsyncBulkWaitGroup { .. }
             | Instr::Wgmma(_)
             | Instr::Mbarrier { .. } => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            Instr::Idiom {
+                func: IdiomFn::Pow,
+                ty,
+                ..
+            } => self.float_bin(t, info, ops, *ty, BinOp::Pow),
             Instr::Idiom { func, ty, .. } => {
                 let u = match func {
                     IdiomFn::Exp => UnOp::Exp,
@@ -830,6 +835,7 @@ impl<D: Domain> Engine<'_, D> {
                     IdiomFn::Tanh => UnOp::Tanh,
                     IdiomFn::Sin => UnOp::Sin,
                     IdiomFn::Cos => UnOp::Cos,
+                    IdiomFn::Pow => unreachable!("two-argument idiom handled above"),
                 };
                 self.float_un(t, info, ops, *ty, u)
             }
@@ -1461,8 +1467,15 @@ impl<D: Domain> Engine<'_, D> {
                     match a {
                         Value::Bits(b) => {
                             let x = crate::concrete::float_bits_to_f64(sf, b);
-                            let r = int::float_to_int(x, rnd, 64, true);
-                            let y = int::sext(r, 64) as f64;
+                            // ±inf, NaN and values of 2^52 or more (already
+                            // integers) round to themselves; a zero result
+                            // keeps the sign (`cvt.rzi.f32.f32 -0.5` is -0).
+                            let y = if !x.is_finite() || x.abs() >= 4_503_599_627_370_496.0 {
+                                x
+                            } else {
+                                let r = int::float_to_int(x, rnd, 64, true);
+                                (int::sext(r, 64) as f64).copysign(x)
+                            };
                             let bits = match df {
                                 Fmt::F64 => y.to_bits(),
                                 Fmt::F32 => u64::from((y as f32).to_bits()),

@@ -234,6 +234,12 @@ impl Domain for Ieee {
                 let q = num::to_f64(&x) / num::to_f64(&y);
                 self.rounded(fmt, q)
             }
+            // A recognised `powf`: like the `.approx` functions, the
+            // correctly rounded value (C's `pow` in f64, rounded to `fmt`).
+            BinOp::Pow => {
+                let p = num::to_f64(&x).powf(num::to_f64(&y));
+                self.rounded(fmt, p)
+            }
             BinOp::Min | BinOp::Max => {
                 let (fx, fy) = (num::to_f64(&x), num::to_f64(&y));
                 let pick_x = if fx.is_nan() {

@@ -24,6 +24,10 @@ use smallvec::SmallVec;
 use super::{List, fold_consts};
 use crate::hash::{hash_nary, tag};
 use crate::node::{Func, Node, Operands, TermId};
+
+/// Largest integer exponent `pow` multiplies out (a larger one stays a
+/// [`Node::Pow`] atom).
+pub const POW_UNROLL: u64 = 64;
 use crate::rat::Rat;
 use crate::store::{FLAG_MAYBE_INF, FLAG_SCALED, Terms};
 
@@ -486,6 +490,55 @@ impl Terms {
         }
     }
 
+    /// `x^y`, C's `pow` over the reals. Rewrites, each an identity of C's
+    /// `pow` over the reals (so exact for every domain the terms model):
+    /// - `y` an integer constant `n` (|n| ≤ [`POW_UNROLL`]): `x·…·x`
+    ///   (`n` factors; `1/(x·…·x)` for `n < 0`; `1` for `n = 0` — C
+    ///   defines `pow(x, 0) = 1` for every `x`). For `n < 0` at `x = 0`
+    ///   C gives ±inf and the reciprocal is undefined: the term semantics'
+    ///   usual treatment of a pole.
+    /// - `y` a non-integer rational constant `c`: `exp(c·log x)`. For
+    ///   `x < 0` both sides are undefined (C: NaN; `log` of a negative
+    ///   real: undefined); for `x > 0` they are equal; at `x = 0` they
+    ///   agree as limits (`0` for `c > 0`, `+inf` for `c < 0`, with
+    ///   `log 0 = -inf`).
+    /// - `x = 1`: `1` (C: for every `y`); `x` a positive rational constant
+    ///   `b`: `exp(y·log b)` (equal for every real `y`).
+    ///
+    /// Anything else is a [`Node::Pow`] atom.
+    pub fn pow(&mut self, x: TermId, y: TermId) -> TermId {
+        let x = self.as_real(x);
+        let y = self.as_real(y);
+        if let Node::Const(c) = &self.nodes[y.index()] {
+            let c = c.clone();
+            if let Some(n) = c.to_i64().filter(|n| n.unsigned_abs() <= POW_UNROLL) {
+                let factors: List = std::iter::repeat_n(x, n.unsigned_abs() as usize).collect();
+                let p = match factors.len() {
+                    0 => return self.konst(Rat::ONE),
+                    1 => x,
+                    _ => self.mul_many(&factors),
+                };
+                return if n < 0 { self.recip(p) } else { p };
+            }
+            if !c.is_integer() {
+                let l = self.func(Func::Log, x);
+                let e = self.mul(y, l);
+                return self.exp(e);
+            }
+        }
+        if let Node::Const(b) = &self.nodes[x.index()] {
+            if b.is_one() {
+                return x;
+            }
+            if b.signum() > 0 {
+                let l = self.func(Func::Log, x);
+                let e = self.mul(y, l);
+                return self.exp(e);
+            }
+        }
+        self.intern(Node::Pow(x, y))
+    }
+
     /// Compares two summands' bases (used by tests of the merge order).
     #[cfg(test)]
     pub(crate) fn base_order(&self, a: TermId, b: TermId) -> std::cmp::Ordering {
@@ -608,6 +661,49 @@ mod tests {
         let two_x = t.mul(two, x);
         let two_y = t.mul(two, y);
         assert_ne!(p, t.add(two_x, two_y));
+    }
+
+    #[test]
+    fn pow_rewrites() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let y = t.input(0, 1);
+        let (zero, one, two, m2) = (t.int(0), t.int(1), t.int(2), t.int(-2));
+        // Integer exponents multiply out; pow(x, 0) = 1 for every x.
+        assert_eq!(t.pow(x, zero), one);
+        assert_eq!(t.pow(x, one), x);
+        let sq = t.mul(x, x);
+        assert_eq!(t.pow(x, two), sq);
+        let rsq = t.recip(sq);
+        assert_eq!(t.pow(x, m2), rsq);
+        // A non-integer constant: exp(c·log x).
+        let h = t.rational(num_rational::BigRational::new(3.into(), 2.into()));
+        let l = t.func(Func::Log, x);
+        let hl = t.mul(h, l);
+        let e = t.exp(hl);
+        assert_eq!(t.pow(x, h), e);
+        // A positive constant base: exp(y·log b); base 1: 1.
+        let l2 = t.func(Func::Log, two);
+        let yl = t.mul(y, l2);
+        let e2 = t.exp(yl);
+        assert_eq!(t.pow(two, y), e2);
+        assert_eq!(t.pow(one, y), one);
+        // Otherwise an atom, rebuilt unchanged, and C's pow in f64
+        // (a negative base with an integer exponent is real).
+        let p = t.pow(x, y);
+        assert!(matches!(t.node(p), Node::Pow(a, b) if *a == x && *b == y));
+        let n = t.node(p).clone();
+        assert_eq!(t.rebuild(&n), p);
+        let v = t.eval_f64(p, &|_, i| if i == 0 { -2.0 } else { 3.0 });
+        assert_eq!(v, -8.0);
+        // Too large an integer exponent stays an atom.
+        let big = t.int(65);
+        let pb = t.pow(x, big);
+        assert!(matches!(t.node(pb), Node::Pow(..)));
+        // A negative base with a large integer: still an atom.
+        let m3 = t.int(-3);
+        let pm = t.pow(m3, y);
+        assert!(matches!(t.node(pm), Node::Pow(..)));
     }
 
     #[test]

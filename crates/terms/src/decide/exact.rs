@@ -152,7 +152,12 @@ fn step(
                 .into_iter()
                 .fold(false, |a, b| a ^ b),
         ),
-        Node::PosInf | Node::NegInf | Node::Exp(_) | Node::Func(..) | Node::Select(..) => {
+        Node::PosInf
+        | Node::NegInf
+        | Node::Exp(_)
+        | Node::Func(..)
+        | Node::Pow(..)
+        | Node::Select(..) => {
             return None;
         }
     })
@@ -169,7 +174,7 @@ pub fn is_algebraic(terms: &Terms, roots: &[TermId]) -> bool {
         let node = terms.node(t);
         if matches!(
             node,
-            Node::Exp(_) | Node::Func(..) | Node::PosInf | Node::NegInf
+            Node::Exp(_) | Node::Func(..) | Node::Pow(..) | Node::PosInf | Node::NegInf
         ) {
             return false;
         }

@@ -22,11 +22,18 @@ pub struct Interval {
     pub hi: f64,
 }
 
-/// A value during evaluation: a real enclosure or a three-valued boolean.
+/// A value during evaluation: a real enclosure, a three-valued boolean,
+/// or *certainly undefined* (see [`eval_undefined`]).
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Val {
     Real(Interval),
     Bool(Option<bool>),
+    /// Certainly undefined over the reals at this point — a logarithm or
+    /// square root of a value that is certainly negative, and everything
+    /// that arithmetic carries it into (on hardware: NaN). Never produced
+    /// by a `max`/`min` or comparison, where IEEE NaN does not simply
+    /// propagate.
+    Undefined,
 }
 
 impl Interval {
@@ -169,6 +176,42 @@ pub fn eval_intervals_with(
     input: &dyn Fn(u32, u64) -> f64,
     constants: &hashbrown::HashMap<TermId, f64>,
 ) -> Vec<Option<Interval>> {
+    eval_vals(terms, roots, input, constants)
+        .into_iter()
+        .map(|v| match v {
+            Some(Val::Real(i)) => Some(i),
+            _ => None,
+        })
+        .collect()
+}
+
+/// For each of `roots`, whether it is *certainly undefined* at the point
+/// `input` (with `constants` read as in [`eval_intervals_with`]): its
+/// evaluation takes the logarithm or square root of a value whose
+/// enclosure lies entirely below zero, and only `+`, `·`, reciprocal,
+/// `exp`, functions, `pow` or a `select` whose condition is decided carry
+/// that to the root. Such a term is NaN on hardware whatever the rounding
+/// (IEEE arithmetic propagates NaN through all of those), so a finite
+/// value on the other side is a real difference. Anything less certain is
+/// `false`.
+pub fn eval_undefined(
+    terms: &Terms,
+    roots: &[TermId],
+    input: &dyn Fn(u32, u64) -> f64,
+    constants: &hashbrown::HashMap<TermId, f64>,
+) -> Vec<bool> {
+    eval_vals(terms, roots, input, constants)
+        .into_iter()
+        .map(|v| matches!(v, Some(Val::Undefined)))
+        .collect()
+}
+
+fn eval_vals(
+    terms: &Terms,
+    roots: &[TermId],
+    input: &dyn Fn(u32, u64) -> f64,
+    constants: &hashbrown::HashMap<TermId, f64>,
+) -> Vec<Option<Val>> {
     let mut memo: HashMap<TermId, Option<Val>> = HashMap::new();
     let mut stack: Vec<(TermId, bool)> = Vec::new();
     roots
@@ -195,10 +238,7 @@ pub fn eval_intervals_with(
                 };
                 memo.insert(t, v);
             }
-            match memo.get(&r).copied().flatten() {
-                Some(Val::Real(i)) => Some(i),
-                _ => None,
-            }
+            memo.get(&r).copied().flatten()
         })
         .collect()
 }
@@ -218,6 +258,26 @@ fn step(
         _ => None,
     };
     let _ = terms;
+    let undefined = |c: &TermId| matches!(memo.get(c).copied().flatten(), Some(Val::Undefined));
+    // Certain undefinedness travels through arithmetic (IEEE NaN does);
+    // `max`/`min`, comparisons and undecided selects stop it (below).
+    if matches!(
+        node,
+        Node::Add(_)
+            | Node::Mul(_)
+            | Node::Recip(_)
+            | Node::Exp(_)
+            | Node::Func(..)
+            | Node::Pow(..)
+    ) && node.children().any(|c| undefined(&c))
+    {
+        return Some(Val::Undefined);
+    }
+    if let Node::Func(Func::Log | Func::Lg2 | Func::Sqrt, a) = node
+        && real(a).is_some_and(|x| x.hi < 0.0)
+    {
+        return Some(Val::Undefined);
+    }
     Some(match node {
         Node::Const(r) => {
             let v = r.to_f64();
@@ -253,6 +313,30 @@ fn step(
                 Func::Sin => x.periodic(f64::sin, 0.0)?,
                 Func::Cos => x.periodic(f64::cos, std::f64::consts::FRAC_PI_2)?,
             })
+        }
+        // Only at a base bounded away from 0: `x^y = e^{y·ln x}` there,
+        // each step rigorous; elsewhere (a negative base) no interval.
+        Node::Pow(a, b) => {
+            let x = real(a)?;
+            let y = real(b)?;
+            // An exactly integer exponent: repeated products, rigorous at
+            // any base (pow(-2, 2) = 4 is real).
+            if y.lo == y.hi && y.lo.fract() == 0.0 && y.lo.abs() <= 64.0 {
+                let n = y.lo as i32;
+                let mut acc = Interval::point(1.0)?;
+                for _ in 0..n.unsigned_abs() {
+                    acc = acc.mul(x)?;
+                }
+                return Some(Val::Real(if n < 0 { acc.recip()? } else { acc }));
+            }
+            if x.lo <= 0.0 {
+                return None;
+            }
+            let l = x.monotone(f64::ln, 0.0, true)?;
+            Val::Real(
+                l.mul(real(b)?)?
+                    .monotone(f64::exp, f64::NEG_INFINITY, false)?,
+            )
         }
         Node::Max(ops) | Node::Min(ops) => {
             let is_max = matches!(node, Node::Max(_));
@@ -315,9 +399,11 @@ fn step(
                     None if x == y => x,
                     None => None,
                 }),
+                (Some(Val::Undefined), _) if cond == Some(true) => Val::Undefined,
+                (_, Some(Val::Undefined)) if cond == Some(false) => Val::Undefined,
                 // One branch undefined: only the other may be taken.
-                (Some(v), None) if cond == Some(true) => v,
-                (None, Some(v)) if cond == Some(false) => v,
+                (Some(v), None | Some(Val::Undefined)) if cond == Some(true) => v,
+                (None | Some(Val::Undefined), Some(v)) if cond == Some(false) => v,
                 _ => return None,
             }
         }
@@ -356,6 +442,27 @@ mod tests {
         assert!(v[2].is_some_and(|i| i.lo <= 1.0 && 1.0 <= i.hi), "{v:?}");
         let v = eval_intervals(&t, &[e], &|_, _| 1.0);
         assert_eq!(v, vec![None], "overflow is no enclosure");
+    }
+
+    #[test]
+    fn pow_at_a_positive_base_or_an_integer_exponent() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let y = t.input(0, 1);
+        let p = t.pow(x, y);
+        let at = |a: f64, b: f64| move |_: u32, i: u64| if i == 0 { a } else { b };
+        let v = eval_intervals(&t, &[p], &at(2.0, 3.0))[0].expect("enclosure");
+        assert!(v.lo <= 8.0 && 8.0 <= v.hi && v.hi - v.lo < 1e-12, "{v:?}");
+        // A negative or zero base: an enclosure only at an integer y
+        // (repeated products), none otherwise or for 0^-n.
+        let v = eval_intervals(&t, &[p], &at(-2.0, 3.0))[0].expect("enclosure");
+        assert!(v.lo <= -8.0 && -8.0 <= v.hi && v.hi - v.lo < 1e-12, "{v:?}");
+        let v = eval_intervals(&t, &[p], &at(-2.0, -2.0))[0].expect("enclosure");
+        assert!(v.lo <= 0.25 && 0.25 <= v.hi, "{v:?}");
+        assert!(eval_intervals(&t, &[p], &at(0.0, 3.0))[0].is_some());
+        assert_eq!(eval_intervals(&t, &[p], &at(0.0, -1.0)), vec![None]);
+        assert_eq!(eval_intervals(&t, &[p], &at(-2.0, 0.5)), vec![None]);
+        assert_eq!(eval_intervals(&t, &[p], &at(0.0, 0.5)), vec![None]);
     }
 
     #[test]

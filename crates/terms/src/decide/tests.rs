@@ -197,12 +197,25 @@ fn a_wrong_branch_is_refuted() {
 #[test]
 fn equal_where_defined_but_unprovable_stays_unknown() {
     // sqrt(x)² = x wherever sqrt is real, which the normal form does not
-    // know: no proof, and no sample separates them (negative x is NaN).
+    // know: no proof. At x ≥ 0 no sample separates them; at x < 0 the
+    // left side is undefined (NaN on hardware) while x is a real number,
+    // which is a real difference — so the only witness has x < 0.
     let mut t = Terms::new();
     let x = t.input(0, 0);
     let s = t.sqrt(x);
     let ss = t.mul(s, s);
-    let d = run(&t, ss, x);
+    match run(&t, ss, x) {
+        ElementDecision::Refuted(cx) => {
+            assert!(cx.inputs[0].value < 0.0 && cx.reference.is_nan(), "{cx:?}");
+            assert!(check_counterexample(&t, ss, x, &cx));
+        }
+        d => panic!("{d:?}"),
+    }
+    // Restricted to where both are defined (sqrt(x²)² vs x²), unknown.
+    let x2 = t.mul(x, x);
+    let s2 = t.sqrt(x2);
+    let ss2 = t.mul(s2, s2);
+    let d = run(&t, ss2, x2);
     assert!(
         matches!(&d, ElementDecision::Unknown { residual: Some(r), .. } if r.contains("sqrt")),
         "{d:?}"
@@ -667,4 +680,100 @@ fn relu6_dropped_clamp_is_refuted_inside_its_case() {
     };
     assert_witness(&t, relu6, relu, &cx);
     assert!(cx.inputs[0].value > 6.0, "{cx:?}");
+}
+
+#[test]
+fn pow_general_is_not_exp_of_log() {
+    // C's pow(x, y) and fast math's 2^(y·lg2 x) = e^{y·ln x} differ only
+    // at x < 0 (an integer y gives a real pow, the other is undefined):
+    // never proved; refuted with a witness where the fast form is
+    // certainly undefined (NaN on hardware) and pow is a real number.
+    let mut t = Terms::new();
+    let x = t.input(0, 0);
+    let y = t.input(1, 0);
+    let p = t.pow(x, y);
+    let l = t.func(Func::Lg2, x);
+    let e = t.mul(y, l);
+    let fast = t.func(Func::Ex2, e);
+    let ElementDecision::Refuted(cx) = run(&t, fast, p) else {
+        panic!("not refuted");
+    };
+    assert!(cx.reference.is_nan() && cx.candidate.is_finite(), "{cx:?}");
+    let (xv, yv) = (cx.inputs[0].value, cx.inputs[1].value);
+    assert!(xv < 0.0 && yv.fract() == 0.0, "{cx:?}");
+    assert_eq!(cx.candidate, xv.powf(yv));
+    assert!(check_counterexample(&t, fast, p, &cx));
+    // The same witness with the sides' NaN-ness not certain is rejected:
+    // a finite pair at that point does not separate them.
+    let swapped = Counterexample {
+        reference: cx.candidate,
+        candidate: cx.candidate,
+        ..cx.clone()
+    };
+    assert!(!check_counterexample(&t, fast, p, &swapped) || xv.powf(yv).is_nan());
+    // The same pow is proved by identity, a different one is refuted.
+    let p2 = t.pow(x, y);
+    assert_proved(&t, p, p2);
+}
+
+#[test]
+fn pow_with_constant_exponents() {
+    let mut t = Terms::new();
+    let x = t.input(0, 0);
+    // pow(x, 1.5) = ex2(1.5·lg2 x) (fast math's __powf(x, 1.5f)).
+    let c = t.constant(Rat::new(3, 2).expect("nonzero"));
+    let p = t.pow(x, c);
+    let l = t.func(Func::Lg2, x);
+    let e = t.mul(c, l);
+    let fast = t.func(Func::Ex2, e);
+    assert_proved(&t, p, fast);
+    // pow(x, 2) = x·x; pow(x, 3) ≠ x·x, with an exact witness.
+    let two = t.int(2);
+    let three = t.int(3);
+    let sq = t.mul(x, x);
+    let p2 = t.pow(x, two);
+    assert_proved(&t, p2, sq);
+    let p3 = t.pow(x, three);
+    assert_refuted(&t, p3, sq);
+    // pow(x, -0.5) = 1/sqrt(x) is not known to the normal form: unknown,
+    // never refuted (they are equal where both are defined).
+    let mh = t.constant(Rat::new(-1, 2).expect("nonzero"));
+    let pm = t.pow(x, mh);
+    let rs = t.rsqrt(x);
+    assert!(!matches!(run(&t, pm, rs), ElementDecision::Refuted(_)));
+}
+
+#[test]
+fn undefined_only_counts_when_certain_and_carried_by_arithmetic() {
+    let mut t = Terms::new();
+    let x = t.input(0, 0);
+    let zero = t.int(0);
+    // ln x vs 0: at x < 0 the left side is certainly undefined, so a
+    // witness exists (ln x = 0 only at x = 1).
+    let l = t.func(Func::Log, x);
+    let cx = match run(&t, l, zero) {
+        ElementDecision::Refuted(cx) => cx,
+        d => panic!("{d:?}"),
+    };
+    assert!(check_counterexample(&t, l, zero, &cx));
+    // max(ln x, 0) vs max(ln x, 0) + 0: proved, nothing to refute; and
+    // max(ln x, 0) vs 0 is never refuted through NaN (PTX max returns the
+    // non-NaN operand), only where ln x > 0 really.
+    let m = t.max(l, zero);
+    if let ElementDecision::Refuted(cx) = run(&t, m, zero) {
+        assert!(
+            cx.reference.is_finite() && cx.candidate.is_finite(),
+            "{cx:?}"
+        );
+        assert!(cx.inputs[0].value > 1.0, "{cx:?}");
+    }
+    // Both sides undefined at the same point: not a difference.
+    let s = t.func(Func::Sqrt, x);
+    let ls = t.func(Func::Log, s);
+    let half = t.constant(Rat::new(1, 2).expect("nonzero"));
+    let hl = t.mul(half, l);
+    assert!(
+        eval_undefined(&t, &[hl, ls], &|_, _| -4.0, &hashbrown::HashMap::new()) == [true, true]
+    );
+    assert!(!matches!(run(&t, hl, ls), ElementDecision::Refuted(cx) if cx.inputs[0].value < 0.0));
 }

@@ -144,6 +144,13 @@ pub enum AppOp {
     Func(Func),
     /// `exp` of an argument that is not an exp-free polynomial.
     Exp,
+    /// `pow(x, y)` (C's `pow`) over the normal forms of base and exponent:
+    /// what `Terms::pow` left (neither an integer nor a rational constant
+    /// exponent, nor a positive constant base). Not `exp(y·log x)`: for a
+    /// negative base and an integer exponent `pow` is real and that is
+    /// undefined, so they are different functions (fast math's `__powf`
+    /// is the latter).
+    Pow,
     /// `max` of the (sorted, de-duplicated) arguments.
     Max,
     /// `min` of the (sorted, de-duplicated) arguments.
@@ -427,6 +434,7 @@ impl<'t> Normalizer<'t> {
         match self.terms.node(t) {
             Node::Add(ops) | Node::Mul(ops) | Node::Max(ops) | Node::Min(ops) => ops.to_vec(),
             Node::Recip(a) | Node::Exp(a) | Node::Func(_, a) => vec![*a],
+            Node::Pow(a, b) => vec![*a, *b],
             _ => Vec::new(),
         }
     }
@@ -488,6 +496,13 @@ impl<'t> Normalizer<'t> {
             Node::Max(ops) => self.extremum(t, AppOp::Max, ops),
             Node::Min(ops) => self.extremum(t, AppOp::Min, ops),
             Node::Func(f, a) => self.func(t, *f, *a)?,
+            Node::Pow(a, b) => match (self.get(*a), self.get(*b)) {
+                (Ok(x), Ok(y)) => {
+                    let args = vec![x.clone(), y.clone()];
+                    self.app_atom(AppOp::Pow, args, t)
+                }
+                _ => self.opaque(t),
+            },
             Node::Exp(a) => match self.get(*a) {
                 Ok(r) => match exponent(r) {
                     Some(h) => exp_of(h),
@@ -851,6 +866,7 @@ impl<'t> Normalizer<'t> {
         let name = match op {
             AppOp::Func(f) => f.name(),
             AppOp::Exp => "exp",
+            AppOp::Pow => "pow",
             AppOp::Max => "max",
             AppOp::Min => "min",
             AppOp::Opaque(..) => return format!("[{}]", self.terms.display_limited(origin, 40)),

@@ -1,0 +1,38 @@
+// Test kernels for tests/powf.rs: powf(x, c) for exponents not used to
+// build the class templates (templates/powf.cu), one kernel each; the
+// kernel name is p_<hex bits of c>.
+// nvcc-build: powf-consts.ptx -arch=sm_80
+#define P(name, y) \
+  extern "C" __global__ void name(const float* x, float* z) { int i = threadIdx.x; z[i] = powf(x[i], y); }
+P(p_3f000000, 0.5f)
+P(p_3e800000, 0.25f)
+P(p_3fa66666, 1.2999999523162842f)
+P(p_40f00000, 7.5f)
+P(p_42c90000, 100.5f)
+P(p_3dcccccd, 0.10000000149011612f)
+P(p_0020aac8, 3.000000645916e-39f)
+P(p_3a83126f, 0.0010000000474974513f)
+P(p_412c0000, 10.75f)
+P(p_42053333, 33.29999923706055f)
+P(p_bf400000, -0.75f)
+P(p_c0533333, -3.299999952316284f)
+P(p_be800000, -0.25f)
+P(p_c1280000, -10.5f)
+P(p_ba83126f, -0.0010000000474974513f)
+P(p_8020aac8, -3.000000645916e-39f)
+P(p_40c00000, 6.0f)
+P(p_40e00000, 7.0f)
+P(p_41800000, 16.0f)
+P(p_41880000, 17.0f)
+P(p_42ca0000, 101.0f)
+P(p_4be4e1c0, 30000000.0f)
+P(p_7149f2ca, 1.0000000150474662e+30f)
+P(p_4c000000, 33554432.0f)
+P(p_c0800000, -4.0f)
+P(p_c0a00000, -5.0f)
+P(p_c0e00000, -7.0f)
+P(p_c1800000, -16.0f)
+P(p_c1880000, -17.0f)
+P(p_f149f2ca, -1.0000000150474662e+30f)
+P(p_3f800000, 1.0f)
+P(p_40000000, 2.0f)

@@ -65,12 +65,9 @@ fn check_case(spec: &CheckSpec) -> Result<Vec<Checked>, String> {
         // As in the pipeline (the db's `recognised` query), inlined math
         // idioms are replaced before validation: their internal branches
         // on data are part of a recognised function, not kernel control.
-        let kernel = &ptxeq_idioms::recognise(kernel).ir;
-        let funcs: Vec<KernelIr> = module
-            .funcs
-            .iter()
-            .map(|f| ptxeq_idioms::recognise(f).ir)
-            .collect();
+        let (kernel, funcs) = ptxeq_idioms::recognise_all(kernel, &module.funcs);
+        let kernel = &kernel.ir;
+        let funcs: Vec<KernelIr> = funcs.into_iter().map(|f| f.ir).collect();
         let start = Instant::now();
         let report = validate(kernel, &|n| funcs.iter().find(|f| f.name == n), &tensors);
         out.push(Checked {

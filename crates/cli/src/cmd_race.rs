@@ -81,7 +81,7 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
         );
         if let Some(s) = &r.structured {
             for p in &s.problems {
-                let pos = res.resolve(ptxeq_exec::InstrRef::kernel(p.instr));
+                let pos = res.resolve_named(&p.function, p.instr);
                 outln!("  unsupported: {}", p.message);
                 outln!("    at {pos}");
             }

@@ -63,6 +63,18 @@ impl<'a> Resolver<'a> {
         Some(format!("{name}:{line} | {text}"))
     }
 
+    /// Instruction `index` of the function called `function` — the kernel
+    /// or one of its `.func`s (a structural problem found inside a callee
+    /// names the callee, and its index counts there, not in the kernel).
+    pub fn resolve_named(&self, function: &str, index: u32) -> Position {
+        let func = self
+            .input
+            .filter(|i| i.kernel.name != function)
+            .and_then(|i| i.funcs.iter().position(|f| f.name == function))
+            .map_or(0, |p| p as u32 + 1);
+        self.resolve(InstrRef { func, index })
+    }
+
     pub fn new(db: &'a Database, file: SourceFile, input: Option<&'a CtaInput>) -> Self {
         Resolver {
             db,

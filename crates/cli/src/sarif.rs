@@ -10,7 +10,7 @@
 
 use clap::ValueEnum;
 use ptxeq_db::{CheckReport, Database, KernelRaceReport, Slot};
-use ptxeq_exec::{Finding, FindingKind, InstrRef, format_ranges};
+use ptxeq_exec::{Finding, FindingKind, format_ranges};
 use ptxeq_verdicts::Failure;
 use serde_json::{Value, json};
 
@@ -155,7 +155,7 @@ fn race_results(db: &Database, reports: &[KernelRaceReport]) -> Vec<Value> {
         let ptx = uri(&r.file.path(db).to_string_lossy());
         if let Some(s) = &r.structured {
             for p in &s.problems {
-                let pos = res.resolve(InstrRef::kernel(p.instr));
+                let pos = res.resolve_named(&p.function, p.instr);
                 results.push(result(
                     "unsupported",
                     &format!("{} `{}`: {}", r.slot.word(), r.entry, p.message),

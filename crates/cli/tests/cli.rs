@@ -389,3 +389,39 @@ fn check_sarif_names_the_failing_element() {
         "{text}"
     );
 }
+
+#[test]
+fn a_problem_inside_a_called_func_is_located_in_that_func() {
+    // f64 pow calls `.func __internal_accurate_pow`, whose data-dependent
+    // branches are unsupported: each must be shown at the callee's own
+    // instruction and PTX line, not at the kernel's instruction with the
+    // same index.
+    let (code, out, _) = ptxeq(&["check", "corpus/math/pow-f64-unsupported-sm80/check.toml"]);
+    assert_eq!(code, 2, "{out}");
+    let first = out
+        .lines()
+        .skip_while(|l| !l.contains("in .func `__internal_accurate_pow`"))
+        .nth(1)
+        .expect("a located problem");
+    assert!(first.contains("`@%p") && first.contains(" bra "), "{first}");
+    let ptx = std::fs::read_to_string(repo().join("corpus/math/common/default_sm90.ptx")).unwrap();
+    let line: usize = first
+        .split("(ptx:")
+        .nth(1)
+        .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|s| s.parse().ok())
+        .expect("a PTX line");
+    let func_start = ptx
+        .lines()
+        .rposition(|l| l.contains(".func") && l.contains("__internal_accurate_pow"))
+        .expect("the callee's definition")
+        + 1;
+    assert!(
+        line > func_start,
+        "line {line} is before the callee at {func_start}"
+    );
+    assert!(
+        ptx.lines().nth(line - 1).is_some_and(|l| l.contains("bra")),
+        "{first}"
+    );
+}

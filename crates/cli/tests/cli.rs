@@ -413,6 +413,8 @@ fn a_problem_inside_a_called_func_is_located_in_that_func() {
         .expect("a PTX line");
     let func_start = ptx
         .lines()
+        .collect::<Vec<_>>()
+        .iter()
         .rposition(|l| l.contains(".func") && l.contains("__internal_accurate_pow"))
         .expect("the callee's definition")
         + 1;

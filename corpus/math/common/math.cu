@@ -107,8 +107,39 @@ MAP(m_sin_plus_cos, float, sinf(v) + cosf(2.0f * v))
 // `__cudart_sin_cos_coeffs` at a quadrant-dependent offset.
 MAP(m_sin, double, sin(v))
 MAP(m_cos, double, cos(v))
-// Not recognised (pinned unsupported): f64 pow calls
-// `.func __internal_accurate_pow`; two powf of different arguments in one
-// expression interleave their expansions' blocks.
+// f64 pow calls `.func __internal_accurate_pow` (pow(v, v): nvcc merges
+// the special cases of equal arguments). Two powf of different arguments
+// in one expression: both results' initial 1.0 is set before the first
+// expansion, the first's as a copy of the second's.
 MAP(m_pow_f64, double, pow(v, v))
 MAP(m_two_powf, float, powf(v, 1.5f) + powf(2.0f * v, 2.5f))
+// f64 pow of two arguments: special cases after `ret`, returning onto
+// the final select; and the arguments swapped (a bug).
+extern "C" __global__ void m_powxy_f64(const double* x, const double* z, double* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = pow(x[i], z[i]);
+}
+extern "C" __global__ void m_powyx_f64(const double* x, const double* z, double* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = pow(z[i], x[i]);
+}
+// Not recognised (pinned unsupported): pow(v, v + 1.0) is scheduled
+// apart from both templates (nvcc if-converts the negative-base case's
+// select above its branch).
+MAP(m_pow_f64_shift, double, pow(v, v + 1.0))
+// GELU with the exact erf (LLM MLPs): erff is a branch between two
+// polynomials, the larger one through ex2; fast math only adds .ftz.
+// And the tanh approximation of GELU, a different function.
+MAP(m_gelu_erf, float, 0.5f * v * (1.0f + erff(v * 0.70710678f)))
+MAP(m_gelu_tanh, float, 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v))))
+// expm1f / log1pf and their naive forms (the same real functions).
+MAP(m_expm1f, float, expm1f(v))
+MAP(m_expf_minus_one, float, expf(v) - 1.0f)
+MAP(m_log1pf, float, log1pf(v))
+MAP(m_logf_one_plus, float, logf(1.0f + v))
+// log10f / exp10f / sinhf / coshf, and sinh written with expf.
+MAP(m_log10f, float, log10f(v))
+MAP(m_exp10f, float, exp10f(v))
+MAP(m_sinhf, float, sinhf(v))
+MAP(m_sinh_expform, float, 0.5f * (expf(v) - expf(-v)))
+MAP(m_coshf, float, coshf(v))

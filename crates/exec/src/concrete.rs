@@ -103,6 +103,13 @@ impl Domain for Concrete {
             UnOp::Tanh => x.tanh(),
             UnOp::Exp => x.exp(),
             UnOp::Ln => x.ln(),
+            UnOp::Erf => libm::erf(x),
+            UnOp::Expm1 => x.exp_m1(),
+            UnOp::Log1p => x.ln_1p(),
+            UnOp::Log10 => x.log10(),
+            UnOp::Exp10 => libm::exp10(x),
+            UnOp::Sinh => x.sinh(),
+            UnOp::Cosh => x.cosh(),
         })
     }
 

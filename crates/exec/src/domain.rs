@@ -19,7 +19,9 @@
 //! Conventions (design.md §4, printed in every report): rounding modes,
 //! `.ftz`, `.sat` and f16/bf16/f32/f64 width changes are the identity on the
 //! real value (as in `-ffast-math`); unordered comparisons (`ltu`, ...)
-//! equal the ordered ones because real values are never NaN.
+//! equal the ordered ones because real values are never NaN. The bit-exact
+//! domain, whose values can be NaN, evaluates them exactly
+//! ([`Domain::cmp_unordered`], [`Domain::unordered`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +110,19 @@ pub enum UnOp {
     Exp,
     /// Natural logarithm (a recognised `logf`/`log` idiom).
     Ln,
+    /// The error function (a recognised `erff` idiom).
+    Erf,
+    /// `e^x − 1` (a recognised `expm1f` idiom): one operation so that the
+    /// bit-exact domain rounds once, as libm's `expm1` does near 0.
+    Expm1,
+    /// `ln(1 + x)` (a recognised `log1pf` idiom), likewise.
+    Log1p,
+    /// `log10 x`, `10^x`, `sinh x`, `cosh x` (recognised `log10f`,
+    /// `exp10f`, `sinhf`, `coshf` idioms), likewise one rounding each.
+    Log10,
+    Exp10,
+    Sinh,
+    Cosh,
 }
 
 /// Binary real operations.
@@ -222,6 +237,19 @@ pub trait Domain {
 
     /// A data boolean.
     fn cmp(&mut self, op: Cmp, a: Self::Val, b: Self::Val) -> Self::Val;
+    /// PTX's unordered comparison (`setp.ltu` …): `a op b`, or `a` or `b`
+    /// is NaN. Real values are never NaN (design.md §4), so by default it
+    /// is the ordered [`Domain::cmp`]; only a domain whose values can be
+    /// NaN ([`crate::Ieee`]) overrides it.
+    fn cmp_unordered(&mut self, op: Cmp, a: Self::Val, b: Self::Val) -> Self::Val {
+        self.cmp(op, a, b)
+    }
+    /// `a` or `b` is NaN (`setp.nan`; `setp.num` is its negation). False
+    /// over the reals. The engine asks only bit-exact domains
+    /// ([`Domain::BIT_EXACT`]); the others get the constant directly.
+    fn unordered(&mut self, _a: Self::Val, _b: Self::Val) -> Self::Val {
+        self.bool_const(false)
+    }
     fn bool_const(&mut self, b: bool) -> Self::Val;
     fn not(&mut self, a: Self::Val) -> Self::Val;
     fn bool_op(&mut self, op: BoolOp, a: Self::Val, b: Self::Val) -> Self::Val;

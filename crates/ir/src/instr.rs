@@ -51,7 +51,8 @@ kw_enum! {
     /// sequence by `passes/idioms` (never produced by lowering).
     pub enum IdiomFn {
         Exp = "exp", Log = "log", Log2 = "log2", Tanh = "tanh", Sin = "sin", Cos = "cos",
-        Pow = "pow",
+        Pow = "pow", Erf = "erf", Expm1 = "expm1", Log1p = "log1p",
+        Log10 = "log10", Exp10 = "exp10", Sinh = "sinh", Cosh = "cosh",
     }
 }
 

@@ -10,6 +10,11 @@
 //! `J` and the tail (the *consumer*: the store, the rest of a loop body,
 //! the `ret`) is not the expansion's.
 //!
+//! f64 `pow` returns from its tail onto a step of the main part instead
+//! (the final select of 1 for `x == 1 || y == 0`, which every path
+//! runs): the join label then lands inside the expansion and is its own
+//! like any other (`rejoin`).
+//!
 //! The rewrite puts the idiom at the main part's last step (right before
 //! `J`) and absorbs everything else, tail included. That is the original
 //! computation when (checked by [`accept`]): every main-part branch lands
@@ -116,6 +121,9 @@ pub(crate) struct Branches {
     pub join: Option<usize>,
     /// The branch steps that go to the join.
     pub to_join: FxHashSet<usize>,
+    /// The main-part step the join lands on, when it is not right after
+    /// the main part (see [`crate::template::Template::rejoin`]).
+    pub rejoin: Option<usize>,
 }
 
 /// The branch targets of a template's `steps` (at kernel positions
@@ -134,7 +142,10 @@ pub(crate) fn branches(
     };
     let join = order.iter().position(|i| tail.contains(i));
     // The join: where the tail's last step (an unconditional branch)
-    // returns to.
+    // returns to — right after the main part (powf), or onto one of its
+    // steps (f64 pow: the final select of 1 for `x == 1 || y == 0`
+    // follows the join; `rejoin`).
+    let mut rejoin = None;
     let join_pos = match join {
         None => None,
         Some(j) => {
@@ -143,7 +154,11 @@ pub(crate) fn branches(
                 return Err("the tail does not end with a branch back".into());
             }
             let p = label_at(last)?;
-            if p > st || order[j - 1] + 1 != p || !writes(&steps[j - 1]).contains(&out) {
+            rejoin = order[..j].iter().position(|&i| i == p);
+            if p > st
+                || order[j - 1] + 1 != p && rejoin.is_none()
+                || !writes(&steps[j - 1]).contains(&out)
+            {
                 return Err(
                     "the main part does not end with the result, right before the join".into(),
                 );
@@ -161,7 +176,7 @@ pub(crate) fn branches(
         let at = order.iter().position(|&i| i >= t).unwrap_or(order.len());
         if Some(t) == join_pos {
             to_join.insert(j);
-            target.insert(j, join.unwrap_or(order.len()));
+            target.insert(j, rejoin.or(join).unwrap_or(order.len()));
         } else if t > order[j] && (t <= st || tail.contains(&t) && lands_on_step(k, order, at, t)) {
             // Forward inside the main part or inside the tail, or into the
             // tail onto a step (past constant `mov`s only).
@@ -178,6 +193,7 @@ pub(crate) fn branches(
         target,
         join,
         to_join,
+        rejoin,
     })
 }
 
@@ -186,13 +202,18 @@ pub(crate) fn branches(
 /// to the join (powf: `x = 1` or `y = 0` give 1) wherever it likes —
 /// in a kernel, above its bounds check — so the matcher looks for it on
 /// its own ([`accept`]).
+///
+/// `hoistable`: also without a tail (powf with a constant exponent: in
+/// `powf(a, c) + powf(b, d)` nvcc sets both results' 1.0 before the first
+/// expansion, the first's as a copy of the second's).
 pub(crate) fn split_out_init(
     order: &mut Vec<usize>,
     steps: &mut Vec<InstrData>,
     out: RegId,
     tail: &Range<usize>,
+    hoistable: bool,
 ) -> Option<Imm> {
-    if !order.iter().any(|i| tail.contains(i)) {
+    if !hoistable && !order.iter().any(|i| tail.contains(i)) {
         return None;
     }
     let is_init = |d: &InstrData| {
@@ -203,7 +224,20 @@ pub(crate) fn split_out_init(
     let inits: Vec<usize> = (0..steps.len())
         .filter(|&j| !tail.contains(&order[j]) && is_init(&steps[j]))
         .collect();
-    let [j] = inits.as_slice() else {
+    // Several (powf(x, c) also sets the NaN result by a `mov`): the
+    // initial one is the first write of the result, before any branch.
+    let first_write = steps.iter().position(|s| writes(s).contains(&out));
+    let first_branch = steps
+        .iter()
+        .position(|s| matches!(s.instr, Instr::Bra { .. }));
+    let initial = match inits.as_slice() {
+        [j] => Some(*j),
+        _ if hoistable => {
+            first_write.filter(|j| inits.contains(j) && first_branch.is_none_or(|b| *j < b))
+        }
+        _ => None,
+    };
+    let Some(j) = &initial else {
         return None;
     };
     let Operand::Imm(c) = steps[*j].operands[1] else {
@@ -256,7 +290,12 @@ pub(super) fn out_init_uses_ok(
 /// expansion and every step that reads it, and reach the expansion on
 /// every path (no label between it and the first step, no other write of
 /// the result in between).
-fn out_init_at(
+///
+/// `mov out, r` counts when `r` holds `c` there ([`copied_const`]); a
+/// label nothing jumps to any more (an earlier expansion's, absorbed
+/// with its branches) is passed only by falling through, so it does not
+/// break the path ([`jumped_to`]).
+pub(super) fn out_init_at(
     t: &crate::template::Template,
     k: &KernelIr,
     m: &super::Found,
@@ -273,7 +312,7 @@ fn out_init_at(
     let d = &k.instrs[p];
     let is_mov = d.guard.is_none()
         && matches!(d.instr, Instr::Mov { .. })
-        && d.operands.get(1) == Some(&Operand::Imm(c));
+        && (d.operands.get(1) == Some(&Operand::Imm(c)) || copied_const(k, p) == Some(c));
     let main = t.join.unwrap_or(t.steps.len());
     let first_branch = t.steps[..main]
         .iter()
@@ -282,10 +321,11 @@ fn out_init_at(
         .map(|(_, &i)| i)
         .min()
         .unwrap_or(idiom);
-    let no_label = k
-        .labels
-        .iter()
-        .all(|l| l.prototype || !(p + 1..=first).contains(&(l.target as usize)));
+    let no_label = k.labels.iter().enumerate().all(|(li, l)| {
+        l.prototype
+            || !(p + 1..=first).contains(&(l.target as usize))
+            || !jumped_to(k, LabelId(li as u32))
+    });
     // Inside the expansion, it must also come before every step that may
     // read it.
     let reads_init_before = t
@@ -295,6 +335,50 @@ fn out_init_at(
         .any(|(s, &i)| i < p && s.operands.contains(&Operand::Reg(OUT_INIT)));
     (is_mov && p < first_branch && (p < first && no_label || p > first && !reads_init_before))
         .then_some(Some(p))
+}
+
+/// The constant an unguarded `mov d, r` at `i` copies: `r`'s nearest
+/// write before `i` is an unguarded `mov r, c` of the same type, and no
+/// label lands in between (so every path reaches `i` from it). nvcc sets
+/// one powf's initial 1.0 as a copy of another's.
+pub(crate) fn copied_const(k: &KernelIr, i: usize) -> Option<Imm> {
+    let d = &k.instrs[i];
+    let (Instr::Mov { .. }, None, [Operand::Reg(_), Operand::Reg(r)]) =
+        (&d.instr, d.guard, d.operands.as_slice())
+    else {
+        return None;
+    };
+    let p = (0..i).rev().find(|&j| writes(&k.instrs[j]).contains(r))?;
+    let w = &k.instrs[p];
+    let landed = k
+        .labels
+        .iter()
+        .any(|l| !l.prototype && (p + 1..=i).contains(&(l.target as usize)));
+    match (&w.instr, w.guard, w.operands.as_slice()) {
+        (Instr::Mov { .. }, None, [Operand::Reg(_), Operand::Imm(c)])
+            if w.instr == d.instr && !landed =>
+        {
+            Some(*c)
+        }
+        _ => None,
+    }
+}
+
+/// Can control jump to label `l` (an instruction names it; with a
+/// `brx.idx`, whose target lists are declarations, every label can)?
+pub(crate) fn jumped_to(k: &KernelIr, l: LabelId) -> bool {
+    fn names(o: &Operand, l: LabelId) -> bool {
+        match o {
+            Operand::Label(x) => *x == l,
+            Operand::Vector(v) | Operand::List(v) => v.iter().any(|o| names(o, l)),
+            Operand::Not(o) => names(o, l),
+            Operand::Pair(a, b) => names(a, l) || names(b, l),
+            _ => false,
+        }
+    }
+    k.instrs
+        .iter()
+        .any(|d| matches!(d.instr, Instr::Brx { .. }) || d.operands.iter().any(|o| names(o, l)))
 }
 
 /// Whether a branch to kernel position `t` in the tail reaches step `at`
@@ -344,6 +428,11 @@ pub(super) fn accept(
     let last = m.at[m.at.len() - 1];
     let idiom = m.at[join - 1];
     let j_pos = idiom + 1;
+    // Where the branches to the join land: after the main part, or on
+    // its rejoin step (then a label inside the main part, the
+    // expansion's own like any other).
+    let rejoin_pos = t.rejoin.map(|q| m.at[q]);
+    let join_target = rejoin_pos.unwrap_or(j_pos);
     // The tail starts at its first step or at the first place a branch
     // into it lands, if earlier (constant `mov`s may precede the step).
     let mut tail0 = m.at[join];
@@ -441,7 +530,11 @@ pub(super) fn accept(
         let ok = if t.to_join.contains(&j) {
             // Out of the tail (the rest of the tail is harmless), or
             // forward from the main part over its own instructions.
-            target == j_pos && (tail.contains(&from) || from_main && skips_ok(from, target))
+            if rejoin_pos.is_some() {
+                own.insert(*kl);
+            }
+            target == join_target
+                && (tail.contains(&from) || from_main && from < target && skips_ok(from, target))
         } else {
             own.insert(*kl);
             if tj >= join && tj < m.at.len() && from_main {

@@ -43,12 +43,27 @@
 //! reduction between two results: two-result templates, replaced by two
 //! idioms.
 //!
+//! f64 `pow` calls `.func __internal_accurate_pow` (matched by body like
+//! the one below); with both arguments variable its special cases after
+//! `ret` return onto the final `x == 1 || y == 0` select, inside the
+//! expansion (`Template::rejoin`); `pow(x, x)` is a form of its own.
+//! powf's initial 1.0 is not a step (nvcc hoists it above a bounds check,
+//! or, with two powf in one expression, above the first expansion, the
+//! first's a copy of the second's: `joined::out_init_at`).
+//!
 //! f64 `sin`/`cos` call a Payne–Hanek `.func` for huge arguments and
 //! read a module table of coefficients: a call matches only a call of a
 //! function with the template's body, a table only a variable with the
 //! template's initialiser (see `calls`). Triton's `tl.sin`/`tl.cos`
 //! reduce in a loop over such a table: a template loop matches only a
 //! kernel loop made of exactly its steps (`matcher::accept`).
+//!
+//! erff, expm1f, log1pf, log10f, exp10f, sinhf and coshf have idioms of
+//! their own: a one-argument idiom is rounded once by the bit-exact
+//! domain (as libm is), and the symbolic domain writes each as its exact
+//! term (`erf` is an atom; expm1, log1p, log10, exp10, sinh, cosh become
+//! `exp(x) − 1`, `log(1 + x)`, `log x / log 10`, … with `log 10` kept
+//! symbolic), so `expm1f(x)` and `expf(x) - 1` meet in one normal form.
 //!
 //! Soundness: a template is matched instruction for instruction (opcode,
 //! every modifier, every constant) up to register renaming, so the
@@ -69,8 +84,8 @@ mod operands;
 mod template;
 
 pub use library::{
-    NVCC_DEFAULT, NVCC_FAST, NVCC_POWF, PAIR_ROWS, POW_CLASSES, POW_GENERAL, PairRow, PowClass,
-    PowRow, ROWS, Row, TRITON, build, build_pair, build_pow_class, templates,
+    NVCC_DEFAULT, NVCC_FAST, NVCC_POWF, PAIR_ROWS, POW_CLASSES, POW_F64, POW_GENERAL, PairRow,
+    PowClass, PowRow, ROWS, Row, TRITON, build, build_pair, build_pow_class, templates,
 };
 pub use template::Template;
 

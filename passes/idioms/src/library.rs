@@ -168,10 +168,33 @@ pub const POW_GENERAL: &[Row] = &[
     ),
 ];
 
+/// f64 `pow` (nvcc, sm_80 and sm_90 alike): the core is a call of
+/// `__internal_accurate_pow` (matched by body, see `calls`), the special
+/// cases inline and (both arguments variable) after `ret`, returning to
+/// the final `x == 1 || y == 0` select (`Template::rejoin`).
+/// `tests/pow_f64.rs` checks them.
+pub const POW_F64: &[Row] = &[
+    (
+        NVCC_POWF,
+        "t_pow_xy",
+        "pow, f64 (nvcc)",
+        IdiomFn::Pow,
+        &[LIBM],
+    ),
+    // `pow(x, x)`: one argument loaded, passed as both (see [`build`]).
+    (
+        NVCC_POWF,
+        "t_pow_xx",
+        "pow(x, x), f64 (nvcc)",
+        IdiomFn::Pow,
+        &[LIBM],
+    ),
+];
+
 /// Builds the template of one constant-exponent class.
 pub fn build_pow_class(row: &PowRow) -> Result<Template, String> {
     let (text, name, class, kernels) = *row;
-    let lowered = ptxeq_lower::lower_source(text);
+    let lowered = lowered_template(text);
     let mut samples = Vec::new();
     for (kernel, y) in kernels {
         let k = lowered
@@ -337,6 +360,120 @@ pub const ROWS: &[Row] = &[
         IdiomFn::Cos,
         &[LIBM, SCRATCH, TABLE_F32],
     ),
+    // erff is a branch between two polynomials, the larger one through
+    // `ex2` and a copysign; `-use_fast_math` only adds `.ftz`.
+    (
+        NVCC_DEFAULT,
+        "t_erff",
+        "erff (nvcc, default flags)",
+        IdiomFn::Erf,
+        &[LIBM],
+    ),
+    (
+        NVCC_FAST,
+        "t_erff",
+        "erff (nvcc -use_fast_math)",
+        IdiomFn::Erf,
+        &[LIBM],
+    ),
+    (
+        TRITON,
+        "t_erf_triton",
+        "tl.math.erf / libdevice.erf (Triton)",
+        IdiomFn::Erf,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_expm1f",
+        "expm1f (nvcc, default flags)",
+        IdiomFn::Expm1,
+        &[LIBM],
+    ),
+    (
+        NVCC_FAST,
+        "t_expm1f",
+        "expm1f (nvcc -use_fast_math)",
+        IdiomFn::Expm1,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_log1pf",
+        "log1pf (nvcc, default flags)",
+        IdiomFn::Log1p,
+        &[LIBM],
+    ),
+    (
+        NVCC_FAST,
+        "t_log1pf",
+        "log1pf (nvcc -use_fast_math)",
+        IdiomFn::Log1p,
+        &[LIBM],
+    ),
+    (
+        TRITON,
+        "t_log_triton",
+        "tl.log / libdevice.log (Triton)",
+        IdiomFn::Log,
+        &[LIBM],
+    ),
+    (
+        TRITON,
+        "t_log2_triton",
+        "tl.log2 (Triton)",
+        IdiomFn::Log2,
+        &[LIBM],
+    ),
+    (
+        TRITON,
+        "t_exp_libdevice",
+        "libdevice.exp (Triton)",
+        IdiomFn::Exp,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_log10f",
+        "log10f (nvcc, default flags)",
+        IdiomFn::Log10,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_exp10f",
+        "exp10f (nvcc, default flags)",
+        IdiomFn::Exp10,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_sinhf",
+        "sinhf (nvcc, default flags)",
+        IdiomFn::Sinh,
+        &[LIBM],
+    ),
+    (
+        NVCC_FAST,
+        "t_sinhf",
+        "sinhf (nvcc -use_fast_math)",
+        IdiomFn::Sinh,
+        &[LIBM],
+    ),
+    (
+        NVCC_DEFAULT,
+        "t_coshf",
+        "coshf (nvcc, default flags)",
+        IdiomFn::Cosh,
+        &[LIBM],
+    ),
+    (
+        NVCC_FAST,
+        "t_coshf",
+        "coshf (nvcc -use_fast_math)",
+        IdiomFn::Cosh,
+        &[LIBM],
+    ),
 ];
 
 /// Names of the forms with the scratch array's address computed outside
@@ -396,7 +533,7 @@ const FUSED_NAMES: &[(&str, &str)] = &[(
 /// Builds the template of one row.
 pub fn build(row: &Row) -> Result<Template, String> {
     let (text, kernel, name, func, assumptions) = *row;
-    let lowered = ptxeq_lower::lower_source(text);
+    let lowered = lowered_template(text);
     let k = lowered
         .module
         .kernels
@@ -405,6 +542,12 @@ pub fn build(row: &Row) -> Result<Template, String> {
         .ok_or_else(|| format!("{name}: no kernel {kernel}"))?;
     let mut t = extract(k, name, func, assumptions).map_err(|e| format!("{name}: {e}"))?;
     attach_callees(&mut t, &lowered.module.funcs)?;
+    // A pow kernel that loads one value passes it as both arguments
+    // (`pow(x, x)`: nvcc merges the special cases of equal arguments, so
+    // it is a form of its own); the idiom reads it twice.
+    if func == IdiomFn::Pow && t.args.is_empty() {
+        t.args.push(t.leaf);
+    }
     if t.second.is_some() {
         return Err(format!("{name}: two results; a PAIR_ROWS row"));
     }
@@ -471,16 +614,37 @@ pub const PAIR_ROWS: &[PairRow] = &[
     ),
 ];
 
+/// The lowered module of a template file, parsed once per process: many
+/// rows share one file, and parsing it per row made template building
+/// (paid once by every `ptxeq` process) several times slower than needed.
+fn lowered_template(text: &'static str) -> &'static ptxeq_lower::LowerResult {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<usize, &'static ptxeq_lower::LowerResult>>> =
+        OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = text.as_ptr() as usize;
+    if let Some(l) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return l;
+    }
+    // Parsed outside the lock; a racing thread may parse the same file
+    // once more, and one of the two results is kept.
+    let l: &'static ptxeq_lower::LowerResult = Box::leak(Box::new(ptxeq_lower::lower_source(text)));
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    let kept: &'static ptxeq_lower::LowerResult = map.entry(key).or_insert(l);
+    kept
+}
+
 /// Builds the template of a two-result row.
 pub fn build_pair(row: &PairRow) -> Result<Template, String> {
     let (text, kernel, name, first, last, assumptions) = *row;
-    let k = ptxeq_lower::lower_source(text)
+    let k = lowered_template(text)
         .module
         .kernels
-        .into_iter()
+        .iter()
         .find(|k| k.name == kernel)
         .ok_or_else(|| format!("{name}: no kernel {kernel}"))?;
-    let mut t = extract(&k, name, last, assumptions).map_err(|e| format!("{name}: {e}"))?;
+    let mut t = extract(k, name, last, assumptions).map_err(|e| format!("{name}: {e}"))?;
     match &mut t.second {
         Some((_, f)) => *f = first,
         None => return Err(format!("{name}: one result")),
@@ -496,6 +660,7 @@ pub fn templates() -> &'static [Template] {
         let mut v: Vec<Template> = ROWS.iter().filter_map(|r| build(r).ok()).collect();
         v.extend(POW_CLASSES.iter().filter_map(|r| build_pow_class(r).ok()));
         v.extend(POW_GENERAL.iter().filter_map(|r| build(r).ok()));
+        v.extend(POW_F64.iter().filter_map(|r| build(r).ok()));
         v.extend(PAIR_ROWS.iter().filter_map(|r| build_pair(r).ok()));
         let hoisted: Vec<Template> = v
             .iter()

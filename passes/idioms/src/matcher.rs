@@ -443,6 +443,11 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
     {
         return false;
     }
+    // The result's initial constant, when the template sets it apart
+    // (powf): a `mov` reaching the expansion (`joined::out_init_at`).
+    let Some(init) = joined::out_init_at(t, k, m, &set, last) else {
+        return false;
+    };
     // An argument the expansion overwrites is the expansion's alone:
     // another reader would see the rescaled value in the original code
     // and the argument in the rewritten one.
@@ -475,7 +480,7 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
         .min()
         .unwrap_or(first);
     for (i, d) in k.instrs.iter().enumerate() {
-        if set.contains(&i) {
+        if set.contains(&i) || Some(i) == init {
             continue;
         }
         let ms = mentions(d);

@@ -56,6 +56,10 @@ pub struct Template {
     pub(crate) join: Option<usize>,
     /// The branch steps that go to the join.
     pub(crate) to_join: FxHashSet<usize>,
+    /// With a tail that returns into the main part rather than after it
+    /// (f64 `pow`: the final `x == 1 || y == 0` select follows the
+    /// join): the main-part step the join label lands on.
+    pub(crate) rejoin: Option<usize>,
     /// With a tail: the constant the result register holds on entry (the
     /// value for the cases that branch straight to the join), set by a
     /// `mov` that is not a step (see `matcher::joined`).
@@ -504,9 +508,16 @@ pub(crate) fn extract(
             }
         })
         .collect();
-    // With a tail: the result's initial constant is not a step (nvcc
-    // hoists it, even above the kernel's bounds check).
-    let out_init = crate::matcher::joined::split_out_init(&mut order, &mut steps, out, &tail);
+    // With a tail, and in powf: the result's initial constant is not a
+    // step (nvcc hoists it, even above the kernel's bounds check or
+    // another expansion).
+    let out_init = crate::matcher::joined::split_out_init(
+        &mut order,
+        &mut steps,
+        out,
+        &tail,
+        func == IdiomFn::Pow,
+    );
     // Forward branches inside the expansion; with a tail after `ret`,
     // also into it and back to the join (`matcher::joined`).
     let branches = crate::matcher::joined::branches(k, &steps, &order, st, &tail, out)?;
@@ -537,6 +548,7 @@ pub(crate) fn extract(
         args,
         join: branches.join,
         to_join: branches.to_join,
+        rejoin: branches.rejoin,
         out_init,
         second: out2.map(|r| (r, func)),
         vars,

@@ -33,3 +33,17 @@ extern "C" __global__ void t_sin_cos_loop(const float* x, float* s, float* c) { 
 // global table `__cudart_sin_cos_coeffs` at a quadrant-dependent offset.
 extern "C" __global__ void t_sin(const double* x, double* y) { int i = threadIdx.x; y[i] = sin(x[i]); }
 extern "C" __global__ void t_cos(const double* x, double* y) { int i = threadIdx.x; y[i] = cos(x[i]); }
+// erff: one odd polynomial in x·x below |x| = 1.00376, and for larger
+// |x| a polynomial in |x| fed to 1 − ex2(−|p|), copysign'd (a branch).
+extern "C" __global__ void t_erff(const float* x, float* y) { int i = threadIdx.x; y[i] = erff(x[i]); }
+// expm1f / log1pf: bit-level range reduction as in expf / logf, with the
+// small-argument polynomials that keep them accurate near 0.
+extern "C" __global__ void t_expm1f(const float* x, float* y) { int i = threadIdx.x; y[i] = expm1f(x[i]); }
+extern "C" __global__ void t_log1pf(const float* x, float* y) { int i = threadIdx.x; y[i] = log1pf(x[i]); }
+// log10f / exp10f / sinhf / coshf (default flags; fast math turns
+// log10f/exp10f into lg2/ex2.approx scaled by a constant, and only adds
+// .ftz to sinhf/coshf).
+extern "C" __global__ void t_log10f(const float* x, float* y) { int i = threadIdx.x; y[i] = log10f(x[i]); }
+extern "C" __global__ void t_exp10f(const float* x, float* y) { int i = threadIdx.x; y[i] = exp10f(x[i]); }
+extern "C" __global__ void t_sinhf(const float* x, float* y) { int i = threadIdx.x; y[i] = sinhf(x[i]); }
+extern "C" __global__ void t_coshf(const float* x, float* y) { int i = threadIdx.x; y[i] = coshf(x[i]); }

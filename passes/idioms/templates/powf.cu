@@ -29,3 +29,10 @@ P(t_powf_two, 2.0f)
 // (x or y zero, infinite, NaN, negative) out after the function's `ret`,
 // each returning by a branch back to the code after the expansion.
 extern "C" __global__ void t_powf_xy(const float* x, const float* y, float* z) { int i = threadIdx.x; z[i] = powf(x[i], y[i]); }
+// f64 pow, both arguments variable: the main computation is a call of
+// `.func __internal_accurate_pow` (its body is matched, see calls.rs);
+// the special cases are inline around it, some laid out after `ret`.
+extern "C" __global__ void t_pow_xy(const double* x, const double* y, double* z) { int i = threadIdx.x; z[i] = pow(x[i], y[i]); }
+// pow(x, x): nvcc merges the special cases of equal arguments, so the
+// code differs from t_pow_xy's (library.rs: a pow row with one argument).
+extern "C" __global__ void t_pow_xx(const double* x, double* z) { int i = threadIdx.x; z[i] = pow(x[i], x[i]); }

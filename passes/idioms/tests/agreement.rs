@@ -90,10 +90,24 @@ fn points(lo: f64, hi: f64, n: usize, extra: &[f64]) -> Vec<f64> {
     v
 }
 
-/// Distance in units in the last place of the result format.
+/// Both quiet NaN patterns, sign clear and set (as f64; the IEEE domain
+/// stores them in f32 keeping sign and payload: `0x7FC00000`,
+/// `0xFFC00000`). Every form gets them: a template must give NaN exactly
+/// where libm does, which exercises the expansions' unordered compares
+/// and `testp`s.
+const NANS: [f64; 2] = [
+    f64::from_bits(0x7FF8_0000_0000_0000),
+    f64::from_bits(0xFFF8_0000_0000_0000),
+];
+
+/// Distance in units in the last place of the result format; infinite
+/// when exactly one of the two is NaN.
 fn ulps(got: f64, want: f64, f64_data: bool) -> f64 {
     if got.is_nan() && want.is_nan() || got == want {
         return 0.0;
+    }
+    if got.is_nan() || want.is_nan() {
+        return f64::INFINITY;
     }
     if f64_data {
         if want.is_infinite() || got.is_infinite() {
@@ -129,6 +143,13 @@ fn reference(func: IdiomFn, x: f64) -> f64 {
         IdiomFn::Tanh => x.tanh(),
         IdiomFn::Sin => x.sin(),
         IdiomFn::Cos => x.cos(),
+        IdiomFn::Erf => libm::erf(x),
+        IdiomFn::Expm1 => x.exp_m1(),
+        IdiomFn::Log1p => x.ln_1p(),
+        IdiomFn::Log10 => x.log10(),
+        IdiomFn::Exp10 => libm::exp10(x),
+        IdiomFn::Sinh => x.sinh(),
+        IdiomFn::Cosh => x.cosh(),
         // Two arguments: not a `y = f(x)` row of this table.
         IdiomFn::Pow => f64::NAN,
     }
@@ -149,7 +170,7 @@ fn case(form: &str, func: IdiomFn, f64_data: bool) -> Case {
     let sub = [1e-40, -1e-40, 1.4e-45, 1e-38, 0.0, -0.0];
     match (
         func,
-        form.contains("fast") || form.contains("Triton") && func == IdiomFn::Exp,
+        form.contains("fast") || form.contains("tl.exp") && func == IdiomFn::Exp,
     ) {
         (IdiomFn::Exp, _) if f64_data => Case {
             inputs: points(
@@ -294,6 +315,114 @@ fn case(form: &str, func: IdiomFn, f64_data: bool) -> Case {
             ),
             bound: |_| Bound::Ulp(3.0),
         },
+        // erff: both polynomials, the branch edge (nvcc 1.00376, Triton
+        // 1.00295), saturation to ±1, ±0, ±inf; subnormals only where
+        // the form does not flush them (`.ftz`, design.md §4).
+        (IdiomFn::Erf, _) => {
+            let mut inputs = points(
+                -10.0,
+                10.0,
+                3000,
+                &[
+                    1.00376,
+                    -1.00376,
+                    1.003_76_f32.next_up() as f64,
+                    1.00295,
+                    -1.00295,
+                    0.0,
+                    -0.0,
+                    1e-30,
+                    -1e-30,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    3.9,
+                    4.0,
+                ],
+            );
+            inputs.extend(points(-1e-3, 1e-3, 500, &[]));
+            if !form.contains("fast") && !form.contains("Triton") {
+                inputs.extend_from_slice(&sub);
+            }
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
+        // expm1f: the whole range up to overflow, the small arguments
+        // where e^x − 1 cancels, ±0, ±inf.
+        (IdiomFn::Expm1, _) => {
+            let mut inputs = points(
+                -104.0,
+                89.0,
+                3000,
+                &[
+                    0.0,
+                    -0.0,
+                    88.72,
+                    88.73,
+                    1e-30,
+                    -1e-30,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                ],
+            );
+            inputs.extend(points(-1e-2, 1e-2, 1000, &[1e-7, -1e-7, 0.34657, -0.34657]));
+            if !form.contains("fast") {
+                inputs.extend_from_slice(&sub);
+            }
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
+        // log1pf: (−1, 3e38], the small arguments, −1 (−inf), below −1
+        // (NaN), ±0, inf.
+        (IdiomFn::Log1p, _) => {
+            let mut inputs = points(-0.999_999, 4.0, 2000, &[-1.0, -1.5, 0.0, -0.0]);
+            inputs.extend(points(4.0, 3e38, 1000, &[f64::INFINITY, 1e-30, -1e-30]));
+            inputs.extend(points(-1e-2, 1e-2, 1000, &[1e-7, -1e-7, -0.5, 1.0]));
+            if !form.contains("fast") {
+                inputs.extend_from_slice(&sub);
+            }
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
+        // log10f: the positive range incl. subnormals, 0 (−inf), negatives
+        // (NaN), inf, exact powers of ten. CUDA documents 2 ulp (of the
+        // rounded result); measured 2.02 ulp of the exact value.
+        (IdiomFn::Log10, _) => {
+            let mut inputs = points(1e-6, 4.0, 2000, &[0.0, -0.0, -1.0, 1.0, 10.0, 100.0]);
+            inputs.extend(points(4.0, 3e38, 1000, &[f64::INFINITY, 1e-30, 1e-38]));
+            inputs.extend_from_slice(&sub);
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(3.0),
+            }
+        }
+        // exp10f / sinhf / coshf: up to overflow and underflow, around 0.
+        (IdiomFn::Exp10 | IdiomFn::Sinh | IdiomFn::Cosh, _) => {
+            let (lo, hi) = if func == IdiomFn::Exp10 {
+                (-46.0, 39.0)
+            } else {
+                (-90.0, 90.0)
+            };
+            let mut inputs = points(
+                lo,
+                hi,
+                3000,
+                &[0.0, -0.0, 1e-30, -1e-30, 38.53, 89.41, -89.41, 1.0, 2.0],
+            );
+            inputs.extend(points(-1e-2, 1e-2, 500, &[]));
+            if !form.contains("fast") {
+                inputs.extend_from_slice(&sub);
+            }
+            Case {
+                inputs,
+                bound: |_| Bound::Ulp(2.0),
+            }
+        }
         _ => unreachable!("no template of {func:?}"),
     }
 }
@@ -307,7 +436,8 @@ fn every_template_computes_its_function() {
         let module = ptxeq_lower::lower_source(text).module;
         let k = module.kernel(name).expect("kernel");
         let f64_data = form.contains("f64");
-        let c = case(form, func, f64_data);
+        let mut c = case(form, func, f64_data);
+        c.inputs.extend(NANS);
         let ys = run_in(k, &module.funcs, f64_data, &c.inputs);
         let mut worst = 0f64;
         for (x, y) in c.inputs.iter().zip(&ys) {
@@ -415,7 +545,8 @@ fn pair_templates_compute_both_functions() {
             .into_iter()
             .find(|k| k.name == name)
             .expect("kernel");
-        let c = case(form, f1, false);
+        let mut c = case(form, f1, false);
+        c.inputs.extend(NANS);
         let ys = run2(&k, &c.inputs);
         let mut worst = [0f64; 2];
         for (n, func) in [f1, f2].into_iter().enumerate() {

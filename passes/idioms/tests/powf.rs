@@ -211,9 +211,10 @@ fn run(k: &KernelIr, xs: &[f64]) -> Vec<f64> {
 }
 
 /// `x` values: a log-spaced spread over the f32 range of both signs,
-/// integers, edge values. No NaN: the engine's float comparisons are
-/// those of the reals (`setp.gtu` is `>`), so a NaN input does not take
-/// the expansion's NaN path in the bit-exact domain.
+/// integers, edge values, and both quiet NaNs (sign clear and set): the
+/// bit-exact domain evaluates the expansion's unordered comparisons
+/// exactly (`setp.gtu` is true on NaN), so NaN takes its NaN path and
+/// must give libm's answer (`pow(NaN, 0) = 1`, else NaN).
 fn xs() -> Vec<f64> {
     let mut v = vec![
         0.0,
@@ -248,8 +249,17 @@ fn xs() -> Vec<f64> {
         v.push(-f64::from(i));
     }
     // Round to f32 (the kernel's inputs are f32).
-    v.iter().map(|x| f64::from(*x as f32)).collect()
+    let mut v: Vec<f64> = v.iter().map(|x| f64::from(*x as f32)).collect();
+    v.extend(NANS);
+    v
 }
+
+/// Both quiet NaN patterns (f32 `0x7FC00000` and `0xFFC00000` once the
+/// IEEE domain stores them).
+const NANS: [f64; 2] = [
+    f64::from_bits(0x7FF8_0000_0000_0000),
+    f64::from_bits(0xFFF8_0000_0000_0000),
+];
 
 /// Distance in f32 ulp of `got` from the exact `want` (0 for equal
 /// values, both NaN, or the same infinity).
@@ -603,8 +613,21 @@ fn general_agreement(form: &str, k: &KernelIr) {
         xs.push(x);
         ys.push(y);
     }
-    let xs: Vec<f64> = xs.iter().map(|x| f64::from(*x as f32)).collect();
-    let ys: Vec<f64> = ys.iter().map(|y| f64::from(*y as f32)).collect();
+    let mut xs: Vec<f64> = xs.iter().map(|x| f64::from(*x as f32)).collect();
+    let mut ys: Vec<f64> = ys.iter().map(|y| f64::from(*y as f32)).collect();
+    // NaN in either argument, against every special value of the other
+    // (libm: `pow(1, NaN) = pow(NaN, ±0) = 1`, NaN otherwise).
+    let f32_of = |v: f64| if v.is_nan() { v } else { f64::from(v as f32) };
+    for nan in NANS {
+        for &x in &special_x {
+            xs.push(f32_of(x));
+            ys.push(nan);
+        }
+        for &y in special_y.iter().chain(&NANS) {
+            xs.push(nan);
+            ys.push(f32_of(y));
+        }
+    }
     let got = run_xy(k, &xs, &ys);
     let mut worst = (0.0, 0.0, 0.0);
     let mut neg_int = 0;

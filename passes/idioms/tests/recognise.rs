@@ -646,3 +646,140 @@ fn triton_sin_loop_is_matched_whole() {
         0
     );
 }
+
+/// A kernel of template file `text` with edits applied (each must occur).
+fn edited_text(text: &str, kernel: &str, edits: &[(&str, &str)]) -> KernelIr {
+    let start = text
+        .find(&format!(".visible .entry {kernel}("))
+        .expect("kernel");
+    let end = start + text[start..].find("\n}\n").expect("end") + 3;
+    let mut body = text[start..end].to_string();
+    for (from, to) in edits {
+        assert!(body.contains(from), "{from}");
+        body = body.replacen(from, to, 1);
+    }
+    let header = &text[..text.find(".visible").expect("entry")];
+    kernels(&format!("{header}{body}"))
+        .into_iter()
+        .next()
+        .expect("kernel")
+}
+
+/// erff, expm1f, log1pf, log10f, exp10f, sinhf, coshf and Triton's
+/// erf/log/libdevice.exp are recognised as their functions; one changed
+/// coefficient, threshold, rounding mode or `.ftz` makes a different
+/// computation, left alone.
+#[test]
+fn erf_expm1_log1p_and_triton_log_near_misses() {
+    use ptxeq_idioms::{NVCC_DEFAULT, NVCC_FAST, TRITON};
+    let found =
+        |k: &KernelIr| -> Vec<IdiomFn> { recognise(k).found.iter().map(|f| f.func).collect() };
+    // (template file, kernel, function, edits making a near miss)
+    type NearMiss<'a> = (&'a str, &'a str, IdiomFn, &'a [(&'a str, &'a str)]);
+    let cases: &[NearMiss<'static>] = &[
+        // A polynomial coefficient of the small-argument branch.
+        (
+            NVCC_DEFAULT,
+            "t_erff",
+            IdiomFn::Erf,
+            &[("0f3E0375D4", "0f3E0375D5")],
+        ),
+        // The branch threshold (one comparison of the two).
+        (
+            NVCC_DEFAULT,
+            "t_erff",
+            IdiomFn::Erf,
+            &[(
+                "setp.ge.f32 \t%p2, %f5, 0f3F807B28",
+                "setp.ge.f32 \t%p2, %f5, 0f3F800000",
+            )],
+        ),
+        // Fast math's `.ftz` on the default form's kernel: the other template.
+        (
+            NVCC_FAST,
+            "t_erff",
+            IdiomFn::Erf,
+            &[("sub.ftz.f32", "sub.f32")],
+        ),
+        // 1 − ex2 replaced by 1 + ex2.
+        (
+            TRITON,
+            "t_erf_triton",
+            IdiomFn::Erf,
+            &[("sub.f32 \t%r14, %r13, %r12", "add.f32 \t%r14, %r13, %r12")],
+        ),
+        // expm1f's range-reduction magic.
+        (
+            NVCC_DEFAULT,
+            "t_expm1f",
+            IdiomFn::Expm1,
+            &[("0f4B40007F;\n\tmov.f32", "0f4B40007E;\n\tmov.f32")],
+        ),
+        // log1pf's `1 + x` rounded toward zero, here to nearest.
+        (
+            NVCC_DEFAULT,
+            "t_log1pf",
+            IdiomFn::Log1p,
+            &[("add.rz.f32", "add.rn.f32")],
+        ),
+        (
+            NVCC_FAST,
+            "t_log1pf",
+            IdiomFn::Log1p,
+            &[("0f3F317218", "0f3F317217")],
+        ),
+        // Triton's log: log(0) = −inf replaced.
+        (
+            TRITON,
+            "t_log_triton",
+            IdiomFn::Log,
+            &[("-8388608, %r36", "0, %r36")],
+        ),
+        // Triton's libdevice.exp: the range reduction rounded to nearest.
+        (
+            TRITON,
+            "t_exp_libdevice",
+            IdiomFn::Exp,
+            &[("fma.rm.ftz.f32", "fma.rn.ftz.f32")],
+        ),
+        // log10f's subnormal rescaling exponent.
+        (
+            NVCC_DEFAULT,
+            "t_log10f",
+            IdiomFn::Log10,
+            &[("0fC1B80000", "0fC1B00000")],
+        ),
+        // exp10f's scaling constant.
+        (
+            NVCC_DEFAULT,
+            "t_exp10f",
+            IdiomFn::Exp10,
+            &[("0f3C57FA62", "0f3C57FA63")],
+        ),
+        // sinhf's truncation turned into rounding.
+        (
+            NVCC_DEFAULT,
+            "t_sinhf",
+            IdiomFn::Sinh,
+            &[("cvt.rzi.f32.f32", "cvt.rni.f32.f32")],
+        ),
+        (
+            NVCC_FAST,
+            "t_coshf",
+            IdiomFn::Cosh,
+            &[("0f4B40007D", "0f4B40007E")],
+        ),
+    ];
+    for (text, kernel, func, edits) in cases {
+        assert_eq!(found(&edited_text(text, kernel, &[])), [*func], "{kernel}");
+        let k = edited_text(text, kernel, edits);
+        // Only a smaller expansion inside may still be found: fast-math
+        // coshf contains `ex2.approx(x · log2 e)`, fast expf's template.
+        let rest = found(&k);
+        assert!(
+            rest.iter()
+                .all(|f| *f == IdiomFn::Exp && *func == IdiomFn::Cosh),
+            "{kernel} {edits:?}: {rest:?}"
+        );
+    }
+}

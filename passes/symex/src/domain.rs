@@ -2,7 +2,7 @@
 //! real-valued terms.
 
 use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
-use ptxeq_terms::{BigRational, CmpOp, Func, TermId, Terms};
+use ptxeq_terms::{BigRational, CmpOp, Func, Rat, TermId, Terms};
 
 /// [`Domain`] over a [`Terms`] store. Every float value a kernel computes
 /// becomes a term; equal terms are one node, so the reference's and the
@@ -99,6 +99,40 @@ impl Domain for TermDomain {
             UnOp::Tanh => t.func(Func::Tanh, a),
             UnOp::Exp => t.exp(a),
             UnOp::Ln => t.func(Func::Log, a),
+            UnOp::Erf => t.func(Func::Erf, a),
+            // The exact terms: the normal form has no expm1/log1p atoms.
+            UnOp::Expm1 => {
+                let (e, one) = (t.exp(a), t.constant(Rat::ONE));
+                t.sub(e, one)
+            }
+            UnOp::Log1p => {
+                let one = t.constant(Rat::ONE);
+                let s = t.add(a, one);
+                t.func(Func::Log, s)
+            }
+            // log(10) kept symbolic: log10 x = log x / log 10.
+            UnOp::Log10 => {
+                let ten = t.constant(Rat::from_i64(10));
+                let (l, l10) = (t.func(Func::Log, a), t.func(Func::Log, ten));
+                t.div(l, l10)
+            }
+            UnOp::Exp10 => {
+                let ten = t.constant(Rat::from_i64(10));
+                let l10 = t.func(Func::Log, ten);
+                let p = t.mul(a, l10);
+                t.exp(p)
+            }
+            UnOp::Sinh | UnOp::Cosh => {
+                let na = t.neg(a);
+                let (e, en) = (t.exp(a), t.exp(na));
+                let s = if op == UnOp::Sinh {
+                    t.sub(e, en)
+                } else {
+                    t.add(e, en)
+                };
+                let half = t.constant(Rat::new(1, 2).expect("1/2"));
+                t.mul(s, half)
+            }
         }
     }
 
@@ -154,5 +188,49 @@ impl Domain for TermDomain {
 
     fn describe(&self, v: TermId) -> String {
         self.terms.display_limited(v, 80).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The idioms without atoms of their own are their exact terms: the
+    /// same nodes as the naive forms (`expm1f(x)` ≡ `expf(x) - 1`), and
+    /// their values those of the functions.
+    #[test]
+    fn idioms_lower_to_exact_terms() {
+        let mut d = TermDomain::default();
+        let x = d.terms.input(0, 0);
+        let one = d.terms.constant(Rat::ONE);
+        let e = d.unary(UnOp::Exp, x);
+        let naive = d.binary(BinOp::Sub, e, one);
+        assert_eq!(d.unary(UnOp::Expm1, x), naive);
+        let s = d.binary(BinOp::Add, one, x);
+        let naive = d.terms.func(Func::Log, s);
+        assert_eq!(d.unary(UnOp::Log1p, x), naive);
+        let v = 0.37;
+        for (op, want) in [
+            (UnOp::Log10, f64::log10(v)),
+            (UnOp::Exp10, 10f64.powf(v)),
+            (UnOp::Sinh, v.sinh()),
+            (UnOp::Cosh, v.cosh()),
+            (UnOp::Erf, erf_series(v)),
+        ] {
+            let t = d.unary(op, x);
+            let got = d.terms.eval_f64(t, &|_, _| v);
+            assert!((got - want).abs() < 1e-12, "{op:?}: {got} vs {want}");
+        }
+    }
+
+    /// erf(0.37) by its Taylor series (no libm dependency here).
+    fn erf_series(x: f64) -> f64 {
+        let mut sum = 0.0;
+        let mut term = x;
+        for n in 0..30 {
+            sum += term / f64::from(2 * n + 1);
+            term *= -x * x / f64::from(n + 1);
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
     }
 }

@@ -35,20 +35,39 @@ fn bool_op(op: IrBoolOp) -> BoolOp {
     }
 }
 
-/// The real comparison of a PTX float comparison operator (unordered
-/// variants equal the ordered ones: real values are never NaN).
-/// `Err(Some(b))` for comparisons that are constant over the reals.
-fn real_cmp(c: CmpOp) -> Result<Cmp, Option<bool>> {
-    Ok(match c {
-        CmpOp::Eq | CmpOp::Equ => Cmp::Eq,
-        CmpOp::Ne | CmpOp::Neu => Cmp::Ne,
-        CmpOp::Lt | CmpOp::Ltu => Cmp::Lt,
-        CmpOp::Le | CmpOp::Leu => Cmp::Le,
-        CmpOp::Gt | CmpOp::Gtu => Cmp::Gt,
-        CmpOp::Ge | CmpOp::Geu => Cmp::Ge,
-        CmpOp::Num => return Err(Some(true)),
-        CmpOp::Nan => return Err(Some(false)),
-        CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs => return Err(None),
+/// A PTX float comparison operator as the data domain evaluates it.
+#[derive(Clone, Copy)]
+enum FloatCmp {
+    /// `eq ne lt le gt ge`: false when an operand is NaN.
+    Ordered(Cmp),
+    /// `equ neu ltu leu gtu geu`: true when an operand is NaN. Over the
+    /// reals (no NaN) the same as ordered; see [`Domain::cmp_unordered`].
+    Unordered(Cmp),
+    /// `num` (`true`: neither operand is NaN) and `nan` (`false`: one
+    /// is). Constant over the reals; see [`Domain::unordered`].
+    Num(bool),
+}
+
+/// The float comparison of a PTX comparison operator; `None` for the
+/// unsigned integer spellings.
+fn float_cmp(c: CmpOp) -> Option<FloatCmp> {
+    use FloatCmp::{Ordered, Unordered};
+    Some(match c {
+        CmpOp::Eq => Ordered(Cmp::Eq),
+        CmpOp::Ne => Ordered(Cmp::Ne),
+        CmpOp::Lt => Ordered(Cmp::Lt),
+        CmpOp::Le => Ordered(Cmp::Le),
+        CmpOp::Gt => Ordered(Cmp::Gt),
+        CmpOp::Ge => Ordered(Cmp::Ge),
+        CmpOp::Equ => Unordered(Cmp::Eq),
+        CmpOp::Neu => Unordered(Cmp::Ne),
+        CmpOp::Ltu => Unordered(Cmp::Lt),
+        CmpOp::Leu => Unordered(Cmp::Le),
+        CmpOp::Gtu => Unordered(Cmp::Gt),
+        CmpOp::Geu => Unordered(Cmp::Ge),
+        CmpOp::Num => FloatCmp::Num(true),
+        CmpOp::Nan => FloatCmp::Num(false),
+        CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs => return None,
     })
 }
 
@@ -835,6 +854,13 @@ impl<D: Domain> Engine<'_, D> {
                     IdiomFn::Tanh => UnOp::Tanh,
                     IdiomFn::Sin => UnOp::Sin,
                     IdiomFn::Cos => UnOp::Cos,
+                    IdiomFn::Erf => UnOp::Erf,
+                    IdiomFn::Expm1 => UnOp::Expm1,
+                    IdiomFn::Log1p => UnOp::Log1p,
+                    IdiomFn::Log10 => UnOp::Log10,
+                    IdiomFn::Exp10 => UnOp::Exp10,
+                    IdiomFn::Sinh => UnOp::Sinh,
+                    IdiomFn::Cosh => UnOp::Cosh,
                     IdiomFn::Pow => unreachable!("two-argument idiom handled above"),
                 };
                 self.float_un(t, info, ops, *ty, u)
@@ -1206,27 +1232,18 @@ impl<D: Domain> Engine<'_, D> {
         ty: ScalarType,
     ) -> R<PredArg<D::Val>> {
         if let Some(fmt) = Fmt::of(ty) {
-            let c = match real_cmp(cmp) {
-                Ok(c) => c,
-                Err(Some(k)) => return Ok(PredArg::Known(k)),
-                Err(None) => {
-                    return Err(self.unsupported(
-                        t,
-                        "unsigned comparison of floats",
-                        String::new(),
-                    ));
-                }
+            let Some(c) = float_cmp(cmp) else {
+                return Err(self.unsupported(t, "unsigned comparison of floats", String::new()));
             };
+            if let (FloatCmp::Num(k), false) = (c, D::BIT_EXACT) {
+                return Ok(PredArg::Known(k));
+            }
             let x = self.read_real(t, info, a, fmt)?;
             let y = self.read_real(t, info, b, fmt)?;
             let (Some(x), Some(y)) = (x, y) else {
                 return Ok(PredArg::Undef);
             };
-            let r = self.d.cmp(c, x, y);
-            return Ok(match self.d.as_bool(r) {
-                Some(k) => PredArg::Known(k),
-                None => PredArg::Data(r),
-            });
+            return Ok(self.float_pred(c, x, y));
         }
         if ty.is_float() {
             return Err(self.unsupported(
@@ -1250,6 +1267,23 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
+    /// A float comparison of two data values. `num`/`nan` reach here only
+    /// in bit-exact domains (over the reals they are constants).
+    fn float_pred(&mut self, c: FloatCmp, x: D::Val, y: D::Val) -> PredArg<D::Val> {
+        let r = match c {
+            FloatCmp::Ordered(c) => self.d.cmp(c, x, y),
+            FloatCmp::Unordered(c) => self.d.cmp_unordered(c, x, y),
+            FloatCmp::Num(num) => {
+                let nan = self.d.unordered(x, y);
+                if num { self.d.not(nan) } else { nan }
+            }
+        };
+        match self.d.as_bool(r) {
+            Some(k) => PredArg::Known(k),
+            None => PredArg::Data(r),
+        }
+    }
+
     fn setp(
         &mut self,
         t: u32,
@@ -1263,7 +1297,7 @@ impl<D: Domain> Engine<'_, D> {
         let op = |i: usize| ops.get(i).unwrap_or(&sink);
         if let Some(lf) = Fmt::lane_of(ty) {
             // Packed: p gets lane 0's result, q lane 1's.
-            let c = real_cmp(cmp);
+            let c = float_cmp(cmp);
             let a = self.read(t, info, op(2), 32)?;
             let b = self.read(t, info, op(3), 32)?;
             let extra = match bop {
@@ -1272,22 +1306,16 @@ impl<D: Domain> Engine<'_, D> {
             };
             for lane in 0..2u8 {
                 let r = match c {
-                    Ok(c) => {
+                    Some(FloatCmp::Num(k)) if !D::BIT_EXACT => PredArg::Known(k),
+                    Some(c) => {
                         let x = self.as_real(t, &a.slice(2 * lane, 2, 4), lf)?;
                         let y = self.as_real(t, &b.slice(2 * lane, 2, 4), lf)?;
                         match (x, y) {
-                            (Some(x), Some(y)) => {
-                                let r = self.d.cmp(c, x, y);
-                                match self.d.as_bool(r) {
-                                    Some(k) => PredArg::Known(k),
-                                    None => PredArg::Data(r),
-                                }
-                            }
+                            (Some(x), Some(y)) => self.float_pred(c, x, y),
                             _ => PredArg::Undef,
                         }
                     }
-                    Err(Some(k)) => PredArg::Known(k),
-                    Err(None) => {
+                    None => {
                         return Err(self.unsupported(
                             t,
                             "unsigned comparison of floats",

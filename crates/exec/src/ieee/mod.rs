@@ -19,9 +19,15 @@
 //!   the correctly rounded value of the real function, computed with the
 //!   host's f64 libm. The hardware approximations differ from that by a
 //!   few ulp, which is why agreement tests allow a few ulp.
-//! - Comparisons are IEEE: ordered ones are false on NaN (the domain's
-//!   [`Cmp`] has no unordered forms, so `setp.ltu` on NaN is not exact).
-//! - `min`/`max` return the non-NaN operand, and order −0 below +0.
+//! - Comparisons are IEEE, as PTX defines them: ordered ones (`eq ne lt
+//!   le gt ge`) are false when an operand is NaN, unordered ones (`equ neu
+//!   ltu leu gtu geu`, [`Domain::cmp_unordered`]) true; `num`/`nan` test
+//!   for NaN ([`Domain::unordered`]); `.ftz` compares subnormals as signed
+//!   zero. `testp` is exact (the engine tests the register's bits).
+//! - NaN: arithmetic returns the canonical NaN (`0x7FFFFFFF` in f32); an
+//!   input NaN keeps its sign and payload ([`num::nan_from_f64`]).
+//! - `min`/`max` return the non-NaN operand (canonical NaN when both are
+//!   NaN; with `.NaN`, when either is), and order −0 below +0.
 
 mod mode;
 pub mod num;
@@ -159,6 +165,10 @@ impl Domain for Ieee {
             .and_then(|t| t.get(index as usize))
             .copied()
             .unwrap_or(0.0);
+        if x.is_nan() {
+            let bits = num::nan_from_f64(fmt, x.to_bits());
+            return IVal::F { fmt, bits };
+        }
         let n = decode(Fmt::F64, x.to_bits(), false);
         IVal::F {
             fmt,
@@ -211,6 +221,13 @@ impl Domain for Ieee {
                     UnOp::Tanh => x.tanh(),
                     UnOp::Exp => x.exp(),
                     UnOp::Ln => x.ln(),
+                    UnOp::Erf => libm::erf(x),
+                    UnOp::Expm1 => x.exp_m1(),
+                    UnOp::Log1p => x.ln_1p(),
+                    UnOp::Log10 => x.log10(),
+                    UnOp::Exp10 => libm::exp10(x),
+                    UnOp::Sinh => x.sinh(),
+                    UnOp::Cosh => x.cosh(),
                     UnOp::Neg | UnOp::Abs => -x,
                 };
                 self.rounded(fmt, y)
@@ -242,6 +259,9 @@ impl Domain for Ieee {
             }
             BinOp::Min | BinOp::Max => {
                 let (fx, fy) = (num::to_f64(&x), num::to_f64(&y));
+                if self.mode.nan && (fx.is_nan() || fy.is_nan()) {
+                    return self.finish(fmt, &Num::Nan);
+                }
                 let pick_x = if fx.is_nan() {
                     false
                 } else if fy.is_nan() {
@@ -268,12 +288,22 @@ impl Domain for Ieee {
         self.finish(fmt, &num::add(&p, &z, self.mode.rnd))
     }
 
+    /// Ordered: false when an operand is NaN (`setp.ne` included: PTX's
+    /// `ne` is ordered, unlike C's `!=`). Under `.ftz` subnormal operands
+    /// compare as signed zero.
     fn cmp(&mut self, op: Cmp, a: IVal, b: IVal) -> IVal {
         let (x, y) = (self.f64_of(a), self.f64_of(b));
-        IVal::B(match x.partial_cmp(&y) {
-            Some(o) => op.holds(o),
-            None => op == Cmp::Ne,
-        })
+        IVal::B(x.partial_cmp(&y).is_some_and(|o| op.holds(o)))
+    }
+
+    /// Unordered (`setp.ltu` …): true when an operand is NaN.
+    fn cmp_unordered(&mut self, op: Cmp, a: IVal, b: IVal) -> IVal {
+        let (x, y) = (self.f64_of(a), self.f64_of(b));
+        IVal::B(x.partial_cmp(&y).is_none_or(|o| op.holds(o)))
+    }
+
+    fn unordered(&mut self, a: IVal, b: IVal) -> IVal {
+        IVal::B(self.f64_of(a).is_nan() || self.f64_of(b).is_nan())
     }
 
     fn bool_const(&mut self, b: bool) -> IVal {

@@ -21,6 +21,9 @@ pub struct FpMode {
     pub sat: bool,
     /// `.approx` / `.full`: modelled as the correctly rounded function.
     pub approx: bool,
+    /// `min`/`max` `.NaN`: a NaN operand gives NaN (without it, the other
+    /// operand).
+    pub nan: bool,
 }
 
 fn rnd_of(r: Option<Rounding>) -> Rnd {
@@ -38,7 +41,7 @@ fn with(ty: ptxeq_ir::ScalarType, fp: &FpMods) -> FpMode {
         rnd: rnd_of(fp.rnd),
         ftz: fp.ftz,
         sat: fp.sat,
-        approx: false,
+        ..FpMode::default()
     }
 }
 
@@ -71,8 +74,14 @@ pub fn mode_of(instr: &Instr) -> FpMode {
             ..with(*ty, fp)
         },
         Instr::Neg { ty, ftz } | Instr::Abs { ty, ftz } => plain(*ty, *ftz),
-        Instr::Min { ty, mods } | Instr::Max { ty, mods } => plain(*ty, mods.ftz),
+        Instr::Min { ty, mods } | Instr::Max { ty, mods } => FpMode {
+            nan: mods.nan,
+            ..plain(*ty, mods.ftz)
+        },
         Instr::Setp { ty, ftz, .. } => plain(*ty, *ftz),
+        // `.ftz` flushes the compared operands; the result is 1.0/0.0 or
+        // an integer mask, which flushing leaves alone.
+        Instr::Set { dst_ty, ftz, .. } => plain(*dst_ty, *ftz),
         Instr::Cvt {
             dst_ty,
             rnd,
@@ -84,7 +93,7 @@ pub fn mode_of(instr: &Instr) -> FpMode {
             rnd: rnd_of(*rnd),
             ftz: *ftz,
             sat: *sat,
-            approx: false,
+            ..FpMode::default()
         },
         Instr::Idiom { ty, .. } => plain(*ty, false),
         _ => FpMode::default(),

@@ -96,6 +96,22 @@ pub fn nan_bits(fmt: Fmt) -> u64 {
     (1u64 << (s.width() - 1)) - 1
 }
 
+/// An f64 NaN (bits `x`) stored in `fmt`, as a format conversion does:
+/// the sign and the leading payload bits kept, the quiet bit set (f64
+/// itself: unchanged). Inputs keep their NaN pattern this way, so both
+/// signs of NaN can be fed to a kernel.
+pub fn nan_from_f64(fmt: Fmt, x: u64) -> u64 {
+    let s = spec(fmt);
+    if fmt == Fmt::F64 {
+        return x;
+    }
+    let frac = s.p - 1;
+    let payload = (x & ((1u64 << 52) - 1)) >> (52 - frac);
+    let sign = (x >> 63) << (s.width() - 1);
+    let exp = ((1u64 << s.ebits) - 1) << frac;
+    sign | exp | payload | 1u64 << (frac - 1)
+}
+
 fn sign_bit(fmt: Fmt) -> u64 {
     1u64 << (spec(fmt).width() - 1)
 }

@@ -777,3 +777,47 @@ fn undefined_only_counts_when_certain_and_carried_by_arithmetic() {
     );
     assert!(!matches!(run(&t, hl, ls), ElementDecision::Refuted(cx) if cx.inputs[0].value < 0.0));
 }
+
+#[test]
+fn log10_and_exp10_with_recovered_constants() {
+    // log10f's default expansion is log x / log 10; fast math writes
+    // lg2(x) · fl32(log10 2). exp10f: e^{x·log 10} vs ex2(x · fl32(log2 10)).
+    let mut t = Terms::new();
+    let x = t.input(0, 0);
+    let l = t.func(Func::Log, x);
+    let ten = t.int(10);
+    let l10 = t.func(Func::Log, ten);
+    let r10 = t.recip(l10);
+    let default_log10 = t.mul(l, r10);
+    let lg = t.func(Func::Lg2, x);
+    // 0f3E9A209B, the literal nvcc's fast log10f multiplies by.
+    let lit = f32::from_bits(0x3E9A_209B);
+    let c = t.constant(crate::normal::rat_of_f64(f64::from(lit)).unwrap());
+    let fast_log10 = t.mul(lg, c);
+    // The f32 literal nvcc uses is the nearest f32 of log10 2.
+    assert_eq!(lit, std::f64::consts::LOG10_2 as f32);
+    assert_proved(&t, default_log10, fast_log10);
+    let xl = t.mul(x, l10);
+    let default_exp10 = t.exp(xl);
+    let c2 =
+        t.constant(crate::normal::rat_of_f64(f64::from(std::f64::consts::LOG2_10 as f32)).unwrap());
+    let xc = t.mul(x, c2);
+    let fast_exp10 = t.func(Func::Ex2, xc);
+    assert_proved(&t, default_exp10, fast_exp10);
+    // ln(100) = 2·ln 10, ln(1/1000) = −3·ln 10, ln(1024) = 10·ln 2.
+    let hundred = t.int(100);
+    let l100 = t.func(Func::Log, hundred);
+    let two_l10 = t.add(l10, l10);
+    assert_proved(&t, l100, two_l10);
+    let milli = t.constant(Rat::new(1, 1000).expect("nonzero"));
+    let lm = t.func(Func::Log, milli);
+    let three = t.int(-3);
+    let m3 = t.mul(three, l10);
+    assert_proved(&t, lm, m3);
+    // log10 x is not ln x, and ln 3 is not a multiple of ln 10.
+    let d = run(&t, default_log10, l);
+    assert!(matches!(d, ElementDecision::Refuted(_)), "{d:?}");
+    let three_c = t.int(3);
+    let l3 = t.func(Func::Log, three_c);
+    assert!(!matches!(run(&t, l3, l10), ElementDecision::Proved { .. }));
+}

@@ -1,7 +1,8 @@
 //! Constant recovery (design.md §5): compilers multiply by rounded
 //! irrational constants (`ex2(x · 0f3FB8AA3B)` is Triton's and `__expf`'s
 //! `exp(x)`); the normal form reads such a rational as the exact constant
-//! it rounds, expressed over the invertible atoms `ln2`, `√π`, `√2`.
+//! it rounds, expressed over the invertible atoms `ln2`, `ln10`, `√π`,
+//! `√2`.
 //!
 //! A constant is recovered only when it is *exactly* the nearest f64 or f32
 //! of a table entry (and, for the two base-2 constants half-precision code
@@ -56,6 +57,34 @@ const TABLE: &[Known] = &[
         coef: (1, 1),
         atoms: &[(Atom::Ln2, 1)],
         half: true,
+    },
+    Known {
+        name: "log10 2",
+        value: c::LOG10_2,
+        coef: (1, 1),
+        atoms: &[(Atom::Ln2, 1), (Atom::Ln10, -1)],
+        half: false,
+    },
+    Known {
+        name: "log2 10",
+        value: c::LOG2_10,
+        coef: (1, 1),
+        atoms: &[(Atom::Ln2, -1), (Atom::Ln10, 1)],
+        half: false,
+    },
+    Known {
+        name: "ln 10",
+        value: c::LN_10,
+        coef: (1, 1),
+        atoms: &[(Atom::Ln10, 1)],
+        half: false,
+    },
+    Known {
+        name: "log10 e",
+        value: c::LOG10_E,
+        coef: (1, 1),
+        atoms: &[(Atom::Ln10, -1)],
+        half: false,
     },
     Known {
         name: "π",

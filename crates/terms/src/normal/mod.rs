@@ -33,6 +33,33 @@ mod cases;
 mod consts;
 mod linear;
 mod poly;
+/// `(ln2, k)` when `arg` is the constant `2^k`, `(ln10, k)` when it is
+/// `10^k` (`k ≠ 0`, either sign); else `None`.
+fn log_of_constant(arg: &RatFn) -> Option<(Atom, i64)> {
+    if !arg.is_poly() {
+        return None;
+    }
+    let c = arg.num.as_constant()?;
+    if c.signum() <= 0 || c.is_one() {
+        return None;
+    }
+    if let Some(k) = c.log2_exact() {
+        return Some((Atom::Ln2, k));
+    }
+    let tenth = Rat::new(1, 10).expect("nonzero");
+    let (mut v, inv) = if c > Rat::ONE {
+        (c.clone(), false)
+    } else {
+        (c.recip()?, true)
+    };
+    let mut k = 0i64;
+    while v > Rat::ONE && k < 64 {
+        v = v.mul(&tenth);
+        k += 1;
+    }
+    v.is_one().then_some((Atom::Ln10, if inv { -k } else { k }))
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -672,6 +699,16 @@ impl<'t> Normalizer<'t> {
                     den: e.add(&one),
                 }
                 .tidy()
+            }
+            // ln(2^k) = k·ln2 and ln(10^k) = k·ln10: the exact logarithms
+            // of the constants log10/exp10 and ex2/lg2 are written with.
+            (Func::Log, _) if log_of_constant(&arg).is_some() => {
+                let (atom, k) = log_of_constant(&arg).expect("checked");
+                RatFn::poly(ExpPoly::term(
+                    Monomial::atom(atom),
+                    ExpKey::zero(),
+                    Rat::from_i64(k),
+                ))
             }
             (Func::Log, _) if arg.is_poly() && arg.num.num_terms() == 1 => {
                 let ((m, h), c) = arg.num.terms().next().expect("one term");

@@ -31,6 +31,9 @@ pub enum Atom {
     Ln2,
     /// `√π` (nonzero: negative powers allowed; `π = √π²`).
     SqrtPi,
+    /// `ln 10` (nonzero: negative powers allowed, so `log10 x = log x ·
+    /// ln10⁻¹` and the recovered `log2 10 = ln10·ln2⁻¹`).
+    Ln10,
     /// `√2`, kept at power 0 or 1: `√2² = 2` moves into the coefficient.
     Sqrt2,
     /// An application over normal-form arguments (`log`, `sqrt`, `max`,
@@ -43,7 +46,7 @@ impl Atom {
     /// Whether the atom is a known nonzero constant, so that negative
     /// powers of it are exact.
     pub fn invertible(self) -> bool {
-        matches!(self, Atom::Ln2 | Atom::SqrtPi | Atom::Sqrt2)
+        matches!(self, Atom::Ln2 | Atom::SqrtPi | Atom::Sqrt2 | Atom::Ln10)
     }
 }
 
@@ -450,6 +453,7 @@ pub(crate) fn atom_str(terms: &Terms, a: Atom) -> String {
         Atom::Term(t) => format!("[{}]", terms.display_limited(t, 60)),
         Atom::Ln2 => "ln2".into(),
         Atom::SqrtPi => "√π".into(),
+        Atom::Ln10 => "ln10".into(),
         Atom::Sqrt2 => "√2".into(),
         Atom::App(i) => format!("f{i}"),
     }

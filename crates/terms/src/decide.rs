@@ -31,7 +31,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use exact::{eval_exact, is_algebraic};
-pub use interval::{Interval, eval_intervals, eval_intervals_with, eval_undefined};
+pub use interval::{Enclosure, Interval, eval_enclosures, eval_intervals, eval_intervals_with};
 
 use crate::normal::{self, Decision, Normalizer, Recovery, SplitOutcome};
 use crate::{Node, TermId, Terms};
@@ -306,11 +306,9 @@ fn confirmed_undefined(
     };
     let mut side = None;
     for consts in readings {
-        let u = eval_undefined(terms, &roots, point, consts);
-        let v = eval_intervals_with(terms, &roots, point, consts);
-        let s = match (u[0], u[1], v[0], v[1]) {
-            (true, false, _, Some(_)) => 0,
-            (false, true, Some(_), _) => 1,
+        let s = match eval_enclosures(terms, &roots, point, consts)[..] {
+            [Enclosure::Undefined, Enclosure::Real(_)] => 0,
+            [Enclosure::Real(_), Enclosure::Undefined] => 1,
             _ => return false,
         };
         if *side.get_or_insert(s) != s {

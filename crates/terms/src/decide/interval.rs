@@ -23,7 +23,7 @@ pub struct Interval {
 }
 
 /// A value during evaluation: a real enclosure, a three-valued boolean,
-/// or *certainly undefined* (see [`eval_undefined`]).
+/// or *certainly undefined* (see [`Enclosure::Undefined`]).
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Val {
     Real(Interval),
@@ -176,33 +176,48 @@ pub fn eval_intervals_with(
     input: &dyn Fn(u32, u64) -> f64,
     constants: &hashbrown::HashMap<TermId, f64>,
 ) -> Vec<Option<Interval>> {
-    eval_vals(terms, roots, input, constants)
+    eval_enclosures(terms, roots, input, constants)
         .into_iter()
-        .map(|v| match v {
-            Some(Val::Real(i)) => Some(i),
+        .map(|e| match e {
+            Enclosure::Real(i) => Some(i),
             _ => None,
         })
         .collect()
 }
 
-/// For each of `roots`, whether it is *certainly undefined* at the point
-/// `input` (with `constants` read as in [`eval_intervals_with`]): its
-/// evaluation takes the logarithm or square root of a value whose
-/// enclosure lies entirely below zero, and only `+`, `·`, reciprocal,
-/// `exp`, functions, `pow` or a `select` whose condition is decided carry
-/// that to the root. Such a term is NaN on hardware whatever the rounding
-/// (IEEE arithmetic propagates NaN through all of those), so a finite
-/// value on the other side is a real difference. Anything less certain is
-/// `false`.
-pub fn eval_undefined(
+/// What interval evaluation says about one root.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Enclosure {
+    /// A rigorous enclosure of its real value.
+    Real(Interval),
+    /// *Certainly undefined* at the point: its evaluation takes the
+    /// logarithm or square root of a value whose enclosure lies entirely
+    /// below zero, and only `+`, `·`, reciprocal, `exp`, functions, `pow`
+    /// or a `select` whose condition is decided carry that to the root.
+    /// Such a term is NaN on hardware whatever the rounding (IEEE
+    /// arithmetic propagates NaN through all of those), so a finite value
+    /// on the other side is a real difference.
+    Undefined,
+    /// Neither is certain.
+    Unknown,
+}
+
+/// Enclosures of `roots` at the point `input` (with `constants` read as
+/// in [`eval_intervals_with`]), telling a certainly undefined root apart
+/// from one without an enclosure; one evaluation serves both questions.
+pub fn eval_enclosures(
     terms: &Terms,
     roots: &[TermId],
     input: &dyn Fn(u32, u64) -> f64,
     constants: &hashbrown::HashMap<TermId, f64>,
-) -> Vec<bool> {
+) -> Vec<Enclosure> {
     eval_vals(terms, roots, input, constants)
         .into_iter()
-        .map(|v| matches!(v, Some(Val::Undefined)))
+        .map(|v| match v {
+            Some(Val::Real(i)) => Enclosure::Real(i),
+            Some(Val::Undefined) => Enclosure::Undefined,
+            _ => Enclosure::Unknown,
+        })
         .collect()
 }
 

@@ -773,7 +773,8 @@ fn undefined_only_counts_when_certain_and_carried_by_arithmetic() {
     let half = t.constant(Rat::new(1, 2).expect("nonzero"));
     let hl = t.mul(half, l);
     assert!(
-        eval_undefined(&t, &[hl, ls], &|_, _| -4.0, &hashbrown::HashMap::new()) == [true, true]
+        eval_enclosures(&t, &[hl, ls], &|_, _| -4.0, &hashbrown::HashMap::new())
+            == [Enclosure::Undefined, Enclosure::Undefined]
     );
     assert!(!matches!(run(&t, hl, ls), ElementDecision::Refuted(cx) if cx.inputs[0].value < 0.0));
 }

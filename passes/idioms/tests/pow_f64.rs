@@ -7,8 +7,11 @@
 use std::sync::Arc;
 
 use ptxeq_exec::{CtaInput, IVal, Ieee, Limits, OutputValue, ParamValue, TensorInfo, run_cta};
+mod common;
+
+use common::{edit_kernel, loads, pow_args};
 use ptxeq_idioms::{NVCC_POWF, POW_F64, build, recognise_in};
-use ptxeq_ir::{IdiomFn, Instr, KernelIr, Operand};
+use ptxeq_ir::{IdiomFn, Instr, KernelIr};
 use ptxeq_spec::{DType, Role};
 
 const BLOCK: u32 = 256;
@@ -24,34 +27,6 @@ fn corpus(file: &str) -> String {
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(p).expect("corpus PTX")
-}
-
-/// The `pow` idioms' operands after the destination, in program order.
-fn pow_args(k: &KernelIr, funcs: &[KernelIr]) -> Vec<Vec<Operand>> {
-    recognise_in(k, funcs)
-        .ir
-        .instrs
-        .iter()
-        .filter(|d| {
-            matches!(
-                d.instr,
-                Instr::Idiom {
-                    func: IdiomFn::Pow,
-                    ..
-                }
-            )
-        })
-        .map(|d| d.operands[1..].to_vec())
-        .collect()
-}
-
-/// The registers of the kernel's global loads, in program order.
-fn loads(k: &KernelIr) -> Vec<Operand> {
-    k.instrs
-        .iter()
-        .filter(|d| matches!(&d.instr, Instr::Ld(m) if m.space == ptxeq_ir::StateSpace::Global))
-        .filter_map(|d| d.operands.first().cloned())
-        .collect()
 }
 
 fn kernel(ks: &[KernelIr], name: &str) -> KernelIr {
@@ -139,23 +114,6 @@ fn pow_xy_in_the_bounds_checked_corpus_kernels() {
     }
 }
 
-/// `ptx` with the `n`-th occurrence of `from` inside kernel `name`
-/// replaced by `to` (panics when absent, so a near miss cannot silently
-/// test the unchanged kernel).
-fn edit(ptx: &str, name: &str, from: &str, to: &str, n: usize) -> String {
-    let start = ptx.find(&format!(".entry {name}(")).expect("kernel");
-    let end = start + ptx[start..].find("\n}\n").expect("end of kernel");
-    let body = &ptx[start..end];
-    let at = body.match_indices(from).nth(n).expect("occurrence").0;
-    format!(
-        "{}{}{}{}",
-        &ptx[..start + at],
-        to,
-        &body[at + from.len()..],
-        &ptx[end..]
-    )
-}
-
 #[test]
 fn near_misses_are_not_recognised() {
     let ptx = NVCC_POWF;
@@ -193,7 +151,7 @@ fn near_misses_are_not_recognised() {
         ),
     ];
     for (name, from, to, n) in cases {
-        let edited = edit(ptx, name, from, to, n);
+        let edited = edit_kernel(ptx, name, from, to, n);
         let edited = if to.contains("other_pow") {
             // The same body under another name: a call matches a
             // function by name and body.

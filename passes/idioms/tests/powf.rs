@@ -9,7 +9,11 @@
 //! huge, ±inf), must agree with libm's `pow` — the proof that the
 //! class code computes `x^c` for exponents it was not built from.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::{edit_kernel, loads, pow_args};
 
 use ptxeq_exec::{CtaInput, IVal, Ieee, Limits, OutputValue, ParamValue, TensorInfo, run_cta};
 use ptxeq_idioms::{NVCC_POWF, POW_CLASSES, POW_GENERAL, build, build_pow_class, recognise};
@@ -104,21 +108,6 @@ fn other_exponents_are_recognised_with_their_exponent() {
             k.name
         );
     }
-}
-
-/// Replaces the `n`th occurrence of `from` in kernel `name`'s text.
-fn edit_kernel(ptx: &str, name: &str, from: &str, to: &str, n: usize) -> String {
-    let start = ptx.find(&format!(".entry {name}(")).expect("kernel");
-    let end = start + ptx[start..].find("\n}\n").expect("end");
-    let body = &ptx[start..end];
-    let at = body.match_indices(from).nth(n).expect("occurrence").0;
-    format!(
-        "{}{}{}{}",
-        &ptx[..start + at],
-        to,
-        &ptx[start + at + from.len()..end],
-        &ptx[end..]
-    )
 }
 
 #[test]
@@ -347,33 +336,6 @@ fn constant_exponent_kernels_agree_with_libm() {
     );
 }
 
-/// The kernel's `pow` idioms' operands after the destination.
-fn pow_args(k: &KernelIr) -> Vec<Vec<Operand>> {
-    let r = recognise(k);
-    r.ir.instrs
-        .iter()
-        .filter(|d| {
-            matches!(
-                d.instr,
-                Instr::Idiom {
-                    func: IdiomFn::Pow,
-                    ..
-                }
-            )
-        })
-        .map(|d| d.operands[1..].to_vec())
-        .collect()
-}
-
-/// The registers of the kernel's global loads, in program order.
-fn loads(k: &KernelIr) -> Vec<Operand> {
-    k.instrs
-        .iter()
-        .filter(|d| matches!(&d.instr, Instr::Ld(m) if m.space == ptxeq_ir::StateSpace::Global))
-        .filter_map(|d| d.operands.first().cloned())
-        .collect()
-}
-
 #[test]
 fn general_templates_build_and_are_recognised() {
     // (row kernel, which load is x: nvcc loads y first, Triton x)
@@ -390,7 +352,7 @@ fn general_templates_build_and_are_recognised() {
         // pow(x, y): x is the first parameter's load, y the second's.
         let l = loads(&k);
         assert_eq!(
-            pow_args(&k),
+            pow_args(&k, &[]),
             vec![vec![l[x_load].clone(), l[1 - x_load].clone()]],
             "{}",
             row.2
@@ -421,7 +383,7 @@ fn triton_pow_in_tritons_own_kernel() {
         Operand::Vector(v) => v[0].clone(),
         o => o.clone(),
     };
-    assert_eq!(pow_args(&k), vec![vec![unwrap(&l[0]), unwrap(&l[1])]]);
+    assert_eq!(pow_args(&k, &[]), vec![vec![unwrap(&l[0]), unwrap(&l[1])]]);
 }
 
 fn corpus_ptx() -> String {
@@ -442,7 +404,7 @@ fn general_form_in_a_bounds_checked_kernel() {
         .find(|k| k.name == "m_powfxy")
         .expect("kernel");
     let l = loads(&k);
-    assert_eq!(pow_args(&k), vec![vec![l[1].clone(), l[0].clone()]]);
+    assert_eq!(pow_args(&k, &[]), vec![vec![l[1].clone(), l[0].clone()]]);
 }
 
 #[test]
@@ -462,7 +424,7 @@ fn general_form_near_misses_are_not_recognised() {
         "mov.f32 \t%f88, 0f40000000",
         0,
     );
-    assert!(pow_args(&find(&bad)).is_empty());
+    assert!(pow_args(&find(&bad), &[]).is_empty());
     // A tail block returns somewhere else than the join.
     let bad = edit_kernel(
         &ptx,
@@ -471,15 +433,15 @@ fn general_form_near_misses_are_not_recognised() {
         "bra.uni \t$L__BB23_11;",
         1,
     );
-    assert!(pow_args(&find(&bad)).is_empty());
+    assert!(pow_args(&find(&bad), &[]).is_empty());
     // The code before the tail falls into it.
     let bad = edit_kernel(&ptx, "m_powfxy", "\tret;", "\tmov.u32 \t%r2, 0;", 0);
-    assert!(pow_args(&find(&bad)).is_empty());
+    assert!(pow_args(&find(&bad), &[]).is_empty());
     // One constant of the special cases changed.
     let bad = edit_kernel(&ptx, "m_powfxy", "2139095040", "2139095041", 0);
-    assert!(pow_args(&find(&bad)).is_empty());
+    assert!(pow_args(&find(&bad), &[]).is_empty());
     // The original is recognised.
-    assert_eq!(pow_args(&find(&ptx)).len(), 1);
+    assert_eq!(pow_args(&find(&ptx), &[]).len(), 1);
 }
 
 /// The general template kernel's original PTX run bit-exactly on pairs.
@@ -681,7 +643,7 @@ fn general_form_in_a_grid_stride_loop() {
         .expect("kernel");
     let l = loads(&k);
     // nvcc loads z (param 1) first.
-    assert_eq!(pow_args(&k), vec![vec![l[1].clone(), l[0].clone()]]);
+    assert_eq!(pow_args(&k, &[]), vec![vec![l[1].clone(), l[0].clone()]]);
     // Only the loop's own conditional branches are left: the entry test
     // and the back edge.
     let r = recognise(&k);

@@ -96,12 +96,7 @@ pub fn run(
             }
         }
     }
-    match report.verdict.exit_class() {
-        0 => Exit::Ok,
-        1 => Exit::Refuted,
-        3 => Exit::Invalid,
-        _ => Exit::Undecided,
-    }
+    Exit::of_class(report.verdict.exit_class())
 }
 
 /// The CTAs the verdict covers, in words.

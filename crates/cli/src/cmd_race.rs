@@ -43,11 +43,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
             serde_json::to_string_pretty(&crate::sarif::render(&db, &reports)).unwrap_or_default()
         ),
     }
-    match verdict.exit_class() {
-        0 => Exit::Ok,
-        1 => Exit::Refuted,
-        _ => Exit::Undecided,
-    }
+    Exit::of_class(verdict.exit_class())
 }
 
 fn print_human(
@@ -111,7 +107,8 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
 
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
     let word = match f.kind {
-        FindingKind::Race | FindingKind::OrderDependentAtomic => "race",
+        FindingKind::Race => "race",
+        FindingKind::OrderDependent => "order-dependent",
         FindingKind::Deadlock => "deadlock",
         FindingKind::Divergence => "divergence",
         FindingKind::OutOfBounds => "out-of-bounds",

@@ -27,11 +27,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Ex
             bad.entry,
             bad.verdict.word()
         );
-        return if bad.verdict == RaceVerdict::Unsupported {
-            Exit::Undecided
-        } else {
-            Exit::Refuted
-        };
+        return Exit::of_class(bad.verdict.exit_class());
     }
     let tensor_names: Vec<String> = loaded.spec.spec(&db).tensors.keys().cloned().collect();
     for r in &reports {

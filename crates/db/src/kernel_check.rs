@@ -194,6 +194,9 @@ pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
 pub enum RaceVerdict {
     RaceFree,
     Race,
+    /// No data race, but unordered atomics make the result depend on the
+    /// schedule.
+    OrderDependent,
     Deadlock,
     Divergence,
     OutOfBounds,
@@ -206,6 +209,7 @@ impl RaceVerdict {
         match self {
             RaceVerdict::RaceFree => "race-free",
             RaceVerdict::Race => "race",
+            RaceVerdict::OrderDependent => "order-dependent",
             RaceVerdict::Deadlock => "deadlock",
             RaceVerdict::Divergence => "divergence",
             RaceVerdict::OutOfBounds => "out-of-bounds",
@@ -218,7 +222,8 @@ impl RaceVerdict {
     /// real bug (a proof of misbehaviour) outranks "could not decide".
     fn of(kind: FindingKind) -> RaceVerdict {
         match kind {
-            FindingKind::Race | FindingKind::OrderDependentAtomic => RaceVerdict::Race,
+            FindingKind::Race => RaceVerdict::Race,
+            FindingKind::OrderDependent => RaceVerdict::OrderDependent,
             FindingKind::Deadlock => RaceVerdict::Deadlock,
             FindingKind::Divergence => RaceVerdict::Divergence,
             FindingKind::OutOfBounds => RaceVerdict::OutOfBounds,
@@ -244,11 +249,13 @@ impl RaceVerdict {
         })
     }
 
-    /// Exit code class (design.md §6): 0 proved, 1 refuted, 2 undecided.
+    /// Exit code class: 0 proved, 1 refuted, 2 undecided, 4 the result
+    /// depends on the schedule (order-dependent).
     pub fn exit_class(self) -> u8 {
         match self {
             RaceVerdict::RaceFree => 0,
             RaceVerdict::Unsupported => 2,
+            RaceVerdict::OrderDependent => 4,
             _ => 1,
         }
     }
@@ -359,6 +366,15 @@ mod tests {
             Some(Deadlock)
         );
         assert_eq!(RaceVerdict::most_telling([Uninitialised, Race]), Some(Race));
+        assert_eq!(
+            RaceVerdict::most_telling([OrderDependent, Race]),
+            Some(Race)
+        );
+        assert_eq!(
+            RaceVerdict::most_telling([Unsupported, OrderDependent, RaceFree]),
+            Some(OrderDependent)
+        );
+        assert_eq!(OrderDependent.exit_class(), 4);
         assert_eq!(RaceVerdict::most_telling([RaceFree]), Some(RaceFree));
         assert_eq!(RaceVerdict::most_telling([]), None);
         assert_eq!(Race.exit_class(), 1);

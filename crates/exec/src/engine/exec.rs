@@ -720,7 +720,9 @@ impl<D: Domain> Engine<'_, D> {
                 if total > 255 {
                     return Err(self.unsupported(t, "access too wide", format!("{total} bytes")));
                 }
-                let Some(v) = self.load(t, info, m.space, addr, total as u8)? else {
+                let mut ord = super::mem::Ordering::of(m.sem, m.scope);
+                ord.used = !info.dead_dest.get(pc as usize).copied().unwrap_or(false);
+                let Some(v) = self.load_with(t, info, m.space, addr, total as u8, ord)? else {
                     for d in dests {
                         self.write(t, info, d, Value::Undef)?;
                     }
@@ -762,7 +764,8 @@ impl<D: Domain> Engine<'_, D> {
                 } else {
                     Value::concat(&parts)
                 };
-                self.store(t, info, m.space, addr, v, total as u8)?;
+                let ord = super::mem::Ordering::of(m.sem, m.scope);
+                self.store_with(t, info, m.space, addr, v, total as u8, ord)?;
                 Ok(Flow::Next)
             }
             Instr::Prefetch { .. }

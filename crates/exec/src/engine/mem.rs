@@ -1,7 +1,7 @@
 //! Memory instructions: address resolution, loads, stores and atomics,
 //! with bounds, initialisation and race checks.
 
-use ptxeq_ir::{AddrBase, Address, AtomMods, AtomOp, Operand, StateSpace};
+use ptxeq_ir::{AddrBase, Address, AtomMods, AtomOp, MemSem, Operand, Scope, StateSpace};
 
 use super::values::IntArg;
 use super::{Engine, Halt, R, pack_instr, space_of, unpack_instr};
@@ -9,9 +9,86 @@ use crate::domain::{BinOp, Domain, Fmt};
 use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
 use crate::funcinfo::FuncInfo;
 use crate::int;
-use crate::memory::{Region, Space, holds_same, load_value, store_value};
-use crate::race::{Acc, Conflict};
+use crate::memory::{Region, Slot, Space, holds_same, load_value, store_value};
+use crate::race::{Acc, Conflict, Kind, OP_COMMUTES, Rank};
 use crate::value::Value;
+use smallvec::SmallVec;
+
+/// The memory-model side of a load or store (`docs/semantics.md`,
+/// "Memory model"): weak (plain) or strong, with a scope.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ordering {
+    /// `.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.sc` or `.mmio`.
+    pub strong: bool,
+    /// A `.cta` or `.cluster` scope (clusters are one CTA here).
+    pub narrow: bool,
+    /// A strong load whose destination is read.
+    pub used: bool,
+}
+
+impl Ordering {
+    /// The ordering of an `ld`/`st` with semantics `sem` and scope `scope`.
+    /// `.volatile` is weak here: see `docs/semantics.md` (ptxeq judges
+    /// it as CUDA C++ does, stricter than PTX's `relaxed.sys`).
+    pub(crate) fn of(sem: Option<MemSem>, scope: Option<Scope>) -> Ordering {
+        let strong = matches!(
+            sem,
+            Some(
+                MemSem::Relaxed
+                    | MemSem::Acquire
+                    | MemSem::Release
+                    | MemSem::AcqRel
+                    | MemSem::Sc
+                    | MemSem::Mmio
+            )
+        );
+        Ordering {
+            strong,
+            narrow: strong && matches!(scope, Some(Scope::Cta | Scope::Cluster)),
+            used: false,
+        }
+    }
+}
+
+/// The update code of an atomic operation on type `ty` (equal codes: the
+/// same operation on the same type), with [`OP_COMMUTES`] for operations
+/// that commute with themselves whatever their operands.
+pub(crate) fn update_code(op: AtomOp, ty: ptxeq_ir::ScalarType) -> u8 {
+    let ix = match op {
+        AtomOp::Add => 1,
+        AtomOp::Min => 2,
+        AtomOp::Max => 3,
+        AtomOp::And => 4,
+        AtomOp::Or => 5,
+        AtomOp::Xor => 6,
+        AtomOp::Exch => 7,
+        AtomOp::Cas => 8,
+        AtomOp::Inc => 9,
+        AtomOp::Dec => 10,
+    };
+    let size = match ty.size_bytes() {
+        1 => 0,
+        2 => 1,
+        4 => 2,
+        _ => 3,
+    };
+    // Signed min/max are other operations than unsigned ones.
+    let ix = if ty.is_signed() && matches!(op, AtomOp::Min | AtomOp::Max) {
+        ix + 9
+    } else {
+        ix
+    };
+    let float = u8::from(Fmt::of(ty).is_some());
+    let commutes = if matches!(
+        op,
+        AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor
+    ) {
+        OP_COMMUTES
+    } else {
+        0
+    };
+    ix | size << 4 | float << 6 | commutes
+}
 
 /// Where an access lands.
 #[derive(Clone, Copy, Debug)]
@@ -259,86 +336,81 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Some((target, off as u64)))
     }
 
-    /// Race check and footprint of an access of `width` bytes.
-    fn track(&mut self, t: u32, target: Target, off: u64, width: u64, kind: AccessKind) {
+    /// Race check and footprint of an access of `width` bytes: `a` says
+    /// how it touches memory (its thread, epoch and instruction are filled
+    /// in here); `stored` is the value of a plain store (benign same-value
+    /// stores are judged per unit against the current content).
+    pub(crate) fn track(
+        &mut self,
+        t: u32,
+        target: Target,
+        off: u64,
+        width: u64,
+        a: Acc,
+        stored: Option<&Value<D::Val>>,
+    ) {
         let Target::Cta(r) = target else {
             return;
         };
         let ri = r as usize;
         let instr = self.cur_instr;
+        let kind = access_kind(&a);
         if self.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }
-        let Some(sh) = self.shadows[ri].as_mut() else {
-            return;
-        };
-        let acc = Acc {
-            tid: t,
-            epoch: self.clocks.epoch(t),
-            instr,
-            atomic: kind == AccessKind::Atomic,
-        };
-        let mut first: Option<(u64, Conflict)> = None;
-        for u in sh.units(off as usize, width as usize) {
-            let c = if kind == AccessKind::Read {
-                sh.read(&self.clocks, u, acc)
-            } else {
-                sh.write(&self.clocks, u, acc, false)
-            };
-            if first.is_none()
-                && let Some(c) = c
-            {
-                first = Some(((u * sh.gran) as u64, c));
-            }
-        }
-        if let Some((b, c)) = first {
-            self.race(t, target, b, c, kind);
-        }
-    }
-
-    /// Like [`Self::track`] for a plain store, with the benign same-value
-    /// judgement per byte.
-    fn track_store(&mut self, t: u32, target: Target, off: u64, v: &Value<D::Val>, width: u8) {
-        let Target::Cta(r) = target else {
-            return;
-        };
-        let ri = r as usize;
-        let instr = self.cur_instr;
-        if self.asyncs.any() {
-            self.async_check(t, r, off, u64::from(width), AccessKind::Write);
-        }
-        if let Some(fp) = self.footprints[ri].as_mut() {
-            fp.touch(off as usize, width as usize, AccessKind::Write, instr, t);
-        }
         if self.shadows[ri].is_none() {
             return;
         }
-        let same = holds_same(&self.slots[ri], off as usize, v, width, &self.d);
+        // The new content of a plain store, to compare per unit (all units
+        // at once when the whole store leaves the content as it is).
+        let all_same = stored
+            .is_some_and(|v| holds_same(&self.slots[ri], off as usize, v, width as u8, &self.d));
+        let new: Option<SmallVec<[Slot<D::Val>; 16]>> = stored.filter(|_| !all_same).map(|v| {
+            let mut tmp: SmallVec<[Slot<D::Val>; 16]> =
+                smallvec::smallvec![Slot::Unwritten; width as usize];
+            store_value(&mut tmp, 0, v, width as u8);
+            tmp
+        });
         let acc = Acc {
             tid: t,
+            cta: self.clocks.cta(),
             epoch: self.clocks.epoch(t),
             instr,
-            atomic: false,
+            ..a
         };
-        let mut first = None;
-        if let Some(sh) = self.shadows[ri].as_mut() {
-            for u in sh.units(off as usize, usize::from(width)) {
-                if let Some(c) = sh.write(&self.clocks, u, acc, same)
-                    && first.is_none()
-                {
-                    first = Some(((u * sh.gran) as u64, c));
-                }
+        let mut first: Option<(u64, Conflict)> = None;
+        let Some(sh) = self.shadows[ri].as_mut() else {
+            return;
+        };
+        let gran = sh.gran;
+        for u in sh.units(off as usize, width as usize) {
+            let same = all_same
+                || new.as_ref().is_some_and(|n| {
+                    let (lo, hi) = (u * sh.gran, (u + 1) * sh.gran);
+                    let cur = &self.slots[ri];
+                    (lo..hi).all(|b| {
+                        let k = b.wrapping_sub(off as usize);
+                        k < n.len() && same_slot(&n[k], &cur[b], &self.d)
+                    })
+                });
+            if let Some(c) = sh.access(&self.clocks, u, acc, same)
+                && first.is_none_or(|(_, f)| c.rank > f.rank)
+            {
+                first = Some(((u * gran) as u64, c));
             }
         }
         if let Some((b, c)) = first {
-            self.race(t, target, b, c, AccessKind::Write);
+            self.race(t, target, b, c, &acc);
         }
     }
 
-    fn race(&mut self, t: u32, target: Target, byte: u64, c: Conflict, kind: AccessKind) {
+    /// Reports a conflict found by the shadow: a data race or an order
+    /// dependence between strong accesses.
+    fn race(&mut self, t: u32, target: Target, byte: u64, c: Conflict, cur: &Acc) {
+        let kind = access_kind(cur);
         let Target::Cta(r) = target else {
             return;
         };
@@ -350,35 +422,57 @@ impl<D: Domain> Engine<'_, D> {
             return;
         }
         let loc = self.location(t, target, byte);
-        let prev_kind = if c.prev.atomic {
-            AccessKind::Atomic
-        } else if c.prev_is_write {
-            AccessKind::Write
-        } else {
-            AccessKind::Read
-        };
+        let other_cta = c.prev.cta != self.clocks.cta();
         let first = AccessRef {
             thread: self.thread_ref(c.prev.tid),
             instr: unpack_instr(c.prev.instr),
-            kind: prev_kind,
-            cta: None,
+            kind: access_kind(&c.prev),
+            cta: other_cta.then(|| self.cta_of(c.prev.cta)),
         };
         let second = AccessRef {
             thread: self.thread_ref(t),
             instr: unpack_instr(self.cur_instr),
             kind,
-            cta: None,
+            cta: other_cta.then_some(self.cta),
         };
-        let msg = format!(
-            "data race on {loc}: {} by {} at {} and {} by {} at {} are not ordered by any synchronisation",
-            first.kind.word(),
-            first.thread,
-            first.instr,
-            second.kind.word(),
-            second.thread,
-            second.instr,
-        );
-        let mut f = Finding::new(FindingKind::Race, msg)
+        let who = |a: &AccessRef| match a.cta {
+            Some([x, y, z]) => format!("{} of CTA ({x},{y},{z})", a.thread),
+            None => a.thread.to_string(),
+        };
+        let (fk, msg) = if c.rank == Rank::Race {
+            (
+                FindingKind::Race,
+                format!(
+                    "data race on {loc}: {} by {} at {} and {} by {} at {} are not ordered by any synchronisation{}",
+                    first.kind.word(),
+                    who(&first),
+                    first.instr,
+                    second.kind.word(),
+                    who(&second),
+                    second.instr,
+                    race_why(&c.prev, cur),
+                ),
+            )
+        } else {
+            let why = if c.prev.used || cur.used {
+                "a returned value that is used depends on which runs first"
+            } else {
+                "their updates do not commute, so the final value depends on which runs first"
+            };
+            (
+                FindingKind::OrderDependent,
+                format!(
+                    "order-dependent result on {loc}: {} by {} at {} and {} by {} at {} are not ordered by any synchronisation and {why}",
+                    first.kind.word(),
+                    who(&first),
+                    first.instr,
+                    second.kind.word(),
+                    who(&second),
+                    second.instr,
+                ),
+            )
+        };
+        let mut f = Finding::new(fk, msg)
             .at(Some(second.thread), Some(second.instr))
             .with_location(loc);
         f.accesses = vec![first, second];
@@ -416,7 +510,8 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
-    /// Loads `width` bytes; `None` when the access was out of bounds.
+    /// Loads `width` bytes (a plain load); `None` when the access was out
+    /// of bounds.
     pub(crate) fn load(
         &mut self,
         t: u32,
@@ -425,10 +520,33 @@ impl<D: Domain> Engine<'_, D> {
         addr: &Address,
         width: u8,
     ) -> R<Option<Value<D::Val>>> {
+        self.load_with(t, info, space, addr, width, Ordering::default())
+    }
+
+    /// Loads `width` bytes with ordering `ord` (`ld.relaxed` …).
+    pub(crate) fn load_with(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        space: StateSpace,
+        addr: &Address,
+        width: u8,
+        ord: Ordering,
+    ) -> R<Option<Value<D::Val>>> {
         let Some((target, off)) = self.resolve(t, info, space, addr, u64::from(width))? else {
             return Ok(None);
         };
-        self.track(t, target, off, u64::from(width), AccessKind::Read);
+        let a = Acc {
+            kind: if ord.strong {
+                Kind::StrongRead
+            } else {
+                Kind::PlainRead
+            },
+            used: ord.strong && ord.used,
+            narrow: ord.narrow,
+            ..Acc::default()
+        };
+        self.track(t, target, off, u64::from(width), a, None);
         let (v, li) = self.read_target(t, target, off, width);
         if li.unused_param {
             return Err(self.unsupported(
@@ -455,7 +573,8 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Some(v))
     }
 
-    /// Stores `v` as `width` bytes (under a data guard: `guard ? v : old`).
+    /// Stores `v` as `width` bytes (a plain store; under a data guard:
+    /// `guard ? v : old`).
     pub(crate) fn store(
         &mut self,
         t: u32,
@@ -464,6 +583,22 @@ impl<D: Domain> Engine<'_, D> {
         addr: &Address,
         v: Value<D::Val>,
         width: u8,
+    ) -> R<()> {
+        self.store_with(t, info, space, addr, v, width, Ordering::default())
+    }
+
+    /// Stores with ordering `ord` (`st.relaxed` …: a strong store is an
+    /// exchange whose result is unused).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn store_with(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        space: StateSpace,
+        addr: &Address,
+        v: Value<D::Val>,
+        width: u8,
+        ord: Ordering,
     ) -> R<()> {
         let Some((target, off)) = self.resolve(t, info, space, addr, u64::from(width))? else {
             return Ok(());
@@ -485,7 +620,28 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
-        self.track_store(t, target, off, &v, width);
+        if ord.strong {
+            let ty = match width {
+                1 => ptxeq_ir::ScalarType::B8,
+                2 => ptxeq_ir::ScalarType::B16,
+                4 => ptxeq_ir::ScalarType::B32,
+                _ => ptxeq_ir::ScalarType::B64,
+            };
+            let a = Acc {
+                kind: Kind::StrongWrite,
+                narrow: ord.narrow,
+                op: update_code(AtomOp::Exch, ty),
+                operands: self.fingerprint(t, &[&v]),
+                ..Acc::default()
+            };
+            self.track(t, target, off, u64::from(width), a, None);
+        } else {
+            let a = Acc {
+                kind: Kind::PlainWrite,
+                ..Acc::default()
+            };
+            self.track(t, target, off, u64::from(width), a, Some(&v));
+        }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
             Target::Private(p) => store_value(
@@ -552,21 +708,6 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(t, "atomic without an operand", String::new()));
         };
         let used = !is_red && !info.dead_dest.get(pc as usize).copied().unwrap_or(false);
-        let order_dependent =
-            matches!(m.op, AtomOp::Exch | AtomOp::Cas | AtomOp::Inc | AtomOp::Dec);
-        if used || order_dependent {
-            let why = if used {
-                "its returned old value is used, so the result depends on the order of the atomics"
-            } else {
-                "exchange / compare-and-swap / wrapping increment results depend on the order of the atomics"
-            };
-            self.note(
-                t,
-                FindingKind::OrderDependentAtomic,
-                format!("atom.{}: {why}", m.op),
-                None,
-            );
-        }
         let width = m.ty.size_bytes() as u8;
         let Some((target, off)) = self.resolve(t, info, m.space, addr, u64::from(width))? else {
             return Ok(());
@@ -579,7 +720,22 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         self.check_writable(t, target)?;
-        self.track(t, target, off, u64::from(width), AccessKind::Atomic);
+        // The update and its operands decide whether two unordered atomics
+        // commute (race.rs); read them before the memory changes.
+        let mut operand_vals = Vec::with_capacity(2);
+        for o in [Some(b), c].into_iter().flatten() {
+            operand_vals.push(self.read(t, info, o, m.ty.bit_width())?);
+        }
+        let a = Acc {
+            kind: Kind::StrongWrite,
+            rmw: true,
+            used,
+            narrow: matches!(m.scope, Some(Scope::Cta | Scope::Cluster)),
+            op: update_code(m.op, m.ty),
+            operands: self.fingerprint(t, &operand_vals.iter().collect::<Vec<_>>()),
+            ..Acc::default()
+        };
+        self.track(t, target, off, u64::from(width), a, None);
         let (old, li) = self.read_target(t, target, off, width);
         if li.uninit {
             let loc = self.location(t, target, off);
@@ -685,9 +841,41 @@ impl<D: Domain> Engine<'_, D> {
             ),
         }
         if let Some(d) = dst {
+            // The returned value of an atomic on memory other threads can
+            // update depends on the order of the atomics: an integer is
+            // kept opaque (a branch or address computed from it is
+            // unsupported, docs/semantics.md); a real value is a value
+            // like any other (it can never steer control flow).
+            let old = match (&old, target) {
+                (Value::Bits(_), Target::Cta(_)) => Value::Tainted(self.cur_instr),
+                _ => old,
+            };
             self.write(t, info, d, old)?;
         }
         Ok(())
+    }
+
+    /// A fingerprint of operand values for comparing updates: equal for
+    /// equal concrete bits or equal data values, unique per access for
+    /// anything unknown (tensor-data integers, undefined values).
+    fn fingerprint(&self, t: u32, vals: &[&Value<D::Val>]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        for v in vals {
+            match v {
+                Value::Bits(b) => (1u8, *b).hash(&mut h),
+                Value::Data { v, fmt, lo, len } => (2u8, v, *fmt as u8, *lo, *len).hash(&mut h),
+                _ => (
+                    3u8,
+                    self.cur_instr,
+                    t,
+                    self.clocks.cta(),
+                    self.clocks.epoch(t),
+                )
+                    .hash(&mut h),
+            }
+        }
+        h.finish()
     }
 
     /// The packed id of the instruction at `pc` of the current frame.
@@ -695,5 +883,45 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn instr_id(&self, t: u32, pc: u32) -> u32 {
         let f = self.threads[t as usize].frames.last().map_or(0, |f| f.func);
         pack_instr(f, pc)
+    }
+}
+
+/// How an access is named in reports.
+pub(crate) fn access_kind(a: &Acc) -> AccessKind {
+    match a.kind {
+        Kind::PlainRead => AccessKind::Read,
+        Kind::PlainWrite => AccessKind::Write,
+        Kind::StrongRead => AccessKind::StrongRead,
+        Kind::StrongWrite if a.rmw => AccessKind::Atomic,
+        Kind::StrongWrite => AccessKind::StrongWrite,
+    }
+}
+
+/// Why a race involving a strong access is one (empty for two plain ones).
+fn race_why(a: &Acc, b: &Acc) -> String {
+    match (a.kind.is_strong(), b.kind.is_strong()) {
+        (false, false) => String::new(),
+        (true, true) => " (a .cta- or .cluster-scoped strong access is not morally strong with one of another CTA, so the two are not exempt from racing)".into(),
+        _ => " (only two strong accesses of a common scope are exempt from racing; a plain access and an atomic or strong one are not)".into(),
+    }
+}
+
+/// Whether two memory slots certainly hold the same byte.
+fn same_slot<D: Domain>(a: &Slot<D::Val>, b: &Slot<D::Val>, d: &D) -> bool {
+    match (a, b) {
+        (
+            Slot::Data {
+                v: x,
+                fmt: f,
+                idx: i,
+            },
+            Slot::Data {
+                v: y,
+                fmt: g,
+                idx: j,
+            },
+        ) => f == g && i == j && d.same_value(*x, *y),
+        (Slot::Byte(x), Slot::Byte(y)) => x == y,
+        _ => false,
     }
 }

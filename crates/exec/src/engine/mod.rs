@@ -196,6 +196,9 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub asyncs: async_copy::AsyncCopies,
     /// Guards of the fixed wmma fragment layout.
     pub wmma: wmma_check::WmmaState<D::Val>,
+    /// CTA ids by the index stamped into accesses (`race::Acc::cta`):
+    /// this CTA alone, or every CTA of a grid-level run (`crate::grid`).
+    pub cta_ids: Rc<[[u32; 3]]>,
 }
 
 /// Packs a function index and instruction index.
@@ -571,6 +574,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             memory_bytes: total,
             asyncs: async_copy::AsyncCopies::new(nthreads as usize),
             wmma: wmma_check::WmmaState::new(nwarps as usize),
+            cta_ids: Rc::from(vec![cta]),
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -578,6 +582,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
         }
         Ok(e)
+    }
+
+    /// The CTA id of access-stamp index `ix`.
+    pub(crate) fn cta_of(&self, ix: u32) -> [u32; 3] {
+        self.cta_ids.get(ix as usize).copied().unwrap_or(self.cta)
     }
 
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {

@@ -62,6 +62,9 @@ pub struct Limits {
     pub max_memory_bytes: u64,
     /// Findings of one kind kept (the rest are counted).
     pub max_findings_per_kind: u32,
+    /// CTA runs of the grid-level ticket exploration (`crate::grid`):
+    /// `G` orders of `G` CTAs per start value tried.
+    pub max_grid_runs: u64,
 }
 
 impl Default for Limits {
@@ -72,6 +75,7 @@ impl Default for Limits {
             max_region_bytes: 16 << 20,
             max_memory_bytes: 64 << 20,
             max_findings_per_kind: 64,
+            max_grid_runs: 1 << 16,
         }
     }
 }

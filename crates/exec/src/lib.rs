@@ -51,6 +51,7 @@ mod engine;
 mod finding;
 mod footprint;
 mod funcinfo;
+mod grid;
 mod ieee;
 mod input;
 pub mod int;
@@ -68,6 +69,7 @@ pub use finding::{
     format_ranges, thread_ranges,
 };
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
+pub use grid::{GridRun, run_grid};
 pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
 pub use input::{CtaInput, InputError, Limits, ParamValue, TensorInfo};
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
@@ -83,13 +85,15 @@ pub fn run_cta<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun
     match engine::Engine::new(input, cta, domain) {
         Ok(mut e) => {
             e.run();
-            e.finish_with_domain()
+            let (mut run, d) = e.finish_with_domain();
+            engine::drop_control_only_od(&mut run.findings);
+            (run, d)
         }
         Err((f, d)) => (empty_run(cta, f, input), d),
     }
 }
 
-fn empty_run<V>(cta: [u32; 3], f: Finding, input: &CtaInput) -> CtaRun<V> {
+pub(crate) fn empty_run<V>(cta: [u32; 3], f: Finding, input: &CtaInput) -> CtaRun<V> {
     CtaRun {
         cta,
         findings: vec![f],

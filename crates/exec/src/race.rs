@@ -102,7 +102,8 @@ impl Foreign {
         self.join(&one);
     }
 
-    /// The CTAs known, for tests and reports.
+    /// The CTAs known (tests).
+    #[cfg(test)]
     pub(crate) fn ctas(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.keys().copied()
     }
@@ -114,6 +115,10 @@ pub(crate) struct Clocks {
     base: Vec<Rc<[u32]>>,
     /// Per thread: what it knows of other CTAs (grid-level mode only).
     foreign: Vec<Rc<Foreign>>,
+    /// Per thread: releases made through `fence.sc` that a later
+    /// `fence.sc` of this thread acquires (grid-level ticket mode; passed
+    /// along happens-before like `foreign`, see `crate::grid`).
+    pending_sc: Vec<Rc<Foreign>>,
     /// The CTA these threads belong to, as stamped into accesses (0 outside
     /// the grid-level mode).
     cta: u32,
@@ -130,6 +135,7 @@ pub(crate) struct Snapshot {
     own: u32,
     tid: u32,
     foreign: Rc<Foreign>,
+    pending_sc: Rc<Foreign>,
 }
 
 impl Clocks {
@@ -144,7 +150,8 @@ impl Clocks {
         Clocks {
             own: vec![1; n],
             base: vec![zero.clone(); n],
-            foreign: vec![none; n],
+            foreign: vec![none.clone(); n],
+            pending_sc: vec![none; n],
             cta,
             floor: zero,
         }
@@ -196,6 +203,26 @@ impl Clocks {
             own: self.own[t as usize],
             tid: t,
             foreign: self.foreign[t as usize].clone(),
+            pending_sc: self.pending_sc[t as usize].clone(),
+        }
+    }
+
+    /// Adds `what` to the `fence.sc` releases `t` may acquire.
+    pub(crate) fn add_pending_sc(&mut self, t: u32, what: &Foreign) {
+        if what.is_empty() {
+            return;
+        }
+        let mut f = (*self.pending_sc[t as usize]).clone();
+        f.join(what);
+        self.pending_sc[t as usize] = Rc::new(f);
+    }
+
+    /// `t` executes a `fence.sc`: it acquires the pending `fence.sc`
+    /// releases it knows of.
+    pub(crate) fn acquire_pending_sc(&mut self, t: u32) {
+        let p = self.pending_sc[t as usize].clone();
+        if !p.is_empty() {
+            self.acquire(t, &p);
         }
     }
 
@@ -264,26 +291,20 @@ impl Clocks {
             let x = &mut j[p as usize];
             *x = (*x).max(self.own[p as usize]);
         }
-        // Other CTAs' clocks (grid-level mode): joined the same way.
-        let foreigns = participants
-            .iter()
-            .map(|&p| &self.foreign[p as usize])
-            .chain(releases.iter().map(|s| &s.foreign));
-        let mut fj: Option<Rc<Foreign>> = None;
-        for f in foreigns {
-            if f.is_empty() {
-                continue;
-            }
-            fj = Some(match fj {
-                None => f.clone(),
-                Some(cur) if Rc::ptr_eq(&cur, f) => cur,
-                Some(cur) => {
-                    let mut m = (*cur).clone();
-                    m.join(f);
-                    Rc::new(m)
-                }
-            });
-        }
+        // Other CTAs' clocks and pending fence.sc releases (grid-level
+        // mode): joined the same way.
+        let fj = join_all(
+            participants
+                .iter()
+                .map(|&p| &self.foreign[p as usize])
+                .chain(releases.iter().map(|s| &s.foreign)),
+        );
+        let pj = join_all(
+            participants
+                .iter()
+                .map(|&p| &self.pending_sc[p as usize])
+                .chain(releases.iter().map(|s| &s.pending_sc)),
+        );
         let shared: Rc<[u32]> = j.into();
         if participants.len() == n {
             self.floor = shared.clone();
@@ -294,8 +315,31 @@ impl Clocks {
             if let Some(f) = &fj {
                 self.foreign[p as usize] = f.clone();
             }
+            if let Some(f) = &pj {
+                self.pending_sc[p as usize] = f.clone();
+            }
         }
     }
+}
+
+/// The join of several knowledge maps (`None` when all are empty).
+fn join_all<'a>(fs: impl Iterator<Item = &'a Rc<Foreign>>) -> Option<Rc<Foreign>> {
+    let mut out: Option<Rc<Foreign>> = None;
+    for f in fs {
+        if f.is_empty() {
+            continue;
+        }
+        out = Some(match out {
+            None => f.clone(),
+            Some(cur) if Rc::ptr_eq(&cur, f) => cur,
+            Some(cur) => {
+                let mut m = (*cur).clone();
+                m.join(f);
+                Rc::new(m)
+            }
+        });
+    }
+    out
 }
 
 /// How an access touches memory, for the race rules.
@@ -518,6 +562,7 @@ pub(crate) struct Conflict {
 }
 
 impl Conflict {
+    #[cfg(test)]
     pub(crate) fn prev_is_write(&self) -> bool {
         self.prev.kind.writes()
     }
@@ -735,6 +780,25 @@ impl ShadowMem {
         kept.push(mine);
         self.set_entries(u, &kept);
         best
+    }
+
+    /// Re-stamps the kept accesses of unit `u` that `pick` selects as
+    /// accesses of `to` (CTA, thread, epoch), keeping what they are. The
+    /// grid-level ticket mode uses it for the RMWs that precede the last
+    /// one on the ticket word in observation order: they are ordered
+    /// before exactly what that last RMW is ordered before (PTX causality
+    /// order, docs/semantics.md).
+    pub(crate) fn restamp(&mut self, u: usize, pick: impl Fn(&Acc) -> bool, to: (u32, u32, u32)) {
+        let mut es = self.entries(u);
+        for e in &mut es {
+            if pick(&e.acc) {
+                e.acc.cta = to.0;
+                e.acc.tid = to.1;
+                e.acc.epoch = to.2;
+                e.strict_epoch = 0;
+            }
+        }
+        self.set_entries(u, &es);
     }
 
     /// The kept accesses of unit `u` (tests).

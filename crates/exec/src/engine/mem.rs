@@ -6,7 +6,7 @@ use ptxeq_ir::{AddrBase, Address, AtomMods, AtomOp, MemSem, Operand, Scope, Stat
 use super::values::IntArg;
 use super::{Engine, Halt, R, pack_instr, space_of, unpack_instr};
 use crate::domain::{BinOp, Domain, Fmt};
-use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
+use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation};
 use crate::funcinfo::FuncInfo;
 use crate::int;
 use crate::memory::{Region, Slot, Space, holds_same, load_value, store_value};
@@ -88,6 +88,45 @@ pub(crate) fn update_code(op: AtomOp, ty: ptxeq_ir::ScalarType) -> u8 {
         0
     };
     ix | size << 4 | float << 6 | commutes
+}
+
+/// Reason of an unsupported branch on an atomic's returned value.
+pub(crate) const REASON_ATOMIC_BRANCH: &str = "branch depends on an atomic's returned value";
+/// Reason of an unsupported address computed from an atomic's result.
+pub(crate) const REASON_ATOMIC_ADDRESS: &str = "address depends on an atomic's returned value";
+/// Reason of an unsupported guard computed from an atomic's result.
+pub(crate) const REASON_ATOMIC_GUARD: &str = "predicate depends on an atomic's returned value";
+/// `Finding::reason` of an order dependence through a returned value.
+pub(crate) const REASON_OD_USED: &str = "returned value used";
+/// `Finding::reason` of an order dependence through non-commuting updates.
+pub(crate) const REASON_OD_COMMUTE: &str = "updates do not commute";
+
+/// An order-dependent finding through a returned value whose atomic's
+/// value also steered control flow or an address (an unsupported
+/// finding names it) says nothing about the outputs: the run stopped
+/// there, and the verdict is that unsupported finding. Drops those.
+pub(crate) fn drop_control_only_od(findings: &mut Vec<Finding>) {
+    let steered: Vec<InstrRef> = findings
+        .iter()
+        .filter(|f| {
+            f.kind == FindingKind::Unsupported
+                && [
+                    REASON_ATOMIC_BRANCH,
+                    REASON_ATOMIC_ADDRESS,
+                    REASON_ATOMIC_GUARD,
+                ]
+                .contains(&f.reason.as_str())
+        })
+        .flat_map(|f| f.accesses.iter().map(|a| a.instr))
+        .collect();
+    if steered.is_empty() {
+        return;
+    }
+    findings.retain(|f| {
+        !(f.kind == FindingKind::OrderDependent
+            && f.reason == REASON_OD_USED
+            && f.accesses.iter().any(|a| steered.contains(&a.instr)))
+    });
 }
 
 /// Where an access lands.
@@ -174,6 +213,20 @@ impl<D: Domain> Engine<'_, D> {
                 match v {
                     Value::Bits(b) => (space, b.wrapping_add(addr.offset as u64)),
                     Value::Undef => return Err(self.uninit_register(t, "the address register")),
+                    Value::Tainted(o) if self.atomic_origin(o).is_some() => {
+                        let a = self.atomic_origin(o).unwrap_or(InstrRef::kernel(0));
+                        if let Some(g) = self.grid.as_mut() {
+                            g.halt_atomic = Some(o);
+                        }
+                        return Err(self.atomic_use_unsupported(
+                            t,
+                            REASON_ATOMIC_ADDRESS,
+                            format!(
+                                "the address is computed from the value returned by the atomic at {a}, which depends on the order of the atomics on that word"
+                            ),
+                            a,
+                        ));
+                    }
                     Value::Tainted(_) | Value::Data { .. } | Value::Bool(_) | Value::Pack(_) => {
                         let reason = match space_of(space) {
                             Some(Space::Shared) => "shared-memory address depends on tensor data",
@@ -381,6 +434,17 @@ impl<D: Domain> Engine<'_, D> {
             instr,
             ..a
         };
+        if let Some(g) = self.grid.as_mut()
+            && self.regions[ri].space == Space::Global
+        {
+            let v = stored.map_or(u64::from(a.op) << 32 | a.operands & 0xffff_ffff, |v| {
+                use std::hash::{Hash, Hasher};
+                let mut h = rustc_hash::FxHasher::default();
+                v.hash(&mut h);
+                h.finish()
+            });
+            g.mix_effect([u64::from(r), off, width << 8 | kind as u64, v]);
+        }
         let mut first: Option<(u64, Conflict)> = None;
         let Some(sh) = self.shadows[ri].as_mut() else {
             return;
@@ -439,6 +503,7 @@ impl<D: Domain> Engine<'_, D> {
             Some([x, y, z]) => format!("{} of CTA ({x},{y},{z})", a.thread),
             None => a.thread.to_string(),
         };
+        let mut reason = "";
         let (fk, msg) = if c.rank == Rank::Race {
             (
                 FindingKind::Race,
@@ -455,8 +520,10 @@ impl<D: Domain> Engine<'_, D> {
             )
         } else {
             let why = if c.prev.used || cur.used {
+                reason = REASON_OD_USED;
                 "a returned value that is used depends on which runs first"
             } else {
+                reason = REASON_OD_COMMUTE;
                 "their updates do not commute, so the final value depends on which runs first"
             };
             (
@@ -474,7 +541,8 @@ impl<D: Domain> Engine<'_, D> {
         };
         let mut f = Finding::new(fk, msg)
             .at(Some(second.thread), Some(second.instr))
-            .with_location(loc);
+            .with_location(loc)
+            .with_reason(reason);
         f.accesses = vec![first, second];
         self.report(f);
     }
@@ -726,10 +794,13 @@ impl<D: Domain> Engine<'_, D> {
         for o in [Some(b), c].into_iter().flatten() {
             operand_vals.push(self.read(t, info, o, m.ty.bit_width())?);
         }
+        // The ticket word of a grid-level exploration: its returned value
+        // is explored (crate::grid), not order-dependent.
+        let ticket = matches!(target, Target::Cta(r) if self.is_ticket_word(r, off));
         let a = Acc {
             kind: Kind::StrongWrite,
             rmw: true,
-            used,
+            used: used && !ticket,
             narrow: matches!(m.scope, Some(Scope::Cta | Scope::Cluster)),
             op: update_code(m.op, m.ty),
             operands: self.fingerprint(t, &operand_vals.iter().collect::<Vec<_>>()),
@@ -746,6 +817,14 @@ impl<D: Domain> Engine<'_, D> {
                 Some(loc),
             );
         }
+        if ticket {
+            let operand = match operand_vals.first() {
+                Some(Value::Bits(b)) => Some(*b),
+                _ => None,
+            };
+            self.ticket_rmw(t, m.op, m.sem, m.scope, &old, operand)?;
+        }
+        self.keep_result = ticket;
         let wbits = m.ty.bit_width();
         let new = if let Some(fmt) = Fmt::of(m.ty) {
             let op = match m.op {
@@ -846,13 +925,56 @@ impl<D: Domain> Engine<'_, D> {
             // kept opaque (a branch or address computed from it is
             // unsupported, docs/semantics.md); a real value is a value
             // like any other (it can never steer control flow).
+            let keep = std::mem::take(&mut self.keep_result);
             let old = match (&old, target) {
-                (Value::Bits(_), Target::Cta(_)) => Value::Tainted(self.cur_instr),
+                (Value::Bits(_) | Value::Tainted(_), Target::Cta(r)) if !keep => {
+                    if self.regions[r as usize].space == Space::Global
+                        && let Some(g) = self.grid.as_mut()
+                    {
+                        g.note_atomic(self.cur_instr, r, off, width);
+                    }
+                    Value::Tainted(self.cur_instr)
+                }
                 _ => old,
             };
             self.write(t, info, d, old)?;
         }
         Ok(())
+    }
+
+    /// An unsupported use of atomic `a`'s returned value; the finding names
+    /// the atomic as its access.
+    pub(crate) fn atomic_use_unsupported(
+        &mut self,
+        t: u32,
+        reason: &str,
+        detail: String,
+        a: InstrRef,
+    ) -> super::Halt {
+        let n = self.findings.len();
+        let h = self.unsupported(t, reason, detail);
+        let thread = self.thread_ref(t);
+        if let Some(f) = self.findings.get_mut(n) {
+            f.accesses = vec![AccessRef {
+                thread,
+                instr: a,
+                kind: AccessKind::Atomic,
+                cta: None,
+            }];
+        }
+        h
+    }
+
+    /// The atomic that produced a tainted integer with origin `o`, if an
+    /// atomic did (not a tensor-data load).
+    pub(crate) fn atomic_origin(&self, o: u32) -> Option<InstrRef> {
+        let i = unpack_instr(o);
+        let f = self.funcs.get(i.func as usize)?;
+        matches!(
+            f.ir.instrs.get(i.index as usize)?.instr,
+            ptxeq_ir::Instr::Atom(_)
+        )
+        .then_some(i)
     }
 
     /// A fingerprint of operand values for comparing updates: equal for

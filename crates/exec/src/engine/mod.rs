@@ -48,6 +48,7 @@ use crate::result::{CtaRun, OutputValue, Stats, TensorOutput};
 use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
+pub(crate) use mem::drop_control_only_od;
 pub(crate) use sync::{Barrier, WarpState};
 
 /// Marker: a fatal finding was recorded; stop the run.
@@ -199,6 +200,11 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// CTA ids by the index stamped into accesses (`race::Acc::cta`):
     /// this CTA alone, or every CTA of a grid-level run (`crate::grid`).
     pub cta_ids: Rc<[[u32; 3]]>,
+    /// Grid-level run state (`crate::grid`); `None` for a CTA run alone.
+    pub grid: Option<Box<crate::grid::EngineGrid>>,
+    /// The atomic being executed returns its value as is (the explored
+    /// ticket word), not as an opaque integer.
+    pub keep_result: bool,
 }
 
 /// Packs a function index and instruction index.
@@ -575,6 +581,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             asyncs: async_copy::AsyncCopies::new(nthreads as usize),
             wmma: wmma_check::WmmaState::new(nwarps as usize),
             cta_ids: Rc::from(vec![cta]),
+            grid: None,
+            keep_result: false,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {

@@ -211,6 +211,9 @@ pub(crate) fn print_human(
     for a in crate::cmd_race::idiom_assumptions(&report.kernels) {
         outln!("  - math idiom: {a}");
     }
+    for n in crate::cmd_race::grid_notes(&report.kernels) {
+        outln!("  - grid: {n}");
+    }
     let stats = report
         .verdicts
         .as_ref()

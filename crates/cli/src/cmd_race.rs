@@ -18,8 +18,22 @@ pub const ASSUMPTIONS: &[&str] = &[
     "distinct pointer params do not alias",
     "all thread schedules: races are judged on one schedule with vector clocks (design.md §4); a race-free run is schedule-independent",
     "exited threads count as arrived at barriers that expect them",
-    "only the CTAs named by the spec are run (ctas = first | all | list); global writes of different CTAs are checked for overlap",
+    "only the CTAs named by the spec are run (ctas = first | all | list); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
+    "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",
 ];
+
+/// What several CTAs run together rest on (the grid-level exploration),
+/// per kernel.
+pub fn grid_notes(reports: &[KernelRaceReport]) -> Vec<String> {
+    reports
+        .iter()
+        .flat_map(|r| {
+            r.grid_notes
+                .iter()
+                .map(move |n| format!("{}: {n}", r.slot.word()))
+        })
+        .collect()
+}
 
 pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
     let db = Database::default();
@@ -58,6 +72,9 @@ fn print_human(
     outln!("assumptions: {}", ASSUMPTIONS.join("; "));
     for a in idiom_assumptions(reports) {
         outln!("  math idiom: {a}");
+    }
+    for n in grid_notes(reports) {
+        outln!("  grid: {n}");
     }
     outln!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
 }
@@ -179,6 +196,7 @@ fn print_json(
         "verdict": verdict.word(),
         "kernels": kernels_json(db, reports),
         "assumptions": ASSUMPTIONS,
+        "grid_notes": grid_notes(reports),
         "time_ms": elapsed.as_secs_f64() * 1e3,
     });
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());

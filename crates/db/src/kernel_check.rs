@@ -11,7 +11,7 @@ use ptxeq_exec::{CtaInput, Finding, FindingKind, Stats};
 use ptxeq_spec::{CheckSpec, Ctas, KernelRef};
 use ptxeq_store::StoredTerms;
 use ptxeq_symex::SymbolicState;
-use ptxeq_unroll::UnrolledCta;
+use ptxeq_unroll::{UnrolledCta, UnrolledGrid};
 use ptxeq_validate::StructuredReport;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -128,11 +128,54 @@ pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<Structured
     ))
 }
 
-/// `unroll`: one CTA run with opaque data: paths, schedule, findings.
+/// A cache key for the CTA list of a grid run (the disk cache keys
+/// artifacts by CTA coordinates): its length and a hash of the list.
+fn grid_key(ctas: &[[u32; 3]]) -> [u32; 3] {
+    let mut h = ptxeq_cache::Key::hasher("grid_ctas", 0);
+    for c in ctas {
+        for x in c {
+            h.update(&x.to_le_bytes());
+        }
+    }
+    let d = h.finish().hash;
+    [
+        u32::MAX - ctas.len() as u32,
+        u32::from_le_bytes([d[0], d[1], d[2], d[3]]),
+        u32::from_le_bytes([d[4], d[5], d[6], d[7]]),
+    ]
+}
+
+/// `unroll` of every CTA the spec selects, together over one global
+/// memory (`ptxeq_unroll::unroll_grid`); `None` when it selects one CTA
+/// (then each CTA runs alone, [`unrolled`]).
+#[salsa::tracked(returns(ref))]
+pub fn grid_unrolled<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<Arc<UnrolledGrid>> {
+    let input = cta_input(db, k).as_ref().ok()?;
+    let ctas = ctas_of(k.spec(db).spec(db));
+    if ctas.len() < 2 {
+        return None;
+    }
+    let compute = || {
+        let _span = tracing::info_span!("unroll", ctas = ctas.len()).entered();
+        ptxeq_unroll::unroll_grid(input, &ctas)
+    };
+    let versions = [crate::disk::UNROLL_VERSION];
+    let artifact = crate::disk::cached(db, "grid_unrolled", &versions, k, grid_key(&ctas), compute);
+    Some(Arc::new(artifact))
+}
+
+/// `unroll`: one CTA run with opaque data: paths, schedule, findings. When
+/// the spec selects several CTAs, the CTA's part of their run together
+/// ([`grid_unrolled`]).
 #[salsa::tracked(returns(ref))]
 pub fn unrolled<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<UnrolledCta>> {
     let input = cta_input(db, key.kernel(db)).as_ref().ok()?;
     let (k, cta) = (key.kernel(db), key.cta(db));
+    if let Some(g) = grid_unrolled(db, k)
+        && let Some(u) = g.ctas.iter().find(|u| u.cta == cta)
+    {
+        return Some(Arc::new(u.clone()));
+    }
     let compute = || {
         let _span = tracing::info_span!("unroll", ?cta).entered();
         ptxeq_unroll::unroll(input, cta)
@@ -278,8 +321,14 @@ pub struct KernelRaceReport {
     pub idioms: Vec<(String, ptxeq_idioms::Recognition)>,
     /// Per CTA checked: its findings and counters.
     pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
-    /// Cross-CTA global-memory conflicts.
+    /// Conflicts between CTAs (several CTAs run together).
     pub cross_cta: Vec<Finding>,
+    /// What a run of several CTAs rests on (the grid-level ticket
+    /// exploration, start values).
+    pub grid_notes: Vec<String>,
+    /// The grid-level ticket exploration ran (an equivalence check of the
+    /// kernel is not supported then).
+    pub grid_explored: bool,
     pub verdict: RaceVerdict,
 }
 
@@ -314,6 +363,8 @@ pub fn race_check(
                 .unwrap_or_default(),
             ctas: Vec::new(),
             cross_cta: Vec::new(),
+            grid_notes: Vec::new(),
+            grid_explored: false,
             verdict: RaceVerdict::Unsupported,
         };
         if report.input_error.is_none()
@@ -331,8 +382,11 @@ pub fn race_check(
                 })
                 .filter_map(|(c, u)| u.map(|u| (c, u)))
                 .collect();
-            let footprints: Vec<_> = runs.iter().map(|(_, u)| u.footprint.clone()).collect();
-            report.cross_cta = ptxeq_exec::check_cross_cta(&footprints);
+            if let Some(g) = grid_unrolled(db, k) {
+                report.cross_cta = g.cross.clone();
+                report.grid_notes = g.notes.clone();
+                report.grid_explored = g.explored;
+            }
             report.ctas = runs
                 .into_iter()
                 .map(|(c, u)| (c, u.findings.clone(), u.stats))

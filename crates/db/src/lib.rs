@@ -22,7 +22,7 @@ mod queries;
 
 pub use kernel_check::{
     CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
-    output_terms, race_check, structured, symbolic, unrolled,
+    grid_unrolled, output_terms, race_check, structured, symbolic, unrolled,
 };
 
 pub use check::{

@@ -300,8 +300,8 @@ impl<D: Domain> Engine<'_, D> {
 
 /// Where the ticket word's start value comes from.
 enum Start {
-    /// Its initialiser (a global variable) or a known value.
-    Known(u64),
+    /// Its initialiser (a global variable): value and variable name.
+    Known(u64, String),
     /// An element of an input tensor.
     Input(String),
     /// Nothing: the first RMW reads uninitialised memory (reported).
@@ -335,6 +335,7 @@ fn start_of<D: Domain>(
                     b.iter()
                         .rev()
                         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)),
+                    reg.name.clone(),
                 ),
                 (None, Init::Input { .. }) => Start::Input(reg.name.clone()),
                 _ => Start::Unwritten,
@@ -374,9 +375,9 @@ pub(crate) fn explore<D: Domain>(
         "grid-level ticket exploration: every CTA of the grid does one atomic on the ticket word and branches on its value; {g} orders of the atomics were run (in each, a different CTA draws the last ticket), so every CTA ran at every position"
     )];
     let mut candidates: Vec<Option<u64>> = match &start {
-        Start::Known(v) => {
+        Start::Known(v, name) => {
             notes.push(format!(
-                "the ticket word holds {v} at launch (its initial content)"
+                "the ticket word `{name}` holds {v} at launch (its initialiser; the host does not write it before the launch)"
             ));
             vec![None]
         }

@@ -296,3 +296,35 @@ fn slot_drawn_from_a_ticket_is_order_dependent() {
         findings(&g)
     );
 }
+
+/// Flag synchronisation within a CTA: thread 0 writes data and publishes a
+/// flag with st.release; thread 32 branches on ld.acquire of the flag. The
+/// value the acquire reads depends on the schedule, so the branch is
+/// outside what ptxeq explores: unsupported, naming the load.
+#[test]
+fn branch_on_a_strong_load_is_unsupported() {
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n.reg .pred %p<4>;\n\
+        .shared .align 4 .u32 data;\n.shared .align 4 .u32 flag;\n\
+        mov.u32 %r1, %tid.x;\n setp.ne.u32 %p1, %r1, 0;\n @%p1 bra CONSUMER;\n\
+        st.shared.u32 [data], 42;\n st.release.cta.shared.u32 [flag], 1;\n bra.uni END;\n\
+        CONSUMER:\n setp.ne.u32 %p2, %r1, 32;\n @%p2 bra END;\n\
+        ld.acquire.cta.shared.u32 %r2, [flag];\n setp.eq.u32 %p3, %r2, 0;\n @%p3 bra END;\n\
+        ld.shared.u32 %r3, [data];\n\
+        END:\n ret;\n}\n";
+    let inp = input(
+        ptx,
+        [64, 1, 1],
+        vec![tensor("out", Role::Output, DType::U32, &[1])],
+        vec![ParamValue::Tensor { tensor: 0 }],
+    );
+    let run = ptxeq_exec::run_cta(&inp, [0, 0, 0], Opaque::new()).0;
+    assert!(
+        run.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Unsupported
+                && f.reason == "branch depends on an atomic's returned value"),
+        "{:#?}",
+        run.findings
+    );
+}

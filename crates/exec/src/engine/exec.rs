@@ -167,7 +167,7 @@ impl<D: Domain> Engine<'_, D> {
                     t,
                     reason,
                     format!(
-                        "{what} the value returned by the atomic at {a}, which depends on the order of the atomics on that word; only the grid-level ticket pattern (docs/semantics.md) is explored"
+                        "{what} the value returned by the atomic or strong load at {a}, which depends on the order of the accesses to that word; only the grid-level ticket pattern (docs/semantics.md) is explored"
                     ),
                     a,
                 ))

@@ -222,7 +222,7 @@ impl<D: Domain> Engine<'_, D> {
                             t,
                             REASON_ATOMIC_ADDRESS,
                             format!(
-                                "the address is computed from the value returned by the atomic at {a}, which depends on the order of the atomics on that word"
+                                "the address is computed from the value returned by the atomic or strong load at {a}, which depends on the order of the accesses to that word"
                             ),
                             a,
                         ));
@@ -638,6 +638,13 @@ impl<D: Domain> Engine<'_, D> {
                 Some(loc),
             );
         }
+        // The value of a strong load of memory other threads can write
+        // depends on the order of the accesses, like an atomic's result:
+        // an integer is kept opaque (judged where it is used).
+        let v = match (&v, target) {
+            (Value::Bits(_), Target::Cta(_)) if ord.strong => Value::Tainted(self.cur_instr),
+            _ => v,
+        };
         Ok(Some(v))
     }
 
@@ -970,11 +977,11 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn atomic_origin(&self, o: u32) -> Option<InstrRef> {
         let i = unpack_instr(o);
         let f = self.funcs.get(i.func as usize)?;
-        matches!(
-            f.ir.instrs.get(i.index as usize)?.instr,
-            ptxeq_ir::Instr::Atom(_)
-        )
-        .then_some(i)
+        match &f.ir.instrs.get(i.index as usize)?.instr {
+            ptxeq_ir::Instr::Atom(_) => Some(i),
+            ptxeq_ir::Instr::Ld(m) if Ordering::of(m.sem, m.scope).strong => Some(i),
+            _ => None,
+        }
     }
 
     /// A fingerprint of operand values for comparing updates: equal for

@@ -512,6 +512,15 @@ struct Entry {
 }
 
 impl Entry {
+    /// Keeps the latest of the dropped accesses in `strict`.
+    fn fold(&mut self, epoch: u32, instr: u32, kind: Kind) {
+        if epoch > self.strict_epoch {
+            self.strict_epoch = epoch;
+            self.strict_instr = instr;
+            self.strict_kind = kind;
+        }
+    }
+
     const EMPTY: Entry = Entry {
         acc: Acc::EMPTY,
         strict_epoch: 0,
@@ -692,13 +701,8 @@ impl ShadowMem {
     ) -> Option<Conflict> {
         let t = cur.tid;
         let gen_before = self.shadows[u].generation;
-        let es = self.entries(u);
-        let mut best: Option<Conflict> = None;
-        let mut note = |c: Conflict| {
-            if best.is_none_or(|b| c.rank > b.rank) {
-                best = Some(c);
-            }
-        };
+        let more = self.shadows[u].more;
+        let first = self.shadows[u].first;
         let benign_with = |e: &Acc| {
             cur.kind == Kind::PlainWrite
                 && e.kind == Kind::PlainWrite
@@ -706,61 +710,76 @@ impl ShadowMem {
                 && e.operands == gen_before
                 && same
         };
-        for e in &es {
-            let a = &e.acc;
-            if (a.tid == t && a.cta == cur.cta) || clocks.knows_acc(t, a) {
-                continue;
-            }
-            let benign = benign_with(a);
-            let r = rank(a, &cur, benign);
-            if r != Rank::None {
-                note(Conflict { prev: *a, rank: r });
-            } else if benign
-                && let Some(s) = e.strict()
-                && !clocks.knows_acc(t, &s)
-            {
-                // Benign with the kept store, but not with an earlier
-                // access of its thread that the store dropped.
-                note(Conflict {
-                    prev: s,
-                    rank: Rank::Race,
-                });
+        // Conflicts with the kept accesses (two reads never conflict).
+        let mut best: Option<Conflict> = None;
+        {
+            let list: &[Entry] = if more != 0 {
+                &self.pool[more as usize - 1]
+            } else {
+                &[]
+            };
+            let firsts: &[Entry] = if first.acc.is_some() {
+                std::slice::from_ref(&first)
+            } else {
+                &[]
+            };
+            for e in firsts.iter().chain(list) {
+                let a = &e.acc;
+                if !(a.kind.writes() || cur.kind.writes())
+                    || (a.tid == t && a.cta == cur.cta)
+                    || clocks.knows_acc(t, a)
+                {
+                    continue;
+                }
+                let benign = benign_with(a);
+                let r = rank(a, &cur, benign);
+                let c = if r != Rank::None {
+                    Some(Conflict { prev: *a, rank: r })
+                } else if benign
+                    && let Some(s) = e.strict()
+                    && !clocks.knows_acc(t, &s)
+                {
+                    // Benign with the kept store, but not with an earlier
+                    // access of its thread that the store dropped.
+                    Some(Conflict {
+                        prev: s,
+                        rank: Rank::Race,
+                    })
+                } else {
+                    None
+                };
+                if let Some(c) = c
+                    && best.is_none_or(|b| c.rank > b.rank)
+                {
+                    best = Some(c);
+                }
             }
         }
         // The new content generation.
         if cur.kind.writes() && !(cur.kind == Kind::PlainWrite && same) {
             self.shadows[u].generation = gen_before.wrapping_add(1);
         }
-        let generation = self.shadows[u].generation;
         if cur.kind == Kind::PlainWrite {
-            cur.operands = generation;
+            cur.operands = self.shadows[u].generation;
         }
-        // Keep what the new access does not subsume.
+        // Keep what the new access does not subsume (in place).
         let mut mine = Entry {
             acc: cur,
             ..Entry::EMPTY
         };
-        let fold = |mine: &mut Entry, epoch: u32, instr: u32, kind: Kind| {
-            if epoch > mine.strict_epoch {
-                mine.strict_epoch = epoch;
-                mine.strict_instr = instr;
-                mine.strict_kind = kind;
-            }
-        };
-        let mut kept = Entries::new();
-        for e in es {
+        let private = self.private;
+        let keep = |e: &Entry, mine: &mut Entry| -> bool {
             let a = &e.acc;
-            if self.private && clocks.known_by_all(a) {
+            if private && clocks.known_by_all(a) {
                 // Ordered before anything that can still come.
-                continue;
+                return false;
             }
             let same_thread = a.tid == t && a.cta == cur.cta;
             if !(same_thread || clocks.knows_acc(t, a)) || !subsumes(&cur, a) {
-                kept.push(e);
-                continue;
+                return true;
             }
             if cur.kind != Kind::PlainWrite {
-                continue;
+                return false;
             }
             // A plain store: a later store benign with it is benign with
             // `e` only when `e` is an equivalent store (same instruction,
@@ -768,17 +787,55 @@ impl ShadowMem {
             let equivalent = benign_with(a);
             if same_thread {
                 if !equivalent {
-                    fold(&mut mine, a.epoch, a.instr, a.kind);
+                    mine.fold(a.epoch, a.instr, a.kind);
                 }
                 if let Some(s) = e.strict() {
-                    fold(&mut mine, s.epoch, s.instr, s.kind);
+                    mine.fold(s.epoch, s.instr, s.kind);
                 }
-            } else if !(equivalent && e.strict_epoch == 0) {
-                kept.push(e);
+                false
+            } else {
+                !(equivalent && e.strict_epoch == 0)
             }
+        };
+        // A read prunes a long list only now and then (at lengths that are
+        // powers of two): keeping an access longer is always sound, it
+        // only costs time, and a unit read by every thread (a broadcast)
+        // would otherwise be rescanned by each read.
+        let lazy = !cur.kind.writes() && more != 0 && {
+            let n = self.pool[more as usize - 1].len();
+            !(n >= 8 && n.is_power_of_two())
+        };
+        let keep_first = first.acc.is_some() && (lazy || keep(&first, &mut mine));
+        if more != 0 {
+            let mut list = std::mem::take(&mut self.pool[more as usize - 1]);
+            if !lazy {
+                list.retain(|e| keep(e, &mut mine));
+            }
+            if keep_first {
+                list.push(first);
+            }
+            list.push(mine);
+            let sh = &mut self.shadows[u];
+            if list.len() == 1 {
+                sh.first = list[0];
+                sh.more = 0;
+                self.pool[more as usize - 1] = list;
+                self.release(more);
+            } else {
+                sh.first = Entry::EMPTY;
+                self.pool[more as usize - 1] = list;
+            }
+        } else if keep_first {
+            let ix = self.alloc();
+            let list = &mut self.pool[ix as usize - 1];
+            list.push(first);
+            list.push(mine);
+            let sh = &mut self.shadows[u];
+            sh.first = Entry::EMPTY;
+            sh.more = ix;
+        } else {
+            self.shadows[u].first = mine;
         }
-        kept.push(mine);
-        self.set_entries(u, &kept);
         best
     }
 

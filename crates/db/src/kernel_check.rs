@@ -109,18 +109,39 @@ pub(crate) fn bind<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<CtaInput,
 pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<StructuredReport> {
     let input = cta_input(db, k).as_ref().ok()?;
     let _span = tracing::info_span!("validate").entered();
+    // A tensor holds data the kernel reads when it is an input or inout
+    // without concrete `values` (concrete contents are not data: an index
+    // tensor with values gives concrete addresses).
+    let data_tensor = |t: u32| {
+        input
+            .tensors
+            .get(t as usize)
+            .is_some_and(|i| i.role.is_read())
+            && input.bindings.tensor_bytes(t).is_none()
+    };
     let tensor_params: Vec<bool> = input
         .params
         .iter()
         .map(|p| match p {
-            ptxeq_exec::ParamValue::Tensor { tensor } => input
-                .tensors
-                .get(*tensor as usize)
-                .is_some_and(|t| t.role != ptxeq_spec::Role::Output),
+            ptxeq_exec::ParamValue::Tensor { tensor } => data_tensor(*tensor),
+            ptxeq_exec::ParamValue::Struct { index } => input
+                .bindings
+                .structs
+                .get(*index as usize)
+                .into_iter()
+                .flatten()
+                .any(|f| matches!(f.what, ptxeq_exec::FieldKind::Tensor { tensor } if data_tensor(tensor))),
             _ => false,
         })
         .collect();
-    let funcs = |name: &str| input.funcs.iter().find(|f| f.name == name).map(|f| &**f);
+    // A bound function's body (if any) never runs: a black box.
+    let funcs = |name: &str| {
+        input
+            .funcs
+            .iter()
+            .find(|f| f.name == name && input.bindings.function(name).is_none())
+            .map(|f| &**f)
+    };
     Some(ptxeq_validate::validate(
         &input.kernel,
         &funcs,

@@ -221,6 +221,15 @@ impl Bindings {
             first_global_tensor: tensors.len() as u32,
             ..Bindings::default()
         };
+        for (name, t) in &spec.tensors {
+            if t.role == ptxeq_spec::Role::Scratch {
+                b.assumptions.push(format!(
+                    "tensor `{name}` is scratch: a workspace either kernel may read and write; its \
+                     contents are never compared (a read before any write is uninitialised unless \
+                     it has values)"
+                ));
+            }
+        }
         // Concrete tensor contents.
         for (i, (name, t)) in spec.tensors.iter().enumerate() {
             let bytes = match &t.values {

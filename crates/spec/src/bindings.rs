@@ -268,6 +268,24 @@ pub struct GlobalBinding {
     pub values: Option<Values>,
 }
 
+impl crate::model::CheckSpec {
+    /// The names of the input symbols' tensor numbers: the tensors in name
+    /// order, then the `[globals]` declared inputs (no `values`) in name
+    /// order — the numbering `ptxeq-exec` gives them.
+    pub fn input_names(&self) -> Vec<&str> {
+        self.tensors
+            .keys()
+            .map(String::as_str)
+            .chain(
+                self.globals
+                    .iter()
+                    .filter(|(_, g)| g.values.is_none())
+                    .map(|(n, _)| n.as_str()),
+            )
+            .collect()
+    }
+}
+
 // ───────────────────────────── raw ─────────────────────────────
 
 /// `values` as written: a word, a list, or `{ file = "…" }`.

@@ -10,6 +10,11 @@
 //! interpretation it used. Two different names almost always get
 //! different polynomials; where a chosen interpretation happens to make
 //! two different terms equal, the element is `unknown`, never `proved`.
+//!
+//! Arguments may be ±inf (FlashAttention's `exp(-inf - m)` for an empty
+//! running max): the interpretation is then the constant `c/16`, a value
+//! like any other — the normal form still keeps `f(-inf)` an atom of its
+//! own, so no proof depends on that choice.
 
 use std::fmt;
 
@@ -52,9 +57,17 @@ impl Interpretation {
         }
     }
 
+    /// Its value where an argument is ±inf: `c/16`.
+    pub fn at_infinity(&self) -> Rat {
+        Rat::from_i64(self.constant).mul(&Rat::from_i64(DENOMINATOR).recip().expect("nonzero"))
+    }
+
     /// Its value at `args` in `f64`.
     pub fn eval_f64(&self, args: &[f64]) -> f64 {
         let d = DENOMINATOR as f64;
+        if args.iter().any(|x| x.is_infinite()) && !args.iter().any(|x| x.is_nan()) {
+            return self.constant as f64 / d;
+        }
         let s: f64 = args.iter().sum();
         let lin: f64 = self
             .linear
@@ -95,7 +108,11 @@ impl fmt::Display for Interpretation {
             };
             write!(f, " + {}·{sum}²", self.square)?;
         }
-        write!(f, ")/{DENOMINATOR}")
+        write!(f, ")/{DENOMINATOR}")?;
+        if !vars.is_empty() {
+            write!(f, ", and {}/{DENOMINATOR} where an argument is ±inf", self.constant)?;
+        }
+        Ok(())
     }
 }
 
@@ -148,7 +165,7 @@ mod tests {
             };
             assert!(check_counterexample(&t, a, b, &cx));
             assert!(!cx.functions.is_empty(), "{cx:?}");
-            assert!(cx.functions.iter().all(|f| f.contains(")/16")));
+            assert!(cx.functions.iter().all(|f| f.contains(")/16, and ")));
         }
         assert_eq!(t.display(fxy).to_string(), "f(x0[0], x0[1])");
     }
@@ -194,6 +211,6 @@ mod tests {
             assert_eq!(exact, i.eval_f64(&args[..n]));
         }
         let s = Interpretation::of("g", 2).to_string();
-        assert!(s.starts_with("g(a1, a2) = (") && s.ends_with(")/16"), "{s}");
+        assert!(s.starts_with("g(a1, a2) = (") && s.ends_with("/16 where an argument is ±inf"), "{s}");
     }
 }

@@ -73,7 +73,20 @@ pub fn eval_exact(
                     }
                     continue;
                 }
-                let v = step(node, &memo, input);
+                let v = match node {
+                    // An uninterpreted function at an infinite argument:
+                    // its interpretation's value there.
+                    Node::Apply(app)
+                        if app
+                            .args
+                            .iter()
+                            .any(|a| matches!(terms.node(*a), Node::PosInf | Node::NegInf)) =>
+                    {
+                        let i = crate::uninterpreted::Interpretation::of(&app.name, app.args.len());
+                        Some(Val::Real(i.at_infinity()))
+                    }
+                    _ => step(node, &memo, input),
+                };
                 memo.insert(t, v);
             }
             match memo.get(&r).cloned().flatten() {

@@ -272,7 +272,6 @@ fn step(
         Some(Val::Bool(b)) => Some(b),
         _ => None,
     };
-    let _ = terms;
     let undefined = |c: &TermId| matches!(memo.get(c).copied().flatten(), Some(Val::Undefined));
     // Certain undefinedness travels through arithmetic (IEEE NaN does);
     // `max`/`min`, comparisons and undecided selects stop it (below).
@@ -355,6 +354,16 @@ fn step(
             )
         }
         // The fixed polynomial interpretation, in interval arithmetic.
+        Node::Apply(app)
+            if app
+                .args
+                .iter()
+                .any(|a| matches!(terms.node(*a), Node::PosInf | Node::NegInf)) =>
+        {
+            let interp = crate::uninterpreted::Interpretation::of(&app.name, app.args.len());
+            let v = interp.at_infinity().to_f64();
+            Val::Real(Interval::widened(v, v, 1)?)
+        }
         Node::Apply(app) => {
             let args = app.args.iter().map(real).collect::<Option<Vec<_>>>()?;
             let interp = crate::uninterpreted::Interpretation::of(&app.name, args.len());

@@ -32,7 +32,9 @@ pub struct SpecFlagArgs {
     #[arg(long, value_name = "BYTES")]
     pub dynamic_shared: Option<u32>,
     /// A tensor param: `name:dtype[d0,d1,...]:role` with role in|out|inout,
-    /// e.g. `x:f32[128]:in`. Repeat for each tensor.
+    /// e.g. `x:f32[128]:in`; or `scratch`, a workspace never compared that
+    /// one or both kernels use, e.g. `m_ws:f32[64]:scratch`. Repeat for
+    /// each tensor.
     #[arg(long = "tensor", value_name = "NAME:DTYPE[SHAPE]:ROLE")]
     pub tensors: Vec<String>,
     /// A scalar param: `name=value`, e.g. `n=128`. Repeat for each scalar.

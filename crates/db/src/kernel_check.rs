@@ -361,7 +361,47 @@ pub fn race_check(
         }
         out.push(report);
     }
+    // A `[functions]`/`[globals]` key that names nothing in any kernel's
+    // module is a typo, not a binding: say so (only when every kernel of
+    // the spec is checked, since the name may live in another file).
+    let sp = spec.spec(db);
+    if files.len() == sp.kernels.iter().len()
+        && out.iter().all(|r| r.input_error.is_none())
+        && let Some(e) = unmatched_binding(db, sp, files)
+        && let Some(first) = out.first_mut()
+    {
+        first.input_error = Some(e);
+        first.verdict = RaceVerdict::Unsupported;
+    }
     out
+}
+
+/// The first `[functions]` or `[globals]` key that matches no function
+/// (by PTX or unmangled name) or module variable of any kernel's module.
+fn unmatched_binding(db: &dyn Db, spec: &CheckSpec, files: &[(Slot, SourceFile)]) -> Option<String> {
+    let modules: Vec<&ptxeq_ir::ModuleIr> =
+        files.iter().map(|&(_, f)| &lowered_module(db, f).module).collect();
+    for name in spec.functions.keys() {
+        let found = modules.iter().any(|m| {
+            m.funcs.iter().any(|f| {
+                &f.name == name || ptxeq_exec::unmangled(&f.name) == Some(name.as_str())
+            })
+        });
+        if !found {
+            return Some(format!(
+                "[functions] `{name}` names no .func of the kernels' modules (give the PTX name, \
+                 e.g. _Z6my_expf, or the unmangled C++ name, e.g. my_exp)"
+            ));
+        }
+    }
+    for name in spec.globals.keys() {
+        if !modules.iter().any(|m| m.globals.iter().any(|v| &v.name == name)) {
+            return Some(format!(
+                "[globals] `{name}` names no module-scope variable of the kernels' modules"
+            ));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

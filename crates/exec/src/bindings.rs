@@ -184,12 +184,20 @@ fn encode(values: &Values, dtype: DType, count: u64) -> Result<Vec<u8>, String> 
 }
 
 /// The element type of a module variable: the spec's `dtype`, else its
-/// declared type (`.bN` reads as `uN`).
-fn var_dtype(v: &VarDecl, given: Option<DType>) -> Result<DType, String> {
+/// declared type. An untyped `.bN` variable (nvcc declares every
+/// initialised array `.b8`) holds unsigned integers when given values;
+/// as an input it needs the spec's `dtype` (floats or integers?).
+fn var_dtype(v: &VarDecl, given: Option<DType>, input: bool) -> Result<DType, String> {
     if let Some(d) = given {
         return Ok(d);
     }
     use ScalarType as T;
+    if input && v.ty.is_bits() {
+        return Err(format!(
+            "the variable is declared .{} (untyped bytes); give its element type, e.g. dtype = \"f32\"",
+            v.ty
+        ));
+    }
     Ok(match v.ty {
         T::F16 => DType::F16,
         T::Bf16 => DType::Bf16,
@@ -263,7 +271,7 @@ impl Bindings {
                 }
                 (Some(v), Some(values)) => {
                     let dtype =
-                        var_dtype(v, g.dtype).map_err(|m| format!("[globals] `{name}`: {m}"))?;
+                        var_dtype(v, g.dtype, false).map_err(|m| format!("[globals] `{name}`: {m}"))?;
                     let size = v.size_bytes.unwrap_or(0);
                     if size % dtype.size_bytes() != 0 {
                         return Err(format!(
@@ -280,7 +288,7 @@ impl Bindings {
                 (decl, None) => {
                     let dtype = match decl {
                         Some(v) => {
-                            var_dtype(v, g.dtype).map_err(|m| format!("[globals] `{name}`: {m}"))?
+                            var_dtype(v, g.dtype, true).map_err(|m| format!("[globals] `{name}`: {m}"))?
                         }
                         None => g.dtype.unwrap_or(DType::U8),
                     };

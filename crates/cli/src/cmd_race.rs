@@ -251,15 +251,18 @@ pub fn binding_assumptions(reports: &[KernelRaceReport]) -> Vec<String> {
     for r in reports {
         let Some(input) = &r.input else { continue };
         let vars = ptxeq_exec::initialised_vars_read(&input.kernel, &input.funcs, &input.bindings);
-        let lines = input.bindings.assumptions.iter().cloned().chain(vars.into_iter().map(
-            |(name, space)| {
-                format!(
-                    "module variable `{name}` (.{space}) holds its initialiser at launch (the host may \
+        let lines = input
+            .bindings
+            .assumptions
+            .iter()
+            .cloned()
+            .chain(vars.into_iter().map(|(name, space)| {
+            format!(
+                "module variable `{name}` (.{space}) holds its initialiser at launch (the host may \
                      overwrite it, e.g. with cudaMemcpyToSymbol; give it values or declare it an \
                      input in [globals])"
-                )
-            },
-        ));
+            )
+        }));
         for l in lines {
             if !out.contains(&l) {
                 out.push(l);

@@ -7,10 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn ptxeq(args: &[&str]) -> (i32, String, String) {
-    let cache = std::env::temp_dir().join(format!(
-        "ptxeq-cli-bindings-cache-{}",
-        std::process::id()
-    ));
+    let cache =
+        std::env::temp_dir().join(format!("ptxeq-cli-bindings-cache-{}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
         .args(args)
         .env("PTXEQ_CACHE_DIR", cache)
@@ -101,7 +99,9 @@ fn values_flag_makes_a_gather_concrete() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("holds the given values iota"), "{out}");
     // Element 1 reads x[0]: refuted, for these values.
-    let ones: Vec<String> = (0..64).map(|i| if i == 1 { "0".into() } else { i.to_string() }).collect();
+    let ones: Vec<String> = (0..64)
+        .map(|i| if i == 1 { "0".into() } else { i.to_string() })
+        .collect();
     let (code, out, err) = with(&format!("idx={}", ones.join(",")));
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("y[1]: refuted"), "{out}");
@@ -180,7 +180,10 @@ fn global_flag_declares_a_constant_an_input() {
     a.extend(["--global", "c_scale=input:f32"]);
     let (code, out, err) = ptxeq(&a);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("c_scale[0] = "), "the witness names the variable: {out}");
+    assert!(
+        out.contains("c_scale[0] = "),
+        "the witness names the variable: {out}"
+    );
     let mut a = base.to_vec();
     a.extend(["--global", "c_scale=3:f32"]);
     let (code, out, err) = ptxeq(&a);
@@ -201,9 +204,9 @@ fn json_witness_names_the_interpretation() {
     let f = cx["functions"][0].as_str().unwrap_or_default();
     assert!(f.starts_with("my_exp(a1) = ("), "{cx}");
     assert!(
-        v["binding_assumptions"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|x| x.as_str().is_some_and(|s| s.contains("scratch")))),
+        v["binding_assumptions"].as_array().is_some_and(|a| a
+            .iter()
+            .any(|x| x.as_str().is_some_and(|s| s.contains("scratch")))),
         "{out}"
     );
 }

@@ -378,14 +378,20 @@ pub fn race_check(
 
 /// The first `[functions]` or `[globals]` key that matches no function
 /// (by PTX or unmangled name) or module variable of any kernel's module.
-fn unmatched_binding(db: &dyn Db, spec: &CheckSpec, files: &[(Slot, SourceFile)]) -> Option<String> {
-    let modules: Vec<&ptxeq_ir::ModuleIr> =
-        files.iter().map(|&(_, f)| &lowered_module(db, f).module).collect();
+fn unmatched_binding(
+    db: &dyn Db,
+    spec: &CheckSpec,
+    files: &[(Slot, SourceFile)],
+) -> Option<String> {
+    let modules: Vec<&ptxeq_ir::ModuleIr> = files
+        .iter()
+        .map(|&(_, f)| &lowered_module(db, f).module)
+        .collect();
     for name in spec.functions.keys() {
         let found = modules.iter().any(|m| {
-            m.funcs.iter().any(|f| {
-                &f.name == name || ptxeq_exec::unmangled(&f.name) == Some(name.as_str())
-            })
+            m.funcs
+                .iter()
+                .any(|f| &f.name == name || ptxeq_exec::unmangled(&f.name) == Some(name.as_str()))
         });
         if !found {
             return Some(format!(
@@ -395,7 +401,10 @@ fn unmatched_binding(db: &dyn Db, spec: &CheckSpec, files: &[(Slot, SourceFile)]
         }
     }
     for name in spec.globals.keys() {
-        if !modules.iter().any(|m| m.globals.iter().any(|v| &v.name == name)) {
+        if !modules
+            .iter()
+            .any(|m| m.globals.iter().any(|v| &v.name == name))
+        {
             return Some(format!(
                 "[globals] `{name}` names no module-scope variable of the kernels' modules"
             ));

@@ -270,8 +270,8 @@ impl Bindings {
                     ));
                 }
                 (Some(v), Some(values)) => {
-                    let dtype =
-                        var_dtype(v, g.dtype, false).map_err(|m| format!("[globals] `{name}`: {m}"))?;
+                    let dtype = var_dtype(v, g.dtype, false)
+                        .map_err(|m| format!("[globals] `{name}`: {m}"))?;
                     let size = v.size_bytes.unwrap_or(0);
                     if size % dtype.size_bytes() != 0 {
                         return Err(format!(
@@ -287,9 +287,8 @@ impl Bindings {
                 }
                 (decl, None) => {
                     let dtype = match decl {
-                        Some(v) => {
-                            var_dtype(v, g.dtype, true).map_err(|m| format!("[globals] `{name}`: {m}"))?
-                        }
+                        Some(v) => var_dtype(v, g.dtype, true)
+                            .map_err(|m| format!("[globals] `{name}`: {m}"))?,
                         None => g.dtype.unwrap_or(DType::U8),
                     };
                     let size = decl

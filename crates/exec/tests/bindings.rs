@@ -84,13 +84,26 @@ fn struct_fields_and_unbound_bytes() {
     assert_eq!(out_f64(&r, 0, 2), vec![Some(-7.0), Some(-7.0)]);
     // Offset 16 is past every field: reading it is unsupported.
     let r = run(&bind(&ptx(16), spec).unwrap(), vec![]);
-    assert_eq!(kinds(&r), vec![FindingKind::Unsupported], "{:?}", r.findings);
+    assert_eq!(
+        kinds(&r),
+        vec![FindingKind::Unsupported],
+        "{:?}",
+        r.findings
+    );
     // A struct binding on a scalar param, and a field past the end, are
     // binding errors.
     let scalar = ptx(8).replace(".param .align 8 .b8 s[24]", ".param .u64 s");
-    assert!(bind(&scalar, spec).unwrap_err().contains("not an aggregate"));
+    assert!(
+        bind(&scalar, spec)
+            .unwrap_err()
+            .contains("not an aggregate")
+    );
     let short = ptx(8).replace("s[24]", "s[10]");
-    assert!(bind(&short, spec).unwrap_err().contains("past the 10-byte param"));
+    assert!(
+        bind(&short, spec)
+            .unwrap_err()
+            .contains("past the 10-byte param")
+    );
 }
 
 /// `[globals]`: values replace the initialiser; an input reads symbols.
@@ -113,7 +126,11 @@ fn module_variables_given_values_or_inputs() {
     let r = run(&bind(&ptx, &spec("")).unwrap(), vec![]);
     assert_eq!(out_f64(&r, 0, 1), vec![Some(6.0)]);
     // Given values: 5 · 0.25.
-    let inp = bind(&ptx, &spec("K = 5\nc = { values = [1, 0.25], dtype = \"f32\" }")).unwrap();
+    let inp = bind(
+        &ptx,
+        &spec("K = 5\nc = { values = [1, 0.25], dtype = \"f32\" }"),
+    )
+    .unwrap();
     let r = run(&inp, vec![]);
     assert_eq!(out_f64(&r, 0, 1), vec![Some(1.25)]);
     // c an input: its elements are symbols of tensor number 1 (after y).
@@ -128,7 +145,10 @@ fn module_variables_given_values_or_inputs() {
     let e = bind(&ptx, &spec("c = { role = \"input\" }")).unwrap_err();
     assert!(e.contains("give its element type"), "{e}");
     let e = bind(&ptx, &spec("c = { values = [1, 2, 3], dtype = \"f32\" }")).unwrap_err();
-    assert!(e.contains("3 value(s) given but there are 2 elements"), "{e}");
+    assert!(
+        e.contains("3 value(s) given but there are 2 elements"),
+        "{e}"
+    );
 }
 
 /// A bodiless `.func`: unsupported unbound, the exact function bound to a
@@ -153,7 +173,11 @@ fn bound_function_calls() {
     };
     let r = run(&bind(&ptx, &spec("")).unwrap(), vec![vec![1.0], vec![]]);
     assert_eq!(kinds(&r), vec![FindingKind::Unsupported]);
-    assert!(r.findings[0].message.contains("[functions] my_exp"), "{}", r.findings[0].message);
+    assert!(
+        r.findings[0].message.contains("[functions] my_exp"),
+        "{}",
+        r.findings[0].message
+    );
     let r = run(
         &bind(&ptx, &spec("[functions]\nmy_exp = \"exp\"")).unwrap(),
         vec![vec![1.0], vec![]],
@@ -199,18 +223,31 @@ fn scratch_tensors() {
         )
     };
     // Tensors by name: ws = 0, x = 1, y = 2.
-    let r = run(&bind(&ptx(true), &spec("")).unwrap(), vec![vec![], vec![3.0], vec![]]);
+    let r = run(
+        &bind(&ptx(true), &spec("")).unwrap(),
+        vec![vec![], vec![3.0], vec![]],
+    );
     no_findings(&r);
     assert_eq!(r.outputs.len(), 1, "scratch is never an output");
     assert_eq!(out_f64(&r, 2, 1), vec![Some(6.0)]);
-    let r = run(&bind(&ptx(false), &spec("")).unwrap(), vec![vec![], vec![3.0], vec![]]);
+    let r = run(
+        &bind(&ptx(false), &spec("")).unwrap(),
+        vec![vec![], vec![3.0], vec![]],
+    );
     assert_eq!(kinds(&r), vec![FindingKind::Uninitialised]);
-    assert!(r.findings[0].message.contains("scratch-tensor memory"), "{}", r.findings[0].message);
+    assert!(
+        r.findings[0].message.contains("scratch-tensor memory"),
+        "{}",
+        r.findings[0].message
+    );
     let r = run(
         &bind(&ptx(false), &spec(", values = \"zeros\"")).unwrap(),
         vec![vec![], vec![3.0], vec![]],
     );
     no_findings(&r);
     let y: Vec<_> = r.outputs[0].elements.iter().map(|e| e.1.clone()).collect();
-    assert!(matches!(y[..], [OutputValue::Data(CVal(b))] if f64::from_bits(b) == 3.0), "{y:?}");
+    assert!(
+        matches!(y[..], [OutputValue::Data(CVal(b))] if f64::from_bits(b) == 3.0),
+        "{y:?}"
+    );
 }

@@ -110,7 +110,11 @@ impl fmt::Display for Interpretation {
         }
         write!(f, ")/{DENOMINATOR}")?;
         if !vars.is_empty() {
-            write!(f, ", and {}/{DENOMINATOR} where an argument is ±inf", self.constant)?;
+            write!(
+                f,
+                ", and {}/{DENOMINATOR} where an argument is ±inf",
+                self.constant
+            )?;
         }
         Ok(())
     }
@@ -211,6 +215,9 @@ mod tests {
             assert_eq!(exact, i.eval_f64(&args[..n]));
         }
         let s = Interpretation::of("g", 2).to_string();
-        assert!(s.starts_with("g(a1, a2) = (") && s.ends_with("/16 where an argument is ±inf"), "{s}");
+        assert!(
+            s.starts_with("g(a1, a2) = (") && s.ends_with("/16 where an argument is ±inf"),
+            "{s}"
+        );
     }
 }

@@ -460,7 +460,11 @@ impl<D: Domain> Engine<'_, D> {
                     (Some(u), _, [a]) => self.d.unary(u, *a),
                     (_, Some(op), [a, c]) => self.d.binary(op, *a, *c),
                     _ => {
-                        return Err(self.unsupported(t, "call of a bound function", "arity".into()));
+                        return Err(self.unsupported(
+                            t,
+                            "call of a bound function",
+                            "arity".into(),
+                        ));
                     }
                 }
             }

@@ -441,7 +441,8 @@ impl<D: Domain> Engine<'_, D> {
             let loc = self.location(t, target, off);
             let region = self.region_of(t, target);
             let scratch = region.tensor.is_some_and(|k| {
-                self.input.tensors.get(k as usize).map(|i| i.role) == Some(ptxeq_spec::Role::Scratch)
+                self.input.tensors.get(k as usize).map(|i| i.role)
+                    == Some(ptxeq_spec::Role::Scratch)
             });
             let what = match region.space {
                 Space::Global if scratch => {

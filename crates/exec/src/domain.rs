@@ -255,7 +255,24 @@ pub trait Domain {
             acc = self.binary(BinOp::Add, acc, t);
         }
         let d = self.int_const(i128::from(ptxeq_terms::uninterpreted::DENOMINATOR));
-        self.binary(BinOp::Div, acc, d)
+        let poly = self.binary(BinOp::Div, acc, d);
+        // At an infinite argument the interpretation is `c/16`.
+        let (Some(pinf), Some(ninf)) = (
+            self.float_const(Fmt::F64, f64::INFINITY.to_bits()),
+            self.float_const(Fmt::F64, f64::NEG_INFINITY.to_bits()),
+        ) else {
+            return poly;
+        };
+        let mut any_inf = self.bool_const(false);
+        for &x in args {
+            let a = self.cmp(Cmp::Eq, x, pinf);
+            let b = self.cmp(Cmp::Eq, x, ninf);
+            let ab = self.bool_op(BoolOp::Or, a, b);
+            any_inf = self.bool_op(BoolOp::Or, any_inf, ab);
+        }
+        let c = self.int_const(i128::from(f.constant));
+        let at_inf = self.binary(BinOp::Div, c, d);
+        self.select(any_inf, at_inf, poly)
     }
 
     fn unary(&mut self, op: UnOp, a: Self::Val) -> Self::Val;

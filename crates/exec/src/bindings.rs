@@ -378,7 +378,8 @@ impl Bindings {
             };
             b.assumptions.push(match binding {
                 FunctionBinding::Known(k) => format!(
-                    "function {shown} computes {}(x) exactly, over the reals (spec [functions])",
+                    "function {shown} computes `{}` of its argument(s) exactly, over the reals \
+                     (spec [functions]; its body, if any, is not run)",
                     k.word()
                 ),
                 FunctionBinding::Uninterpreted => format!(

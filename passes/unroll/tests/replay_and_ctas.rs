@@ -99,6 +99,7 @@ fn grid_kernel_loading(index: &str, load: &str) -> CtaInput {
             },
         ],
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 

@@ -15,8 +15,10 @@
 //! `engine/async_copy.rs`).
 //!
 //! Entry points: [`run_cta`] (one CTA with any domain), [`replay`] (a
-//! second run checked against an earlier trace), [`check_cross_cta`]
-//! (global-memory disjointness of several CTAs' footprints).
+//! second run checked against an earlier trace), [`run_grid`] (several
+//! CTAs over one global memory, judged like threads of one CTA; the ticket
+//! pattern explored), [`check_cross_cta`] (global-memory disjointness of
+//! several CTAs' footprints; superseded by `run_grid`, which the db uses).
 //!
 //! # Conventions (printed with every report by the caller)
 //!
@@ -41,7 +43,9 @@
 //!   elsewhere; clusters are 1×1×1.
 //! - Barriers count warps (PTX): a warp arrives when all its non-exited
 //!   lanes did; exited warps count for default-count barriers;
-//!   `bar.arrive` waits for its own warp. Fences order nothing.
+//!   `bar.arrive` waits for its own warp. Fences order nothing within a
+//!   CTA; across CTAs they form release/acquire patterns with a ticket
+//!   atomic (`grid`, docs/semantics.md §8).
 //! - Input-only tensors are read-only: a store to one is unsupported
 //!   (their reads are therefore not race-tracked).
 

@@ -3,7 +3,12 @@
 // __threadfence: the RMW itself is the release (of the partial before it)
 // and the acquire (of every partial before the last ticket), at the scope
 // SCOPE (cuda::thread_scope_device or cuda::thread_scope_block).
+// NPARTS: the partials the last CTA sums (default: all of them).
 #include <cuda/atomic>
+
+#ifndef NPARTS
+#define NPARTS gridDim.x
+#endif
 
 __device__ unsigned int count = 0;
 
@@ -29,7 +34,7 @@ KERNEL_NAME(const float *__restrict__ x, float *result)
     __syncthreads();
 
     if (isLastBlockDone) {
-        float p = threadIdx.x < gridDim.x ? result[threadIdx.x] : 0.0f;
+        float p = threadIdx.x < NPARTS ? result[threadIdx.x] : 0.0f;
         __syncthreads();
         s[threadIdx.x] = p;
         __syncthreads();

@@ -284,13 +284,6 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
         return report;
     }
 
-    if let Some(k) = report.kernels.iter().find(|k| k.grid_explored) {
-        report.problems.push(format!(
-            "the {} kernel synchronises its CTAs through a ticket atomic (grid-level exploration): comparing the outputs of such kernels is not supported yet; `ptxeq race` judges it",
-            k.slot.word()
-        ));
-        return report;
-    }
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
     let ctas = ctas_of(spec.spec(db));

@@ -216,11 +216,37 @@ pub fn symbolic<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<SymbolicSt
         return None;
     }
     let (k, cta) = (key.kernel(db), key.cta(db));
+    let versions = [crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION];
+    if let Some(g) = grid_unrolled(db, k)
+        && g.explored
+    {
+        // CTAs synchronised through a ticket: the grid's outputs are one
+        // state, the first CTA's (ptxeq_symex::symbolic_grid_state).
+        if g.ctas.first().map(|u| u.cta) != Some(cta) {
+            return Some(Arc::new(SymbolicState {
+                cta,
+                outputs: Vec::new(),
+                graph: ptxeq_terms::Terms::new().export(&[]),
+                findings: Vec::new(),
+                stats: Stats::default(),
+            }));
+        }
+        if !g.cross.is_empty() || g.ctas.iter().any(|u| !u.findings.is_empty()) {
+            return None;
+        }
+        let ctas: Vec<[u32; 3]> = g.ctas.iter().map(|u| u.cta).collect();
+        let compute = || {
+            let _span = tracing::info_span!("symbolic_state", ctas = g.ctas.len()).entered();
+            ptxeq_symex::symbolic_grid_state(input, g)
+        };
+        let artifact =
+            crate::disk::cached(db, "symbolic_grid", &versions, k, grid_key(&ctas), compute);
+        return Some(Arc::new(artifact));
+    }
     let compute = || {
         let _span = tracing::info_span!("symbolic_state", ?cta).entered();
         ptxeq_symex::symbolic_state(input, u)
     };
-    let versions = [crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION];
     let artifact = crate::disk::cached(db, "symbolic", &versions, k, cta, compute);
     Some(Arc::new(artifact))
 }

@@ -477,9 +477,10 @@ pub(crate) fn rank(e: &Acc, f: &Acc, benign: bool) -> Rank {
 fn subsumes(n: &Acc, e: &Acc) -> bool {
     // Scope: a CTA-scoped strong access of another CTA conflicts
     // differently with third CTAs.
-    let scope_ok = !(e.kind.is_strong() && n.kind.is_strong())
-        || (e.cta == n.cta && (!e.narrow || n.narrow))
-        || (!e.narrow && !n.narrow);
+    // (Between two strong accesses: `n` must reach every thread `e`
+    // reaches — both wide, or `n` narrow in `e`'s own CTA.)
+    let both_strong = e.kind.is_strong() && n.kind.is_strong();
+    let scope_ok = !both_strong || (!e.narrow && !n.narrow) || (e.cta == n.cta && n.narrow);
     if !scope_ok {
         return false;
     }

@@ -94,10 +94,13 @@ impl EngineGrid {
     }
 }
 
+/// One global region between two CTAs: its contents and race shadow.
+type GlobalRegion<V> = (Vec<Slot<V>>, Option<ShadowMem>);
+
 /// The global memory of a grid run between two CTAs: per region index,
 /// the contents and race shadows of every global region.
 struct GridMemory<V> {
-    regions: Vec<Option<(Vec<Slot<V>>, Option<ShadowMem>)>>,
+    regions: Vec<Option<GlobalRegion<V>>>,
     reported: FxHashSet<(u32, u32, u32)>,
     cta_ids: Rc<[[u32; 3]]>,
 }

@@ -258,7 +258,7 @@ impl<D: Domain> Engine<'_, D> {
     /// acquire sides of GPU-scope fences; nothing otherwise (within a CTA
     /// fences order nothing that a barrier does not; docs/semantics.md).
     pub(crate) fn fence(&mut self, t: u32, k: &FenceKind) -> R<()> {
-        if !self.grid.as_ref().is_some_and(|g| g.ticket.is_some()) {
+        if self.grid.as_ref().is_none_or(|g| g.ticket.is_none()) {
             return Ok(());
         }
         let (acq, rel, sc, scope) = match *k {
@@ -591,7 +591,7 @@ fn special_values<V>(exs: &[Execution<V>], g: usize) -> Vec<u64> {
 /// different outputs.
 fn judge<V: Eq>(res: &Explored<V>, ctas: &[[u32; 3]], g: usize) -> (Option<Finding>, Vec<Finding>) {
     let mut incomplete = None;
-    for c in 0..g {
+    for (c, &[x, y, z]) in ctas.iter().enumerate().take(g) {
         let mut first: Option<(usize, u64)> = None;
         for l in (0..g).filter(|&l| l != c) {
             let p = position(c, l, g);
@@ -599,7 +599,6 @@ fn judge<V: Eq>(res: &Explored<V>, ctas: &[[u32; 3]], g: usize) -> (Option<Findi
             match first {
                 None => first = Some((p, f)),
                 Some((p0, f0)) if f0 != f && incomplete.is_none() => {
-                    let [x, y, z] = ctas[c];
                     incomplete = Some(
                         Finding::new(
                             FindingKind::Unsupported,

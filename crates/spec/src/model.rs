@@ -246,6 +246,10 @@ pub struct Expect {
     pub status: Status,
     /// With `status = "pending"`: which capability is missing.
     pub pending: Option<String>,
+    /// A full-size case (minutes and GiBs, e.g. a 4096-sized GEMM): the
+    /// default corpus test lists it as ignored and the corpus-wide
+    /// auxiliary tests skip it; `-- --include-ignored` runs it.
+    pub heavy: bool,
 }
 
 /// Whether the tool is expected to reach the verdict today.

@@ -61,6 +61,7 @@ pub(crate) struct RawExpect {
     pub reason: Option<Spanned<String>>,
     pub status: Option<Spanned<Status>>,
     pub pending: Option<Spanned<String>>,
+    pub heavy: Option<Spanned<bool>>,
 }
 
 /// A dimension triple as written: `128` or `[128]` … `[128, 1, 1]`.

@@ -498,5 +498,6 @@ fn expect(raw: &RawExpect, kind: CaseKind) -> R<Expect> {
         reason: raw.reason.as_ref().map(|r| r.get_ref().clone()),
         status,
         pending,
+        heavy: raw.heavy.as_ref().is_some_and(|h| *h.get_ref()),
     })
 }

@@ -105,10 +105,13 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
                 .into_iter()
                 .filter(|f| !unrolled.findings.contains(f))
                 .collect();
+            // The store (often half partial sums no output reaches) is
+            // consumed: it never coexists whole with the exported graph.
+            let graph = domain.terms.into_graph(&roots);
             SymbolicState {
                 cta: unrolled.cta,
                 outputs,
-                graph: domain.terms.export(&roots),
+                graph,
                 findings,
                 stats: run.stats,
             }

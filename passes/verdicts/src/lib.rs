@@ -38,7 +38,7 @@ use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
 use ptxeq_terms::decide::{self, DecideOptions, ElementDecision};
 use ptxeq_terms::normal::Normalizer;
-use ptxeq_terms::{TermId, Terms};
+use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;
 
 pub use report::{
@@ -285,8 +285,9 @@ fn pair_elements(
     terms: &mut Terms,
 ) -> (Vec<u32>, Vec<(u32, u64, Val, Val)>) {
     terms.set_tensor_names(tensors.iter().map(|t| t.name.clone()).collect());
-    let ref_out = values_of(reference, terms);
-    let cand_out = values_of(candidate, terms);
+    let mut imported = Vec::new();
+    let ref_out = values_of(reference, terms, &mut imported);
+    let cand_out = values_of(candidate, terms, &mut imported);
 
     // Every output tensor either kernel writes, in tensor order.
     let mut numbers: Vec<u32> = ref_out.keys().chain(cand_out.keys()).copied().collect();
@@ -340,10 +341,14 @@ fn pair_elements(
 /// (sorted by index). Two CTAs writing one element cannot happen in a
 /// race-free run of every CTA (cross-CTA writes are checked disjoint);
 /// with only some CTAs run it is reported, not resolved.
-fn values_of(states: &[&SymbolicState], terms: &mut Terms) -> HashMap<u32, Vec<(u64, Val)>> {
+fn values_of<'a>(
+    states: &[&'a SymbolicState],
+    terms: &mut Terms,
+    imported: &mut Vec<(&'a TermGraph, Vec<TermId>)>,
+) -> HashMap<u32, Vec<(u64, Val)>> {
     let mut out: HashMap<u32, Vec<(u64, Val)>> = HashMap::new();
     for state in states {
-        let roots = terms.import(&state.graph);
+        let roots = import_once(&state.graph, terms, imported);
         for t in &state.outputs {
             let vals = out.entry(t.tensor).or_default();
             for (i, v) in &t.elements {
@@ -373,6 +378,26 @@ fn values_of(states: &[&SymbolicState], terms: &mut Terms) -> HashMap<u32, Vec<(
         *vals = merged;
     }
     out
+}
+
+/// The roots of `graph` in `terms`, importing it unless an equal graph
+/// was imported before (two kernels that compute the same terms in the
+/// same order export byte-identical graphs: importing the second would
+/// only rebuild, node by node, what the first already made).
+fn import_once<'a>(
+    graph: &'a TermGraph,
+    terms: &mut Terms,
+    imported: &mut Vec<(&'a TermGraph, Vec<TermId>)>,
+) -> Vec<TermId> {
+    if let Some((_, roots)) = imported
+        .iter()
+        .find(|(g, _)| g.len() == graph.len() && *g == graph)
+    {
+        return roots.clone();
+    }
+    let roots = terms.import(graph);
+    imported.push((graph, roots.clone()));
+    roots
 }
 
 /// Writes the verification condition of every element pair whose two

@@ -16,7 +16,10 @@ fn main() {
     divan::main();
 }
 
-const CASES: &[&str] = &["sgemm/n4096-warptiling-64", "tc-gemm/n4096-mma-f16-64x64-k32"];
+const CASES: &[&str] = &[
+    "sgemm/n4096-warptiling-64",
+    "tc-gemm/n4096-mma-f16-64x64-k32",
+];
 
 #[divan::bench(args = CASES, sample_count = 1, sample_size = 1)]
 fn check_cold(bencher: Bencher<'_, '_>, case: &str) {
@@ -39,7 +42,9 @@ fn check_cold(bencher: Bencher<'_, '_>, case: &str) {
         let input = SpecInput::new(&db, path.clone(), spec.clone());
         let report = ptxeq_db::check(&db, input, &kernels);
         assert!(
-            report.verdicts.is_some_and(|v| v.refuted() == 0 && v.unknown() == 0),
+            report
+                .verdicts
+                .is_some_and(|v| v.refuted() == 0 && v.unknown() == 0),
             "{case}: not proved"
         );
     });

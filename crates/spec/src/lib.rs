@@ -25,10 +25,12 @@ use std::path::Path;
 
 pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
-pub use flags::{SpecFlags, parse_dims, parse_param_list, parse_scalar_flag};
+pub use flags::{
+    LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
+};
 pub use model::{
     CheckSpec, Ctas, Expect, F64, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    TensorSpec, in_region, show_region,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
@@ -56,3 +58,6 @@ impl CheckSpec {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_launch;

@@ -37,6 +37,7 @@ fn input(k: ptxeq_ir::KernelIr, funcs: &[ptxeq_ir::KernelIr], dtype: DType) -> C
             ParamValue::Tensor { tensor: 1 },
         ],
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
+        symbols: Vec::new(),
         limits: Limits::default(),
     }
 }
@@ -511,6 +512,7 @@ fn pair_templates_compute_both_functions() {
                 t("s", Role::Output),
                 t("c", Role::Output),
             ],
+            symbols: Vec::new(),
             limits: Limits::default(),
         };
         let mut out = [Vec::new(), Vec::new()];

@@ -442,10 +442,28 @@ impl<'a, D: Domain> Engine<'a, D> {
             tensor: None,
         });
         let mut pslots = vec![Slot::Unwritten; psize as usize];
+        let mut d = d;
         for (i, p) in kparams.iter().enumerate() {
             let (bits, n) = match input.params.get(i) {
                 Some(ParamValue::Tensor { tensor }) => (regions[*tensor as usize].base, 8usize),
                 Some(ParamValue::Scalar { bits }) => (*bits, p.ty.size_bytes() as usize),
+                Some(&ParamValue::Symbol { input: sym }) => {
+                    // A symbolic scalar: the param's bytes hold one real
+                    // value, input `sym` element 0.
+                    let k = (sym as usize).wrapping_sub(input.tensors.len());
+                    let Some(fmt) = input.symbols.get(k).and_then(|s| Fmt::of_dtype(s.dtype))
+                    else {
+                        continue;
+                    };
+                    let v = d.input(sym, 0, fmt);
+                    let off = param_offsets[i] as usize;
+                    for b in 0..fmt.size() {
+                        if let Some(s) = pslots.get_mut(off + b as usize) {
+                            *s = Slot::Data { v, fmt, idx: b };
+                        }
+                    }
+                    continue;
+                }
                 _ => continue,
             };
             let off = param_offsets[i] as usize;

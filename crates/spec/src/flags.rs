@@ -48,6 +48,8 @@ pub struct SpecFlags {
     pub ctas: Option<String>,
     /// `--dynamic-shared BYTES`.
     pub dynamic_shared: Option<u32>,
+    /// `--auto-scan-limit N`: `[launch] auto_scan_limit`.
+    pub auto_scan_limit: Option<u64>,
     /// `--ref-block`, `--ref-grid`, ...: the reference's `[reference.launch]`.
     pub ref_launch: LaunchFlags,
     /// `--cand-block`, `--cand-grid`, ...: the candidate's `[candidate.launch]`.
@@ -95,6 +97,7 @@ impl LaunchFlags {
                 .transpose()?
                 .map(nowhere),
             dynamic_shared: self.dynamic_shared.map(|d| nowhere(i64::from(d))),
+            auto_scan_limit: None,
         })
     }
 }
@@ -447,6 +450,12 @@ impl CheckSpec {
             dynamic_shared: flags.dynamic_shared,
         }
         .raw("--")?;
+        let launch = RawLaunch {
+            auto_scan_limit: flags
+                .auto_scan_limit
+                .map(|n| nowhere(i64::try_from(n).unwrap_or(i64::MAX))),
+            ..launch
+        };
         let raw = RawSpec {
             note: None,
             launch: Some(nowhere(launch)),

@@ -46,6 +46,25 @@ pub struct Launch {
     pub ctas: Ctas,
     /// Bytes behind `.extern .shared`.
     pub dynamic_shared: u32,
+    /// `ctas = "auto"` scans at most this many CTAs of the grid (a time
+    /// bound: each scanned CTA runs its store-address slice); beyond it
+    /// every CTA is selected. `None`: [`DEFAULT_AUTO_SCAN_LIMIT`].
+    pub auto_scan_limit: Option<u64>,
+}
+
+/// Default [`Launch::auto_scan_limit`]: a 1024 × 1024 grid.
+pub const DEFAULT_AUTO_SCAN_LIMIT: u64 = 1 << 20;
+
+impl Launch {
+    /// The `auto` scan limit in effect.
+    pub fn scan_limit(&self) -> u64 {
+        self.auto_scan_limit.unwrap_or(DEFAULT_AUTO_SCAN_LIMIT)
+    }
+
+    /// CTAs in the grid.
+    pub fn grid_ctas(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
+    }
 }
 
 impl Default for Launch {
@@ -55,6 +74,7 @@ impl Default for Launch {
             grid: [1, 1, 1],
             ctas: Ctas::First,
             dynamic_shared: 0,
+            auto_scan_limit: None,
         }
     }
 }

@@ -73,6 +73,7 @@ fn per_kernel_launch_overrides_the_shared_keys() {
             grid: [8, 8, 1],
             ctas: Ctas::Auto,
             dynamic_shared: 0,
+            auto_scan_limit: None,
         }
     );
     assert_eq!(
@@ -82,6 +83,7 @@ fn per_kernel_launch_overrides_the_shared_keys() {
             grid: [4, 4, 1],
             ctas: Ctas::Auto,
             dynamic_shared: 512,
+            auto_scan_limit: None,
         }
     );
     // Without overrides a kernel's launch is the shared one.
@@ -125,6 +127,18 @@ fn per_kernel_launch_errors_name_the_kernel_key() {
         ],
     );
     err("ctas = \"auto\"", "ctas = \"some\"", &["\"auto\""]);
+    err(
+        "ctas = \"auto\"",
+        "ctas = \"auto\"\nauto_scan_limit = 0",
+        &["`launch.auto_scan_limit`", "positive"],
+    );
+    let spec = parse(&PAIR.replace("block = 64", "block = 64\nauto_scan_limit = 4")).unwrap();
+    let (r, c) = kernels(&spec);
+    assert_eq!(
+        (r.launch.scan_limit(), c.launch.scan_limit()),
+        (DEFAULT_AUTO_SCAN_LIMIT, 4)
+    );
+    assert_eq!(c.launch.grid_ctas(), 16);
 }
 
 #[test]

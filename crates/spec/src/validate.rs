@@ -239,11 +239,29 @@ fn resolve_launch(shared: &RawLaunch, own: Option<&RawLaunch>, table: &str) -> R
             span: span_of(d),
         })?,
     };
+    let auto_scan_limit = match pick(own, shared, table, "auto_scan_limit", |l| {
+        l.auto_scan_limit.as_ref()
+    }) {
+        None => None,
+        Some((v, key)) => Some(
+            u64::try_from(*v.get_ref())
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| Invalid {
+                    message: format!(
+                        "`{key}` is {}; expected a positive number of CTAs",
+                        v.get_ref()
+                    ),
+                    span: span_of(v),
+                })?,
+        ),
+    };
     Ok(Launch {
         block,
         grid,
         ctas,
         dynamic_shared,
+        auto_scan_limit,
     })
 }
 

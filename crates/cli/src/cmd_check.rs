@@ -346,9 +346,11 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
     outln!("    candidate: {}", f.candidate);
     match &f.failure {
         Failure::Refuted { counterexample: cx } => {
-            let inputs: Vec<String> = cx
-                .inputs
-                .iter()
+            // Symbolic scalars first: few, and what a reader looks for.
+            let mut ordered: Vec<_> = cx.inputs.iter().collect();
+            ordered.sort_by_key(|w| w.tensor < names.first_symbol);
+            let inputs: Vec<String> = ordered
+                .into_iter()
                 .take(WITNESS_SHOWN)
                 .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
                 .collect();

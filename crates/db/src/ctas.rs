@@ -86,7 +86,11 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
     match &launch.ctas {
         Ctas::First => plan(vec![[0, 0, 0]], None, "ctas = \"first\"".into()),
         Ctas::All => plan(all(), None, "ctas = \"all\"".into()),
-        Ctas::List(l) => plan(l.clone(), None, "ctas = a list".into()),
+        Ctas::List(l) => plan(
+            l.clone(),
+            None,
+            format!("ctas = a list of {} CTA id(s)", l.len()),
+        ),
         Ctas::Auto => {
             let regions = compare_regions(spec);
             if regions.iter().all(Option::is_none) {

@@ -98,7 +98,7 @@ enum Command {
         #[command(flatten)]
         spec: spec_args::SpecFlagArgs,
         #[command(flatten)]
-        pair: spec_args::PairLaunchArgs,
+        pair: Box<spec_args::PairLaunchArgs>,
         /// The candidate's `.entry` when it differs from `--entry`.
         #[arg(long)]
         candidate_entry: Option<String>,

@@ -64,7 +64,8 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
     // kernel has its own launch (`[reference.launch]` over `[launch]`);
     // kernels sharing a block are resolved together, as one launch.
     if found.len() == kernels.len() {
-        let mut groups: Vec<(Option<[u32; 3]>, Vec<(&str, &FunctionInfo)>)> = Vec::new();
+        type Group<'a> = (Option<[u32; 3]>, Vec<(&'a str, &'a FunctionInfo)>);
+        let mut groups: Vec<Group<'_>> = Vec::new();
         for ((table, f), (_, k)) in found.iter().zip(&kernels) {
             let block = k.launch.block;
             match groups.iter_mut().find(|g| g.0 == block) {

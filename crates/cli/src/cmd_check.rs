@@ -287,6 +287,12 @@ pub(crate) fn print_human(
             t.refuted,
             t.unknown
         );
+        if t.compared == 0 && t.compare_region.is_some() {
+            outln!(
+                "  note: neither kernel writes any element of {}'s compared region (is the region right?)",
+                t.name
+            );
+        }
         for f in t.failures.iter().take(show) {
             print_failure(&t.name, &names, f);
         }
@@ -298,6 +304,19 @@ pub(crate) fn print_human(
                 failing - shown,
                 ptxeq_verdicts::MAX_FAILURES_KEPT
             );
+        }
+    }
+    if report.verdicts.is_some() {
+        for (name, t) in &spec.tensors {
+            let listed = tensors(report).iter().any(|v| &v.name == name);
+            if let Some(r) = &t.compare
+                && !listed
+            {
+                outln!(
+                    "output {name}: 0 element(s) in the region {}: neither kernel writes the tensor in the CTAs run (is the region right?)",
+                    ptxeq_spec::show_region(r)
+                );
+            }
         }
     }
     for p in &report.problems {

@@ -507,3 +507,6 @@ pub fn unflatten(mut i: u64, shape: &[u64]) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_scope;

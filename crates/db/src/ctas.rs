@@ -48,7 +48,30 @@ impl CtaPlan {
              compared",
             total - run
         )];
-        if self.selection.is_some() {
+        if let Some(sel) = &self.selection {
+            out.push(match &sel.method {
+                ptxeq_ctas::Method::Sliced { .. } => {
+                    "ctas = \"auto\" selected the CTAs whose store-address slice (every \
+                     instruction a global store's address or execution depends on) writes a \
+                     compared element: exact for a run that terminates"
+                        .into()
+                }
+                ptxeq_ctas::Method::Whole { .. } => {
+                    "ctas = \"auto\" selected the CTAs whose address-level run writes a compared \
+                     element"
+                        .into()
+                }
+                ptxeq_ctas::Method::NotScanned { .. } => {
+                    "ctas = \"auto\" did not scan the grid (over the scan limit): every CTA runs"
+                        .into()
+                }
+            });
+            for (cta, why) in &sel.unsure {
+                out.push(format!(
+                    "CTA ({},{},{}) is run because its scan did not complete: {why}",
+                    cta[0], cta[1], cta[2]
+                ));
+            }
             out.push(
                 "the CTAs not run are assumed to write nothing the CTAs run read (CTAs do not \
                  synchronise; a write they read would be a cross-CTA race, not checked for CTAs \

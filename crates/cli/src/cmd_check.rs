@@ -127,9 +127,19 @@ impl InputNames {
                 names: input.input_names(),
                 first_symbol: input.first_symbol(),
             },
+            // No kernel bound: the spec's own numbering (tensors, `[globals]`
+            // inputs), then its symbolic scalars.
             None => {
-                let names: Vec<String> = loaded.spec.spec(db).tensors.keys().cloned().collect();
+                let spec = loaded.spec.spec(db);
+                let mut names: Vec<String> =
+                    spec.input_names().into_iter().map(str::to_owned).collect();
                 let first_symbol = names.len() as u32;
+                names.extend(
+                    spec.scalars
+                        .iter()
+                        .filter(|(_, v)| v.symbolic().is_some())
+                        .map(|(n, _)| n.clone()),
+                );
                 InputNames {
                     names,
                     first_symbol,
@@ -336,6 +346,9 @@ pub(crate) fn print_human(
     for a in crate::cmd_race::idiom_assumptions(&report.kernels) {
         outln!("  - math idiom: {a}");
     }
+    for a in crate::cmd_race::binding_assumptions(&report.kernels) {
+        outln!("  - binding: {a}");
+    }
     let stats = report
         .verdicts
         .as_ref()
@@ -385,6 +398,9 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
                 cx.reference,
                 cx.candidate
             );
+            for f in &cx.functions {
+                outln!("    with the uninterpreted function {f}");
+            }
         }
         Failure::BitsDiffer {
             reference,
@@ -423,6 +439,7 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "scope_assumptions": scope_assumptions(spec, report, &names),
         "constant_recoveries": recoveries(report),
         "idiom_assumptions": crate::cmd_race::idiom_assumptions(&report.kernels),
+        "binding_assumptions": crate::cmd_race::binding_assumptions(&report.kernels),
         "time_ms": elapsed.as_secs_f64() * 1e3,
     });
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());

@@ -250,6 +250,15 @@ Examples (every check.toml key has a flag; README \"The check spec\" lists them)
   integer scalars always need a value):
     ptxeq check ref.ptx cand.ptx --scalar alpha:f32 --scalar beta:f32 --scalar n=128 ...
 
+  Concrete input values, scratch tensors, struct params by value (values = …,
+  role = \"scratch\", a params entry { struct = [{ offset = 0, bind = \"a\" }, …] }):
+    ptxeq check ref.ptx cand.ptx --tensor idx:s32[4]:in --values idx=3,1,2,0 \\
+      --tensor ws:f32[128]:scratch --params 'x,idx,ws,{a@0,n:s32@8}' ...
+
+  Extern functions and module variables ([functions], [globals]):
+    ptxeq check ref.ptx cand.ptx --function my_exp=exp --global MAX_KEY=32 \\
+      --global c_weights=input:f32 ...
+
   Reports: --format json | sarif, --show 10, --emit-smt DIR.
 ";
 

@@ -11,6 +11,8 @@ use ptxeq_ir::{KernelIr, ModuleIr, ScalarType};
 use ptxeq_spec::{CheckSpec, DType, KernelRef, ParamBinding, Role, ScalarValue};
 use serde::{Deserialize, Serialize};
 
+use crate::bindings::Bindings;
+
 /// What a kernel param receives.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum ParamValue {
@@ -25,6 +27,9 @@ pub enum ParamValue {
     Symbol { input: u32 },
     /// `_`: reading it is reported as unsupported.
     Unused,
+    /// A by-value struct: the fields `CtaInput::bindings.structs[index]`;
+    /// bytes no field covers read as unused.
+    Struct { index: u32 },
 }
 
 /// A tensor of the check. The index of a tensor in [`CtaInput::tensors`]
@@ -106,6 +111,9 @@ pub struct CtaInput {
     /// Symbolic scalars, numbered after the tensors (see [`SymbolInfo`]).
     pub symbols: Vec<SymbolInfo>,
     pub limits: Limits,
+    /// Concrete values, struct fields, bound functions and module
+    /// variables (`bindings.rs`); empty when the spec uses none.
+    pub bindings: Bindings,
 }
 
 /// A spec that does not fit the kernel.
@@ -149,7 +157,7 @@ impl CtaInput {
                 }
             },
         };
-        let tensors: Vec<TensorInfo> = spec
+        let mut tensors: Vec<TensorInfo> = spec
             .tensors
             .iter()
             .map(|(name, t)| TensorInfo {
@@ -159,6 +167,10 @@ impl CtaInput {
                 shape: t.shape.clone(),
             })
             .collect();
+        let mut bindings = Bindings::from_spec(spec, module, kernel, &mut tensors)
+            .map_err(|message| InputError { message })?;
+        // Symbolic scalars are numbered after every tensor, `[globals]`
+        // inputs included (the same count for both kernels of a pair).
         let symbols: Vec<SymbolInfo> = spec
             .scalars
             .iter()
@@ -220,6 +232,22 @@ impl CtaInput {
                         })?,
                     }
                 }
+                ParamBinding::Struct(fields) => {
+                    let size = match decl.size_bytes {
+                        Some(n) if !decl.dims.is_empty() => n,
+                        _ => {
+                            return err(format!(
+                                "{what} is .{}, not an aggregate (.param .align A .b8 name[N]); \
+                                 bind it by name, not as a struct",
+                                decl.ty
+                            ));
+                        }
+                    };
+                    let index = bindings
+                        .struct_param(&what, size, fields, spec, &tensors)
+                        .map_err(|message| InputError { message })?;
+                    ParamValue::Struct { index }
+                }
             });
         }
         // This kernel's own launch: the shared [launch] with its overrides.
@@ -247,6 +275,7 @@ impl CtaInput {
             tensors,
             symbols,
             limits: Limits::default(),
+            bindings,
         })
     }
 

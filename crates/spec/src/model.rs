@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bindings::{FunctionBinding, GlobalBinding, StructField, Values};
 use crate::dtype::{DType, Role};
 use crate::verdict::{CaseKind, Verdict};
 
@@ -23,6 +24,10 @@ pub struct CheckSpec {
     pub scalars: BTreeMap<String, ScalarValue>,
     /// The expected outcome (corpus only).
     pub expect: Option<Expect>,
+    /// `[functions]`: `.func` name → what calls of it compute.
+    pub functions: BTreeMap<String, FunctionBinding>,
+    /// `[globals]`: module-scope variable name → its contents at launch.
+    pub globals: BTreeMap<String, GlobalBinding>,
 }
 
 impl CheckSpec {
@@ -157,6 +162,9 @@ pub enum ParamBinding {
     /// `"_"`: the param is not used by the kernel (e.g. Triton's hidden
     /// pointers); reading it is an error.
     Unused,
+    /// A by-value aggregate (`.param .align A .b8 s[N]`) bound field by
+    /// field; bytes no field covers read as unused.
+    Struct(Vec<StructField>),
 }
 
 impl ParamBinding {
@@ -165,6 +173,7 @@ impl ParamBinding {
         match self {
             ParamBinding::Tensor(n) | ParamBinding::Scalar(n) => n,
             ParamBinding::Unused => "_",
+            ParamBinding::Struct(_) => "{struct}",
         }
     }
 }
@@ -180,6 +189,10 @@ pub struct TensorSpec {
     /// half-open range per dimension) are compared; `None`: all of them.
     /// Output / inout tensors only.
     pub compare: Option<Vec<[u64; 2]>>,
+    /// Concrete contents at launch (`values = …`), for input, inout and
+    /// scratch tensors; `None`: symbolic (input, inout) or unwritten
+    /// (output, scratch).
+    pub values: Option<Values>,
 }
 
 impl TensorSpec {
@@ -238,6 +251,7 @@ impl fmt::Display for TensorSpec {
             Role::Input => "in",
             Role::Output => "out",
             Role::InOut => "inout",
+            Role::Scratch => "scratch",
         };
         write!(f, "{}[{}]:{role}", self.dtype, dims.join(","))
     }

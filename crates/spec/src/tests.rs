@@ -447,6 +447,7 @@ fn tensor_flags() {
             dtype: DType::F32,
             shape: vec![128, 4],
             compare: None,
+            values: None,
         }
     );
     assert_eq!(t.to_string(), "f32[128,4]:in");

@@ -123,6 +123,7 @@ fn tiled_input() -> CtaInput {
         ],
         symbols: Vec::new(),
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 

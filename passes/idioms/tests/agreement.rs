@@ -39,6 +39,7 @@ fn input(k: ptxeq_ir::KernelIr, funcs: &[ptxeq_ir::KernelIr], dtype: DType) -> C
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
         symbols: Vec::new(),
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 
@@ -514,6 +515,7 @@ fn pair_templates_compute_both_functions() {
             ],
             symbols: Vec::new(),
             limits: Limits::default(),
+            bindings: Default::default(),
         };
         let mut out = [Vec::new(), Vec::new()];
         for chunk in xs.chunks(BLOCK as usize) {

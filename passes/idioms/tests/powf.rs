@@ -170,6 +170,7 @@ fn input(k: KernelIr) -> CtaInput {
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
         symbols: Vec::new(),
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 
@@ -467,6 +468,7 @@ fn run_xy(k: &KernelIr, xs: &[f64], ys: &[f64]) -> Vec<f64> {
         ],
         symbols: Vec::new(),
         limits: Limits::default(),
+        bindings: Default::default(),
     };
     let mut out = Vec::new();
     for (cx, cy) in xs.chunks(BLOCK as usize).zip(ys.chunks(BLOCK as usize)) {

@@ -96,6 +96,7 @@ fn grid_kernel(index: &str) -> CtaInput {
         ],
         symbols: Vec::new(),
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 

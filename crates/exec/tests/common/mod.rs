@@ -56,6 +56,7 @@ pub fn input(
         tensors,
         symbols: Vec::new(),
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 

@@ -94,11 +94,16 @@ fn output_terms_evaluate_to_the_concrete_run() {
                 continue;
             }
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ checked_kernels as u64);
-            let values: Vec<Vec<f64>> = input
+            // Every input number: the tensors, then one value per symbolic
+            // scalar.
+            let mut values: Vec<Vec<f64>> = input
                 .tensors
                 .iter()
                 .map(|t| (0..t.elements()).map(|_| rng.next_f64()).collect())
                 .collect();
+            for _ in &input.symbols {
+                values.push(vec![rng.next_f64()]);
+            }
             let (run, _) = run_cta(&input, cta, Concrete::new(values.clone()));
             let mut terms = Terms::new();
             let symbolic = state.import_into(&mut terms);

@@ -215,6 +215,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.global.init_tracing();
+    diagnostics::set_max_shown(cli.global.max_diagnostics);
     if cli.global.timings {
         ptxeq_db::counts::enable();
     }

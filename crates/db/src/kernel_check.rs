@@ -169,7 +169,53 @@ pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerm
     state.map(|s| ptxeq_store::store(s))
 }
 
-/// The CTAs a spec asks for.
+/// How many CTAs a spec asks for (without listing them: a grid may have
+/// 2⁶³ CTAs).
+pub fn cta_count(spec: &CheckSpec) -> u64 {
+    match &spec.launch.ctas {
+        Ctas::First => 1,
+        Ctas::All => spec
+            .launch
+            .grid
+            .iter()
+            .map(|&d| u64::from(d))
+            .fold(1u64, u64::saturating_mul),
+        Ctas::List(l) => l.len() as u64,
+    }
+}
+
+/// The `ResourceLimit` finding of a spec that asks for more CTAs than its
+/// `max_ctas` bound, refused before any CTA runs (`None` within bounds).
+pub fn cta_limit_finding(spec: &CheckSpec) -> Option<Finding> {
+    let n = cta_count(spec);
+    let max = spec.limits.max_ctas;
+    if n <= max {
+        return None;
+    }
+    let [x, y, z] = spec.launch.grid;
+    Some(Finding {
+        kind: FindingKind::ResourceLimit,
+        message: format!(
+            "CTA limit: the spec asks for {n} CTAs (grid {x}x{y}x{z}, ctas = {}), more than the \
+             limit of {max} (raise it with --max-ctas or [limits] max_ctas, or name fewer CTAs \
+             with ctas = \"first\" or a list); nothing was run",
+            match spec.launch.ctas {
+                Ctas::First => "\"first\"",
+                Ctas::All => "\"all\"",
+                Ctas::List(_) => "a list",
+            }
+        ),
+        reason: "CTA limit".into(),
+        thread: None,
+        instr: None,
+        location: None,
+        accesses: Vec::new(),
+        waiting: Vec::new(),
+    })
+}
+
+/// The CTAs a spec asks for (callers first refuse a spec over its CTA
+/// bound: [`cta_limit_finding`]).
 pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
     let [gx, gy, gz] = spec.launch.grid;
     match &spec.launch.ctas {
@@ -271,7 +317,8 @@ pub struct KernelRaceReport {
     pub idioms: Vec<(String, ptxeq_idioms::Recognition)>,
     /// Per CTA checked: its findings and counters.
     pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
-    /// Cross-CTA global-memory conflicts.
+    /// Grid-level findings: cross-CTA global-memory conflicts, or a spec
+    /// refused for asking for more CTAs than its bound.
     pub cross_cta: Vec<Finding>,
     pub verdict: RaceVerdict,
 }
@@ -309,7 +356,11 @@ pub fn race_check(
             cross_cta: Vec::new(),
             verdict: RaceVerdict::Unsupported,
         };
-        if report.input_error.is_none()
+        if let Some(f) = cta_limit_finding(sp) {
+            // Refused up front: listing or running the CTAs would take
+            // unbounded time and memory.
+            report.cross_cta.push(f);
+        } else if report.input_error.is_none()
             && report
                 .structured
                 .as_ref()
@@ -347,6 +398,35 @@ pub fn race_check(
 mod tests {
     use super::RaceVerdict::*;
     use super::*;
+
+    fn spec(launch: &str, limits: &str) -> CheckSpec {
+        let text = format!(
+            "[launch]\nblock = 32\n{launch}\n[kernel]\nptx = \"k.ptx\"\nparams = [\"y\"]\n\
+             [tensors]\ny = {{ role = \"output\", dtype = \"f32\", shape = [32] }}\n{limits}"
+        );
+        CheckSpec::from_toml_str(&text, std::path::Path::new("")).unwrap()
+    }
+
+    #[test]
+    fn cta_bound_counts_without_listing_and_names_itself() {
+        let huge = spec("grid = [2147483647, 65535, 65535]\nctas = \"all\"", "");
+        assert_eq!(cta_count(&huge), 2147483647 * 65535 * 65535);
+        let f = cta_limit_finding(&huge).expect("over the default bound");
+        assert_eq!(f.kind, FindingKind::ResourceLimit);
+        assert!(f.message.contains("limit of 1024"), "{}", f.message);
+        assert!(f.message.contains("--max-ctas"), "{}", f.message);
+        assert_eq!(cta_count(&spec("grid = [9, 1, 1]", "")), 1);
+        let all = spec("grid = [3, 2, 1]\nctas = \"all\"", "");
+        assert_eq!(cta_count(&all), 6);
+        assert!(cta_limit_finding(&all).is_none());
+        let capped = spec(
+            "grid = [3, 2, 1]\nctas = \"all\"",
+            "[limits]\nmax_ctas = 5\n",
+        );
+        assert!(cta_limit_finding(&capped).is_some());
+        let list = spec("grid = [3, 2, 1]\nctas = [[0, 0, 0], [2, 1, 0]]", "");
+        assert_eq!(cta_count(&list), 2);
+    }
 
     #[test]
     fn bugs_outrank_undecided_which_outranks_race_free() {

@@ -51,7 +51,8 @@ impl TensorInfo {
 /// or an allocation failure).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Limits {
-    /// Thread-instructions per CTA.
+    /// Thread-instructions per CTA (the spec's `[limits] max_steps`; see
+    /// `engine/budget.rs` for the report when it is hit).
     pub max_steps: u64,
     /// Nested calls per thread.
     pub max_call_depth: u32,
@@ -67,7 +68,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_steps: 2_000_000_000,
+            max_steps: ptxeq_spec::DEFAULT_MAX_STEPS,
             max_call_depth: 64,
             max_region_bytes: 16 << 20,
             max_memory_bytes: 64 << 20,
@@ -207,7 +208,10 @@ impl CtaInput {
             dynamic_shared: spec.launch.dynamic_shared,
             params,
             tensors,
-            limits: Limits::default(),
+            limits: Limits {
+                max_steps: spec.limits.max_steps,
+                ..Limits::default()
+            },
         })
     }
 

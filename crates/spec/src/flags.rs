@@ -315,6 +315,7 @@ impl CheckSpec {
             tensors,
             scalars,
             expect: None,
+            limits: None,
         };
         validate::validate(raw, Path::new(""))
             .map_err(|e| SpecError::new(SpecErrorKind::Invalid, e.message))

@@ -27,8 +27,8 @@ pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
 pub use flags::{SpecFlags, parse_dims, parse_param_list, parse_scalar_flag};
 pub use model::{
-    CheckSpec, Ctas, Expect, F64, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    CheckSpec, Ctas, DEFAULT_MAX_CTAS, DEFAULT_MAX_STEPS, Expect, F64, KernelRef, Kernels, Launch,
+    ParamBinding, RunLimits, ScalarValue, Status, TensorSpec,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
@@ -54,5 +54,7 @@ impl CheckSpec {
     }
 }
 
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod tests;

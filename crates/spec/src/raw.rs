@@ -27,6 +27,14 @@ pub(crate) struct RawSpec {
     #[serde(default)]
     pub scalars: BTreeMap<Spanned<String>, Spanned<RawScalar>>,
     pub expect: Option<Spanned<RawExpect>>,
+    pub limits: Option<Spanned<RawLimits>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLimits {
+    pub max_steps: Option<Spanned<i64>>,
+    pub max_ctas: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

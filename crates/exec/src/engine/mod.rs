@@ -20,6 +20,7 @@
 
 mod async_copy;
 mod bitexact;
+mod budget;
 mod control;
 mod exec;
 mod fragments;
@@ -149,6 +150,8 @@ pub(crate) struct Thread<V> {
     pub cursor_param: u64,
     pub last_arrival: [Option<LastArrival>; 16],
     pub tracer: ThreadTracer,
+    /// Loop iterations per back edge (names the loop at the step limit).
+    pub back_edges: budget::BackEdges,
 }
 
 /// The interpreter state of one CTA.
@@ -528,6 +531,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 cursor_param: PRIVATE_START,
                 last_arrival: [None; 16],
                 tracer: ThreadTracer::start(0, 0),
+                back_edges: budget::BackEdges::default(),
             })
             .collect();
         let mut live = vec![u32::MAX; nwarps as usize];
@@ -701,12 +705,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         let max = self.input.limits.max_steps;
         loop {
             if self.stats.instructions_executed >= max {
-                let _ = self.fail(
-                    t,
-                    FindingKind::ResourceLimit,
-                    "step limit",
-                    format!("the CTA executed {max} thread-instructions (the step limit)"),
-                );
+                let _ = self.step_limit(t);
                 return;
             }
             self.stats.instructions_executed += 1;
@@ -766,6 +765,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             Flow::Jump(target) => {
                 let th = &mut self.threads[t as usize];
+                if target <= pc {
+                    th.back_edges.taken(pack_instr(f, pc));
+                }
                 th.frames.last_mut().ok_or(Halt)?.pc = target;
                 th.tracer.jump(f, target);
             }

@@ -838,6 +838,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             let region = self.regions[i].clone();
             let n = self.slots[i].len() / es.max(1);
             let mut elements = Vec::new();
+            let mut undefined = Vec::new();
             for e in 0..n {
                 let off = e * es;
                 let bytes = &self.slots[i][off..off + es];
@@ -845,12 +846,18 @@ impl<'a, D: Domain> Engine<'a, D> {
                     continue;
                 }
                 let (v, info) = load_value(&self.slots[i], &region, off, es as u8, &mut self.d, 0);
+                if matches!(v, Value::Undef) {
+                    undefined.push(e as u64);
+                }
                 let ov = if info.uninit {
                     OutputValue::Unsupported("partly written element".into())
                 } else {
                     self.output_value(v, fmt)
                 };
                 elements.push((e as u64, ov));
+            }
+            if !undefined.is_empty() {
+                self.undefined_outputs(&t.name, &undefined);
             }
             out.push(TensorOutput {
                 tensor: i as u32,

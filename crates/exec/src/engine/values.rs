@@ -610,11 +610,15 @@ impl<D: Domain> Engine<'_, D> {
     #[cold]
     #[inline(never)]
     pub(crate) fn uninit_register(&mut self, t: u32, what: &str) -> Halt {
+        let origin = match self.undefined_origin(Some(t)) {
+            Some((_, why)) => format!(" or holds an undefined value ({why})"),
+            None => String::new(),
+        };
         self.fail(
             t,
             FindingKind::Uninitialised,
             "",
-            format!("{what} is read before it is written"),
+            format!("{what} is read before it is written{origin}"),
         )
     }
 }

@@ -696,7 +696,9 @@ pub enum Instr {
     CpAsyncWaitAll,
     /// `cp.async.mbarrier.arrive{.noinc}{.shared}.b64` — `[addr]`.
     CpAsyncMbarrierArrive { noinc: bool, space: StateSpace },
-    /// `cp.async.bulk{.tensor}` — operands as written.
+    /// `cp.async.bulk{.tensor}` — operands as written: `[dst], [src], size{, [mbar]}`;
+    /// a tensor form has one [`Operand::TensorAddr`] `[tmap, {coords}]` (the
+    /// source of a load, the destination of a store `[tmap, {c}], [smem]`).
     CpAsyncBulk(BulkCopy),
     /// `cp.async.bulk.commit_group` — `[]`.
     CpAsyncBulkCommitGroup,

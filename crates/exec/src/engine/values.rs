@@ -595,6 +595,21 @@ impl<D: Domain> Engine<'_, D> {
                 .filter(|r| r.space == Space::Shared)
                 .map(|r| r.size)
                 .sum(),
+            S::ReservedSmemBegin
+            | S::ReservedSmemEnd
+            | S::ReservedSmemCap
+            | S::ReservedSmemOffset(_) => {
+                return Err(self.unsupported(
+                    t,
+                    "reserved shared memory",
+                    format!(
+                        "{} locates the shared memory reserved for NVIDIA system software \
+                         (cooperative groups use it for multi-warp tiles); the driver sets it and \
+                         the PTX ISA does not define its value or layout",
+                        s.name()
+                    ),
+                ));
+            }
             other => {
                 return Err(self.unsupported(
                     t,

@@ -263,6 +263,9 @@ fn print_failure(name: &str, names: &[&str], f: &ElementFailure) {
                 cx.reference,
                 cx.candidate
             );
+            if let Some(d) = &cx.exact_difference {
+                outln!("    {d}");
+            }
         }
         Failure::BitsDiffer {
             reference,

@@ -485,6 +485,9 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
+        if let Target::Cta(_) = target {
+            self.layout_escape(t, &v, "stored to shared or global memory")?;
+        }
         self.track_store(t, target, off, &v, width);
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
@@ -675,6 +678,9 @@ impl<D: Domain> Engine<'_, D> {
         new: Value<D::Val>,
         width: u8,
     ) -> R<()> {
+        if let Target::Cta(_) = target {
+            self.layout_escape(t, &new, "combined into memory by an atomic")?;
+        }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &new, width),
             Target::Private(p) => store_value(

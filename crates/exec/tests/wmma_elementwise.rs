@@ -241,3 +241,55 @@ fn layout_dependent_uses_are_unsupported_and_say_why() {
         "not the same element-wise operation",
     );
 }
+
+/// Kernel on one inout f32 tile `c`: `body` with `%c*` loaded from it
+/// (row-major) at the start.
+fn inout_run(body: &str) -> CtaRun<CVal> {
+    let rc = regs("c");
+    let ptx = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 pc)\n{{\n\
+         .reg .f32 %c<8>;\n.reg .f32 %f<8>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
+         ld.param.u64 %rd3, [pc];\n\
+         wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {{{rc}}}, [%rd3], 16;\n\
+         {body}\nret;\n}}\n"
+    );
+    let inp = input(
+        &ptx,
+        [32, 1, 1],
+        vec![tensor("c", Role::InOut, DType::F32, &[256])],
+        vec![ParamValue::Tensor { tensor: 0 }],
+    );
+    run(&inp, vec![ints(256, 3)])
+}
+
+#[test]
+fn a_tile_updated_in_place_through_one_view_is_not_a_race() {
+    let rc = regs("c");
+    let store_row =
+        format!("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd3], {{{rc}}}, 16;\n");
+    // Load, scale, store back: each element is loaded and stored by the
+    // lane that holds it, whatever the layout.
+    let r = inout_run(&format!(
+        "{}{store_row}",
+        each("mul.f32 %cI, %cI, 0f40000000;\n")
+    ));
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(
+        out_f64(&r, 0, 256),
+        ints(256, 3)
+            .iter()
+            .map(|x| Some(2.0 * x))
+            .collect::<Vec<_>>()
+    );
+    // Stored back transposed (another view of the same bytes): the lane
+    // that stores an element need not be the one that loaded it.
+    let store_col =
+        format!("wmma.store.d.sync.aligned.col.m16n16k16.global.f32 [%rd3], {{{rc}}}, 16;\n");
+    let r = inout_run(&store_col);
+    assert!(r.has(FindingKind::Race), "{:#?}", r.findings);
+    // A plain store of one lane into the tile races with the other lanes'
+    // wmma reads.
+    let r = inout_run("mov.f32 %f1, 0f3F800000;\nst.global.f32 [%rd3+4], %f1;\n");
+    assert!(r.has(FindingKind::Race), "{:#?}", r.findings);
+}

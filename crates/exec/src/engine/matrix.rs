@@ -686,14 +686,21 @@ impl<D: Domain> Engine<'_, D> {
                     values.push(Value::concat(&pieces));
                 }
                 // Every lane writes the whole tile (see the module doc).
-                for l in 0..32u32 {
+                let view = self.wmma_view(base, info, class, *space, &addr, stride, *layout)?;
+                self.wmma_view_begin(base / 32, view);
+                let mut done = Ok(());
+                'lanes: for l in 0..32u32 {
                     for (line, v) in values.iter().enumerate() {
                         let a = offset_addr(&addr, (line * stride * es) as i64);
                         self.guard = None;
-                        self.store(base + l, info, *space, &a, v.clone(), (len * es) as u8)?;
+                        done = self.store(base + l, info, *space, &a, v.clone(), (len * es) as u8);
+                        if done.is_err() {
+                            break 'lanes;
+                        }
                     }
                 }
-                Ok(())
+                self.wmma_view_end();
+                done
             }
             _ => Ok(()),
         }
@@ -796,6 +803,40 @@ impl<D: Domain> Engine<'_, D> {
         Ok(tile)
     }
 
+    /// The view of a wmma.load / wmma.store: which fragment element each
+    /// byte it accesses is — the fragment class, the state space, the
+    /// address (a register's value or a variable and offset), the stride
+    /// and the memory layout, hashed.
+    #[allow(clippy::too_many_arguments)]
+    fn wmma_view(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        class: u32,
+        space: StateSpace,
+        addr: &Address,
+        stride: usize,
+        layout: Layout,
+    ) -> R<u64> {
+        use std::hash::{Hash, Hasher};
+        let base = match &addr.base {
+            ptxeq_ir::AddrBase::Reg(r) => match self.read(t, info, &Operand::Reg(*r), 64)? {
+                Value::Bits(b) => (0u8, b),
+                // Not a concrete address: a view of its own (no ordering).
+                _ => (1, u64::from(self.cur_instr) << 32 | u64::from(t)),
+            },
+            ptxeq_ir::AddrBase::Imm(a) => (0, *a),
+            ptxeq_ir::AddrBase::Symbol(s) => {
+                let mut h = rustc_hash::FxHasher::default();
+                s.hash(&mut h);
+                (2, h.finish())
+            }
+        };
+        let mut h = rustc_hash::FxHasher::default();
+        (class, space, base, addr.offset, stride, layout).hash(&mut h);
+        Ok(h.finish())
+    }
+
     /// `wmma.load`: this lane reads the whole tile (race judgement, see
     /// the module doc) and keeps its own elements.
     #[allow(clippy::too_many_arguments)]
@@ -850,14 +891,24 @@ impl<D: Domain> Engine<'_, D> {
         } else {
             (cols, rows)
         };
+        let class = frag_class(frag, shape, fmt, layout);
+        let view = self.wmma_view(t, info, class, space, &addr, stride, layout)?;
+        self.wmma_view_begin(t / 32, view);
         let mut loaded = Vec::with_capacity(lines);
         for line in 0..lines {
             let a = offset_addr(&addr, (line * stride * es) as i64);
-            let v = self.load(t, info, space, &a, (len * es) as u8)?;
+            let v = self.load(t, info, space, &a, (len * es) as u8);
+            let v = match v {
+                Ok(v) => v,
+                Err(h) => {
+                    self.wmma_view_end();
+                    return Err(h);
+                }
+            };
             loaded.push(v.unwrap_or(Value::Undef));
         }
+        self.wmma_view_end();
         let lane = (t % 32) as usize;
-        let class = frag_class(frag, shape, fmt, layout);
         let w = (t / 32) as usize;
         let mut vals = Vec::with_capacity(slots);
         for e in 0..slots {

@@ -342,6 +342,9 @@ impl<D: Domain> Engine<'_, D> {
         let Target::Cta(r) = target else {
             return;
         };
+        if self.wmma_same_view(t, c.prev.tid, c.prev.instr) {
+            return;
+        }
         let (a, b) = (
             c.prev.instr.min(self.cur_instr),
             c.prev.instr.max(self.cur_instr),

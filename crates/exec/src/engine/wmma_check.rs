@@ -23,22 +23,32 @@
 //!   the layout): the same unsupported finding.
 
 use ptxeq_ir::{Frag, Layout, Shape};
+use rustc_hash::FxHashMap;
 
 use super::{Engine, R};
 use crate::domain::{Domain, Fmt};
 use crate::layout_tags::LayoutTag;
 use crate::value::Value;
 
-/// Per-run state: per warp, the number of wmma instructions it completed
-/// (the instance that names fresh fragment elements).
+/// Per-run state.
 pub(crate) struct WmmaState {
+    /// Per warp, the number of wmma instructions it completed (the
+    /// instance that names fresh fragment elements).
     pub seq: Vec<u64>,
+    /// The view (warp, view id) of the wmma.load / wmma.store whose memory
+    /// accesses are being made (race judgement, [`Engine::wmma_same_view`]).
+    pub cur_view: Option<(u32, u64)>,
+    /// Per (warp, instruction): the one view that instruction has used,
+    /// `None` once it used several.
+    pub views: FxHashMap<(u32, u32), Option<u64>>,
 }
 
 impl WmmaState {
     pub(crate) fn new(warps: usize) -> Self {
         WmmaState {
             seq: vec![0; warps],
+            cur_view: None,
+            views: FxHashMap::default(),
         }
     }
 }
@@ -166,6 +176,41 @@ impl<D: Domain> Engine<'_, D> {
             )),
             None => Ok(Element { val, form, tag }),
         }
+    }
+
+    /// Starts the memory accesses of a wmma.load / wmma.store of warp `w`
+    /// through `view` (a hash of the fragment class, state space, address,
+    /// stride and memory layout: which fragment element each byte is).
+    pub(crate) fn wmma_view_begin(&mut self, w: u32, view: u64) {
+        let e = self
+            .wmma
+            .views
+            .entry((w, self.cur_instr))
+            .or_insert(Some(view));
+        if *e != Some(view) {
+            *e = None;
+        }
+        self.wmma.cur_view = Some((w, view));
+    }
+
+    pub(crate) fn wmma_view_end(&mut self) {
+        self.wmma.cur_view = None;
+    }
+
+    /// Whether an unordered earlier access (`prev_tid` at `prev_instr`) and
+    /// the current one are wmma accesses of one warp through the same view.
+    /// ptxeq takes every lane to access a wmma tile whole (the real holder
+    /// of an element is unknown), but through one view each byte is the
+    /// same fragment element, held by the same lane under any layout, so
+    /// the two accesses are that lane's, in program order: not a race
+    /// (`wmma.load` of a C tile, element-wise update, `wmma.store` back).
+    pub(crate) fn wmma_same_view(&self, t: u32, prev_tid: u32, prev_instr: u32) -> bool {
+        let Some((w, view)) = self.wmma.cur_view else {
+            return false;
+        };
+        t / 32 == w
+            && prev_tid / 32 == w
+            && self.wmma.views.get(&(w, prev_instr)) == Some(&Some(view))
     }
 
     /// Two elements of one consumed fragment computed differently.

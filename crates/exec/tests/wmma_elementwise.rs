@@ -293,3 +293,91 @@ fn a_tile_updated_in_place_through_one_view_is_not_a_race() {
     let r = inout_run("mov.f32 %f1, 0f3F800000;\nst.global.f32 [%rd3+4], %f1;\n");
     assert!(r.has(FindingKind::Race), "{:#?}", r.findings);
 }
+
+/// `D = A·B + C` with f16 accumulators (4 registers of two halves each),
+/// after `pre` (on the A fragment `%a*`) and before the store of `%d*`
+/// `post`; returns the run and the expected `A·B + C` (row-major).
+fn run_f16(pre: &str, post: &str) -> (CtaRun<CVal>, Vec<f64>) {
+    let r4 = |p: &str| {
+        (0..4)
+            .map(|i| format!("%{p}{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (ra, rb, rc, rd) = (regs("a"), regs("b"), r4("c"), r4("d"));
+    let ptx = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{{\n\
+         .reg .b32 %a<8>;\n.reg .b32 %b<8>;\n.reg .b32 %c<4>;\n.reg .b32 %d<4>;\n.reg .b32 %r<8>;\n\
+         .reg .b16 %h<8>;\n.reg .b64 %rd<8>;\n\
+         ld.param.u64 %rd1, [pa];\nld.param.u64 %rd2, [pb];\nld.param.u64 %rd3, [pc];\nld.param.u64 %rd4, [pd];\n\
+         wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {{{ra}}}, [%rd1], 16;\n\
+         wmma.load.b.sync.aligned.row.m16n16k16.global.f16 {{{rb}}}, [%rd2], 16;\n\
+         wmma.load.c.sync.aligned.row.m16n16k16.global.f16 {{{rc}}}, [%rd3], 16;\n{pre}\n\
+         wmma.mma.sync.aligned.row.row.m16n16k16.f16.f16 {{{rd}}}, {{{ra}}}, {{{rb}}}, {{{rc}}};\n{post}\n\
+         wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd4], {{{rd}}}, 16;\nret;\n}}\n"
+    );
+    let inp = input(
+        &ptx,
+        [32, 1, 1],
+        vec![
+            tensor("a", Role::Input, DType::F16, &[256]),
+            tensor("b", Role::Input, DType::F16, &[256]),
+            tensor("c", Role::Input, DType::F16, &[256]),
+            tensor("d", Role::Output, DType::F16, &[256]),
+        ],
+        (0..4).map(|t| ParamValue::Tensor { tensor: t }).collect(),
+    );
+    let r = run(&inp, vec![ints(256, 1), ints(256, 2), ints(256, 3), vec![]]);
+    (r, product().0)
+}
+
+#[test]
+fn packed_half_fragments_scale_element_wise() {
+    // Every A element doubled by a packed multiply with {2, 2}: D = 2AB + C.
+    let pre = format!(
+        "mov.b32 %r1, 0x40004000;\n{}",
+        each("mul.rn.f16x2 %aI, %aI, %r1;\n")
+    );
+    // Every D element halved through unpacked halves.
+    let post: String = (0..4)
+        .map(|i| {
+            format!(
+                "mov.b32 {{%h0, %h1}}, %d{i};\nmul.rn.f16 %h0, %h0, 0x3800;\nmul.rn.f16 %h1, %h1, 0x3800;\nmov.b32 %d{i}, {{%h0, %h1}};\n"
+            )
+        })
+        .collect();
+    let (r, want) = run_f16(&pre, &post);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    let c = ints(256, 3);
+    let got: Vec<f64> = out_f64(&r, 3, 256).into_iter().map(|v| v.expect("written")).collect();
+    let want: Vec<f64> = want
+        .iter()
+        .zip(&c)
+        .map(|(&d, &c)| (2.0 * (d - c) + c) * 0.5)
+        .collect();
+    assert_eq!(got, want);
+    // {1, 2}: the two halves of a register scaled differently.
+    let (r, _) = run_f16(
+        &format!("mov.b32 %r1, 0x40003C00;\n{}", each("mul.rn.f16x2 %aI, %aI, %r1;\n")),
+        "",
+    );
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Unsupported)
+        .expect("unsupported");
+    assert_eq!(f.reason, "wmma fragment used element-wise");
+    assert!(f.message.contains("the wmma.mma A fragment"), "{}", f.message);
+    // Halves swapped within a register: positions moved.
+    let (r, _) = run_f16(
+        "",
+        "mov.b32 {%h0, %h1}, %d0;\nmov.b32 %d0, {%h1, %h0};",
+    );
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Unsupported)
+        .expect("unsupported");
+    assert!(f.message.contains("holds lane 0 element 1"), "{}", f.message);
+}

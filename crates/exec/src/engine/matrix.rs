@@ -13,12 +13,15 @@
 //! Memory: `ldmatrix` lanes read the rows they address at arrival;
 //! `stmatrix` lanes write the rows they address at completion (the row
 //! values come from all lanes). `wmma.load` / `wmma.store` use ptxeq's
-//! fixed fragment layout ([`super::fragments::wmma_element`]); because the
-//! real layout is implementation-defined, which lane touches which element
-//! is unknown, so for race judgement every lane is taken to read (load) or
-//! write (store, the same values: benign among themselves) the whole tile.
-//! An access by another lane of the warp that is not ordered by
-//! `bar.warp.sync` therefore races, as it may on hardware.
+//! fixed fragment layout ([`super::fragments::wmma_element`]); consumed
+//! fragments must not depend on it (`wmma_check`, checked in
+//! `gather_wmma`). Because the real layout is implementation-defined,
+//! which lane touches which element is unknown, so for race judgement every
+//! lane is taken to read (load) or write (store, the same values: benign
+//! among themselves) the whole tile. An access by another lane of the warp
+//! that is not ordered by `bar.warp.sync` therefore races, as it may on
+//! hardware — except a wmma access of the same warp through the same view
+//! (`wmma_check::wmma_same_view`), which is the same lane's.
 
 use ptxeq_ir::{
     Address, Frag, Instr, InstrData, Layout, MatrixMods, MmaMods, Operand, ScalarType, Shape,

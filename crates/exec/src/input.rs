@@ -55,11 +55,12 @@ pub struct Limits {
     pub max_steps: u64,
     /// Nested calls per thread.
     pub max_call_depth: u32,
-    /// Bytes of one memory region (tensor, variable, frame).
-    pub max_region_bytes: u64,
-    /// Bytes of all regions together, per-thread ones included (the engine
-    /// keeps about 16–48 bytes of state per byte of memory).
-    pub max_memory_bytes: u64,
+    /// Heap bytes of the state the engine keeps for the memory a CTA
+    /// touches: contents, race shadows and footprints of every region,
+    /// per-thread ones included (about 8–60 bytes per touched byte,
+    /// allocated in pages on first write). Region sizes themselves are
+    /// not limited: an untouched tensor costs nothing.
+    pub max_memory_state_bytes: u64,
     /// Findings of one kind kept (the rest are counted).
     pub max_findings_per_kind: u32,
 }
@@ -69,8 +70,7 @@ impl Default for Limits {
         Limits {
             max_steps: 2_000_000_000,
             max_call_depth: 64,
-            max_region_bytes: 16 << 20,
-            max_memory_bytes: 64 << 20,
+            max_memory_state_bytes: 4 << 30,
             max_findings_per_kind: 64,
         }
     }

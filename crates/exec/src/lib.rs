@@ -59,6 +59,7 @@ mod memory;
 mod opaque;
 mod race;
 mod result;
+pub mod sparse;
 mod trace;
 mod value;
 

@@ -25,6 +25,8 @@ use std::rc::Rc;
 
 use rustc_hash::FxHashSet;
 
+use crate::sparse::{Meter, SparseVec};
+
 /// Per-thread vector clocks.
 pub(crate) struct Clocks {
     own: Vec<u32>,
@@ -166,10 +168,11 @@ pub(crate) struct Conflict {
 /// A region starts in word mode (one shadow per aligned 4 bytes) when its
 /// size allows, and switches to byte mode for good at the first access
 /// that is not a whole number of aligned words; word mode is exact as
-/// long as every access covers whole words, and 4× cheaper.
-#[derive(Default)]
+/// long as every access covers whole words, and 4× cheaper. Shadows are a
+/// sparse array (`crate::sparse`): a shadow exists only for the bytes some
+/// access touched.
 pub(crate) struct ShadowMem {
-    pub shadows: Vec<Shadow>,
+    pub shadows: SparseVec<Shadow>,
     /// Bytes per shadow: 4 or 1.
     pub gran: usize,
     pool: Vec<Vec<Acc>>,
@@ -177,14 +180,29 @@ pub(crate) struct ShadowMem {
 }
 
 impl ShadowMem {
+    #[cfg(test)]
     pub(crate) fn new(size: usize) -> Self {
+        Self::with_storage(size, |n| SparseVec::new(n, Shadow::default()))
+    }
+
+    /// Like [`ShadowMem::new`], counting the shadows' storage on `meter`.
+    pub(crate) fn metered(size: usize, meter: &Meter) -> Self {
+        Self::with_storage(size, |n| SparseVec::metered(n, Shadow::default(), meter))
+    }
+
+    fn with_storage(size: usize, make: impl FnOnce(usize) -> SparseVec<Shadow>) -> Self {
         let gran = if size.is_multiple_of(4) { 4 } else { 1 };
         ShadowMem {
-            shadows: vec![Shadow::default(); size / gran],
+            shadows: make(size / gran),
             gran,
             pool: Vec::new(),
             free: Vec::new(),
         }
+    }
+
+    /// Heap bytes of the shadows (access-set pool excluded).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.shadows.bytes()
     }
 
     /// The shadow units covering `[off, off + width)`, switching to byte
@@ -197,22 +215,24 @@ impl ShadowMem {
     }
 
     fn split_words(&mut self) {
-        let old = std::mem::take(&mut self.shadows);
-        let mut new = Vec::with_capacity(old.len() * 4);
-        for sh in old {
-            for k in 0..4 {
-                let mut c = sh;
-                if k > 0 {
-                    for ix in [&mut c.wx, &mut c.rx] {
-                        if *ix != 0 {
-                            let list = self.pool[*ix as usize - 1].clone();
-                            let n = self.alloc();
-                            self.pool[n as usize - 1] = list;
-                            *ix = n;
+        let mut new = self.shadows.empty_like(self.shadows.len() * 4);
+        let old = std::mem::replace(&mut self.shadows, SparseVec::new(0, Shadow::default()));
+        for (start, page) in old.allocated() {
+            for (j, &sh) in page.iter().enumerate() {
+                for k in 0..4 {
+                    let mut c = sh;
+                    if k > 0 {
+                        for ix in [&mut c.wx, &mut c.rx] {
+                            if *ix != 0 {
+                                let list = self.pool[*ix as usize - 1].clone();
+                                let n = self.alloc();
+                                self.pool[n as usize - 1] = list;
+                                *ix = n;
+                            }
                         }
                     }
+                    new.set((start + j) * 4 + k, c);
                 }
-                new.push(c);
             }
         }
         self.shadows = new;

@@ -35,11 +35,16 @@ fn ints(n: usize, seed: usize) -> Vec<f64> {
 /// Runs the kernel with `a_layout` for A and `epilogue` between the mma
 /// and the store of `stored` (the D register list).
 fn run_epilogue(a_layout: &str, epilogue: &str, stored: &str) -> CtaRun<CVal> {
+    run_epilogue_with(a_layout, epilogue, stored, "")
+}
+
+/// [`run_epilogue`] with extra declarations in the kernel.
+fn run_epilogue_with(a_layout: &str, epilogue: &str, stored: &str, decls: &str) -> CtaRun<CVal> {
     let (ra, rb, rc, rd) = (regs("a"), regs("b"), regs("c"), regs("d"));
     let ptx = format!(
         ".version 8.0\n.target sm_80\n.address_size 64\n\
          .visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{{\n\
-         .local .align 16 .b8 spill[64];\n\
+         .local .align 16 .b8 spill[64];\n{decls}\n\
          .reg .b32 %a<8>;\n.reg .b32 %b<8>;\n.reg .f32 %c<8>;\n.reg .f32 %d<8>;\n.reg .f32 %e<8>;\n\
          .reg .b32 %r<8>;\n.reg .pred %p<4>;\n.reg .b64 %rd<8>;\n\
          ld.param.u64 %rd1, [pa];\nld.param.u64 %rd2, [pb];\nld.param.u64 %rd3, [pc];\nld.param.u64 %rd4, [pd];\n\
@@ -380,4 +385,32 @@ fn packed_half_fragments_scale_element_wise() {
         .find(|f| f.kind == FindingKind::Unsupported)
         .expect("unsupported");
     assert!(f.message.contains("holds lane 0 element 1"), "{}", f.message);
+}
+
+#[test]
+fn fragment_elements_stored_one_by_one_are_not_a_tile() {
+    // Each lane's own local tile: zeros, then its element 0 at [0]; read
+    // back by a wmma.load through a generic pointer.
+    let body = "mov.u64 %rd5, tile;\nmov.u32 %r1, 0;\n\
+                $Lz:\nmul.wide.u32 %rd6, %r1, 4;\nadd.s64 %rd7, %rd5, %rd6;\n\
+                st.local.f32 [%rd7], 0f00000000;\nadd.u32 %r1, %r1, 1;\n\
+                setp.lt.u32 %p1, %r1, 256;\n@%p1 bra $Lz;\n\
+                st.local.f32 [tile], %d0;\ncvta.local.u64 %rd6, %rd5;\n";
+    let ec = regs("e");
+    let epilogue = format!(
+        "{body}wmma.load.c.sync.aligned.row.m16n16k16.f32 {{{ec}}}, [%rd6], 16;\n"
+    );
+    let run_it =
+        |epi: &str| run_epilogue_with("row", epi, &regs("e"), ".local .align 16 .b8 tile[1024];");
+    let r = run_it(&epilogue);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Unsupported)
+        .unwrap_or_else(|| panic!("{:#?}", r.findings));
+    assert!(f.message.contains("read back by a wmma.load"), "{}", f.message);
+    // The same tile without the fragment element is an ordinary load.
+    let r = run_it(&epilogue.replace("st.local.f32 [tile], %d0;\n", ""));
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(out_f64(&r, 3, 256), vec![Some(0.0); 256]);
 }

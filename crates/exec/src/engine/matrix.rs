@@ -926,7 +926,13 @@ impl<D: Domain> Engine<'_, D> {
             // Each element is a leaf of this load, whatever it holds (a
             // padding zero is an element like any other).
             vals.push(match self.as_real(t, &raw, fmt)? {
-                Some(x) => Value::data(self.wmma_leaf(x, class, w, lane, e), fmt),
+                Some(x) => {
+                    // Thread-private memory may hold fragment elements
+                    // stored one by one; which tile element each became
+                    // depends on the layout.
+                    self.layout_escape(t, &raw, "read back by a wmma.load")?;
+                    Value::data(self.wmma_leaf(x, class, w, lane, e), fmt)
+                }
                 None => Value::Undef,
             });
         }

@@ -39,6 +39,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
 use crate::result::{CtaRun, OutputValue, TensorOutput};
+use crate::trace::mix;
 
 /// What a value computed from wmma fragment elements is (see the module
 /// doc).
@@ -92,10 +93,12 @@ enum Code {
     Select,
 }
 
+/// A value's 64-bit digest (Fx on one small value, then the splitmix
+/// finalizer of `trace::mix`).
 fn hash_of(x: impl Hash) -> u64 {
     let mut h = FxHasher::default();
     x.hash(&mut h);
-    h.finish()
+    mix(0x6c61_796f_7574, h.finish())
 }
 
 impl<D: Domain> Tagged<D> {
@@ -131,7 +134,7 @@ impl<D: Domain> Tagged<D> {
     fn form(&self, v: TVal<D::Val>) -> u64 {
         match self.tag_of(v) {
             Some(t) => t.form,
-            None => hash_of((Code::Scalar, v.v)),
+            None => mix(hash_of(Code::Scalar), hash_of(v.v)),
         }
     }
 
@@ -171,7 +174,7 @@ impl<D: Domain> Tagged<D> {
         if commutative && forms.len() >= 2 && forms[1] < forms[0] {
             forms.swap(0, 1);
         }
-        let form = hash_of((code, forms));
+        let form = forms.iter().fold(hash_of(code), |h, &f| mix(h, f));
         self.intern(LayoutTag {
             form,
             at: self.at,
@@ -371,7 +374,7 @@ pub(crate) fn untag_run<V: Copy>(run: CtaRun<TVal<V>>) -> CtaRun<V> {
 /// named by the instruction instance (warp, that warp's wmma sequence
 /// number).
 pub(crate) fn leaf_form(warp: u32, seq: u64) -> u64 {
-    hash_of(("wmma leaf", warp, seq))
+    mix(mix(0x6c65_6166, u64::from(warp)), seq)
 }
 
 #[cfg(test)]

@@ -293,6 +293,10 @@ fn a_tile_updated_in_place_through_one_view_is_not_a_race() {
         format!("wmma.store.d.sync.aligned.col.m16n16k16.global.f32 [%rd3], {{{rc}}}, 16;\n");
     let r = inout_run(&store_col);
     assert!(r.has(FindingKind::Race), "{:#?}", r.findings);
+    // A plain read between the load and the in-place store races with the
+    // other lanes' wmma writes, although the same-view load is exempt.
+    let r = inout_run(&format!("ld.global.f32 %f1, [%rd3+8];\n{store_row}"));
+    assert!(r.has(FindingKind::Race), "{:#?}", r.findings);
     // A plain store of one lane into the tile races with the other lanes'
     // wmma reads.
     let r = inout_run("mov.f32 %f1, 0f3F800000;\nst.global.f32 [%rd3+4], %f1;\n");
@@ -355,7 +359,10 @@ fn packed_half_fragments_scale_element_wise() {
     let (r, want) = run_f16(&pre, &post);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
     let c = ints(256, 3);
-    let got: Vec<f64> = out_f64(&r, 3, 256).into_iter().map(|v| v.expect("written")).collect();
+    let got: Vec<f64> = out_f64(&r, 3, 256)
+        .into_iter()
+        .map(|v| v.expect("written"))
+        .collect();
     let want: Vec<f64> = want
         .iter()
         .zip(&c)
@@ -364,7 +371,10 @@ fn packed_half_fragments_scale_element_wise() {
     assert_eq!(got, want);
     // {1, 2}: the two halves of a register scaled differently.
     let (r, _) = run_f16(
-        &format!("mov.b32 %r1, 0x40003C00;\n{}", each("mul.rn.f16x2 %aI, %aI, %r1;\n")),
+        &format!(
+            "mov.b32 %r1, 0x40003C00;\n{}",
+            each("mul.rn.f16x2 %aI, %aI, %r1;\n")
+        ),
         "",
     );
     let f = r
@@ -373,18 +383,23 @@ fn packed_half_fragments_scale_element_wise() {
         .find(|f| f.kind == FindingKind::Unsupported)
         .expect("unsupported");
     assert_eq!(f.reason, "wmma fragment used element-wise");
-    assert!(f.message.contains("the wmma.mma A fragment"), "{}", f.message);
-    // Halves swapped within a register: positions moved.
-    let (r, _) = run_f16(
-        "",
-        "mov.b32 {%h0, %h1}, %d0;\nmov.b32 %d0, {%h1, %h0};",
+    assert!(
+        f.message.contains("the wmma.mma A fragment"),
+        "{}",
+        f.message
     );
+    // Halves swapped within a register: positions moved.
+    let (r, _) = run_f16("", "mov.b32 {%h0, %h1}, %d0;\nmov.b32 %d0, {%h1, %h0};");
     let f = r
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::Unsupported)
         .expect("unsupported");
-    assert!(f.message.contains("holds lane 0 element 1"), "{}", f.message);
+    assert!(
+        f.message.contains("holds lane 0 element 1"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
@@ -397,9 +412,8 @@ fn fragment_elements_stored_one_by_one_are_not_a_tile() {
                 setp.lt.u32 %p1, %r1, 256;\n@%p1 bra $Lz;\n\
                 st.local.f32 [tile], %d0;\ncvta.local.u64 %rd6, %rd5;\n";
     let ec = regs("e");
-    let epilogue = format!(
-        "{body}wmma.load.c.sync.aligned.row.m16n16k16.f32 {{{ec}}}, [%rd6], 16;\n"
-    );
+    let epilogue =
+        format!("{body}wmma.load.c.sync.aligned.row.m16n16k16.f32 {{{ec}}}, [%rd6], 16;\n");
     let run_it =
         |epi: &str| run_epilogue_with("row", epi, &regs("e"), ".local .align 16 .b8 tile[1024];");
     let r = run_it(&epilogue);
@@ -408,9 +422,47 @@ fn fragment_elements_stored_one_by_one_are_not_a_tile() {
         .iter()
         .find(|f| f.kind == FindingKind::Unsupported)
         .unwrap_or_else(|| panic!("{:#?}", r.findings));
-    assert!(f.message.contains("read back by a wmma.load"), "{}", f.message);
+    assert!(
+        f.message.contains("read back by a wmma.load"),
+        "{}",
+        f.message
+    );
     // The same tile without the fragment element is an ordinary load.
     let r = run_it(&epilogue.replace("st.local.f32 [tile], %d0;\n", ""));
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
     assert_eq!(out_f64(&r, 3, 256), vec![Some(0.0); 256]);
+}
+
+#[test]
+fn a_rolled_loop_over_tiles_updates_each_in_place() {
+    // Two 16x16 tiles side by side in a 16x32 matrix, one loop body
+    // (the same wmma.load / wmma.store instructions, two addresses).
+    let rc = regs("c");
+    let ptx = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 pc)\n{{\n\
+         .reg .f32 %c<8>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n.reg .pred %p<2>;\n\
+         ld.param.u64 %rd3, [pc];\nmov.u32 %r1, 0;\n\
+         $Lt:\nmul.wide.u32 %rd4, %r1, 64;\nadd.s64 %rd5, %rd3, %rd4;\n\
+         wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {{{rc}}}, [%rd5], 32;\n\
+         {}\
+         wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd5], {{{rc}}}, 32;\n\
+         add.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 2;\n@%p1 bra $Lt;\nret;\n}}\n",
+        each("mul.f32 %cI, %cI, 0f40400000;\n")
+    );
+    let inp = input(
+        &ptx,
+        [32, 1, 1],
+        vec![tensor("c", Role::InOut, DType::F32, &[512])],
+        vec![ParamValue::Tensor { tensor: 0 }],
+    );
+    let r = run(&inp, vec![ints(512, 4)]);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(
+        out_f64(&r, 0, 512),
+        ints(512, 4)
+            .iter()
+            .map(|x| Some(3.0 * x))
+            .collect::<Vec<_>>()
+    );
 }

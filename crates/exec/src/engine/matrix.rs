@@ -21,7 +21,7 @@
 //! among themselves) the whole tile. An access by another lane of the warp
 //! that is not ordered by `bar.warp.sync` therefore races, as it may on
 //! hardware — except a wmma access of the same warp through the same view
-//! (`wmma_check::wmma_same_view`), which is the same lane's.
+//! (`WmmaState::same_view`), which is the same lane's.
 
 use ptxeq_ir::{
     Address, Frag, Instr, InstrData, Layout, MatrixMods, MmaMods, Operand, ScalarType, Shape,

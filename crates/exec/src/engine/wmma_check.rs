@@ -36,11 +36,11 @@ pub(crate) struct WmmaState {
     /// instance that names fresh fragment elements).
     pub seq: Vec<u64>,
     /// The view (warp, view id) of the wmma.load / wmma.store whose memory
-    /// accesses are being made (race judgement, [`Engine::wmma_same_view`]).
+    /// accesses are being made (race judgement, [`WmmaState::same_view`]).
     pub cur_view: Option<(u32, u64)>,
-    /// Per (warp, instruction): the one view that instruction has used,
-    /// `None` once it used several.
-    pub views: FxHashMap<(u32, u32), Option<u64>>,
+    /// Per (warp, instruction): the byte ranges `(view, region, offset,
+    /// width)` its executions accessed in CTA-wide memory.
+    pub tiles: FxHashMap<(u32, u32), Vec<(u64, u32, u64, u64)>>,
 }
 
 impl WmmaState {
@@ -48,8 +48,47 @@ impl WmmaState {
         WmmaState {
             seq: vec![0; warps],
             cur_view: None,
-            views: FxHashMap::default(),
+            tiles: FxHashMap::default(),
         }
+    }
+
+    /// Records that the current wmma access (of warp `w`, view `view`, at
+    /// `instr`) covers `[off, off + width)` of CTA-wide region `region`.
+    pub(crate) fn record(&mut self, instr: u32, region: u32, off: u64, width: u64) {
+        let Some((w, view)) = self.cur_view else {
+            return;
+        };
+        let list = self.tiles.entry((w, instr)).or_default();
+        let e = (view, region, off, width);
+        if !list.contains(&e) {
+            list.push(e);
+        }
+    }
+
+    /// Whether the earlier access `a` to byte `byte` of `region` and the
+    /// current one are wmma accesses of one warp through the same view:
+    /// every execution of `a`'s instruction by that warp that touched the
+    /// byte did so through the current view. ptxeq takes every lane to
+    /// access a wmma tile whole (the real holder of an element is unknown),
+    /// but through one view each byte is the same fragment element, held by
+    /// the same lane under any layout, so the two accesses are that lane's,
+    /// in program order: not a race (`wmma.load` of a C tile, element-wise
+    /// update, `wmma.store` back).
+    pub(crate) fn same_view(&self, region: u32, byte: u64, a: &crate::race::Acc) -> bool {
+        let Some((w, view)) = self.cur_view else {
+            return false;
+        };
+        if a.tid / 32 != w {
+            return false;
+        }
+        let Some(list) = self.tiles.get(&(w, a.instr)) else {
+            return false;
+        };
+        let mut covering = list
+            .iter()
+            .filter(|(_, r, off, width)| *r == region && (*off..off + width).contains(&byte))
+            .peekable();
+        covering.peek().is_some() && covering.all(|(v, ..)| *v == view)
     }
 }
 
@@ -182,35 +221,11 @@ impl<D: Domain> Engine<'_, D> {
     /// through `view` (a hash of the fragment class, state space, address,
     /// stride and memory layout: which fragment element each byte is).
     pub(crate) fn wmma_view_begin(&mut self, w: u32, view: u64) {
-        let e = self
-            .wmma
-            .views
-            .entry((w, self.cur_instr))
-            .or_insert(Some(view));
-        if *e != Some(view) {
-            *e = None;
-        }
         self.wmma.cur_view = Some((w, view));
     }
 
     pub(crate) fn wmma_view_end(&mut self) {
         self.wmma.cur_view = None;
-    }
-
-    /// Whether an unordered earlier access (`prev_tid` at `prev_instr`) and
-    /// the current one are wmma accesses of one warp through the same view.
-    /// ptxeq takes every lane to access a wmma tile whole (the real holder
-    /// of an element is unknown), but through one view each byte is the
-    /// same fragment element, held by the same lane under any layout, so
-    /// the two accesses are that lane's, in program order: not a race
-    /// (`wmma.load` of a C tile, element-wise update, `wmma.store` back).
-    pub(crate) fn wmma_same_view(&self, t: u32, prev_tid: u32, prev_instr: u32) -> bool {
-        let Some((w, view)) = self.wmma.cur_view else {
-            return false;
-        };
-        t / 32 == w
-            && prev_tid / 32 == w
-            && self.wmma.views.get(&(w, prev_instr)) == Some(&Some(view))
     }
 
     /// Two elements of one consumed fragment computed differently.

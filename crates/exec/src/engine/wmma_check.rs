@@ -188,7 +188,7 @@ impl<D: Domain> Engine<'_, D> {
         let Some(tg) = tag else {
             return Ok(Element { val, form, tag });
         };
-        let at = super::unpack_instr(tg.at);
+        let at = self.describe_at(tg.at);
         let problem = if tg.mixed {
             Some(format!(
                 "{what}: lane {lane} element {slot} was computed at {at} from elements at different positions of wmma fragments"
@@ -217,6 +217,19 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
+    /// `instruction 12 (mul.f32)`: where a tagged value was computed.
+    fn describe_at(&self, at: u32) -> String {
+        let r = super::unpack_instr(at);
+        match self
+            .funcs
+            .get(r.func as usize)
+            .and_then(|f| f.ir.instrs.get(r.index as usize))
+        {
+            Some(ins) => format!("{r} ({})", ins.instr.mnemonic()),
+            None => r.to_string(),
+        }
+    }
+
     /// Starts the memory accesses of a wmma.load / wmma.store of warp `w`
     /// through `view` (a hash of the fragment class, state space, address,
     /// stride and memory layout: which fragment element each byte is).
@@ -239,7 +252,7 @@ impl<D: Domain> Engine<'_, D> {
         let say = |(l, s, tag): (usize, usize, Option<LayoutTag>)| match tag {
             Some(tg) => format!(
                 "lane {l} element {s} was last computed at {}",
-                super::unpack_instr(tg.at)
+                self.describe_at(tg.at)
             ),
             None => format!("lane {l} element {s} holds a value not computed from a fragment"),
         };
@@ -273,7 +286,7 @@ impl<D: Domain> Engine<'_, D> {
                 let desc = if tg.mixed {
                     format!(
                         "combined from elements at different positions of wmma fragments at {}",
-                        super::unpack_instr(tg.at)
+                        self.describe_at(tg.at)
                     )
                 } else {
                     format!(
@@ -281,7 +294,7 @@ impl<D: Domain> Engine<'_, D> {
                         tg.lane,
                         tg.slot,
                         describe_class(tg.class),
-                        super::unpack_instr(tg.at)
+                        self.describe_at(tg.at)
                     )
                 };
                 Err(self.unsupported(

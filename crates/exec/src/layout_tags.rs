@@ -91,6 +91,8 @@ enum Code {
     Not,
     Bool(BoolOp),
     Select,
+    /// An uninterpreted function, by name.
+    Apply(u64),
 }
 
 /// A value's 64-bit digest (Fx on one small value, then the splitmix
@@ -217,6 +219,17 @@ impl<D: Domain> Domain for Tagged<D> {
 
     fn int_input(&mut self, tensor: u32, index: u64) -> Option<u64> {
         self.inner.int_input(tensor, index)
+    }
+
+    /// The inner domain's `apply` (the term domain keeps a symbol; the
+    /// default interpretation would be built from this wrapper's ops).
+    fn apply(&mut self, name: &str, args: &[Self::Val]) -> Self::Val {
+        let tag = self.combine(Code::Apply(hash_of(name)), args, false);
+        let inner: Vec<D::Val> = args.iter().map(|a| a.v).collect();
+        TVal {
+            v: self.inner.apply(name, &inner),
+            tag,
+        }
     }
 
     fn unary(&mut self, op: UnOp, a: Self::Val) -> Self::Val {

@@ -282,10 +282,10 @@ impl ShadowMem {
         let sh = self.shadows[b];
         let mut conflict = None;
         let unordered = |w: &Acc| {
-            w.is_some()
-                && !(w.atomic && cur.atomic)
-                && !clocks.knows(t, w.tid, w.epoch)
-                && !exempt(w)
+            if !w.is_some() || (w.atomic && cur.atomic) {
+                return false;
+            }
+            !(clocks.knows(t, w.tid, w.epoch) || exempt(w))
         };
         if unordered(&sh.w) {
             conflict = Some(Conflict {
@@ -354,10 +354,10 @@ impl ShadowMem {
         let sh = self.shadows[b];
         let mut conflict = None;
         let unordered = |a: &Acc| {
-            a.is_some()
-                && !(a.atomic && cur.atomic)
-                && !clocks.knows(t, a.tid, a.epoch)
-                && !exempt(a)
+            if !a.is_some() || (a.atomic && cur.atomic) {
+                return false;
+            }
+            !(clocks.knows(t, a.tid, a.epoch) || exempt(a))
         };
         // Reads since the last write.
         if unordered(&sh.r) {

@@ -283,7 +283,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let mut first: Option<(u64, Conflict)> = None;
         let wmma = self.wmma.cur_view.is_some();
-        if wmma && t % 32 == 0 {
+        if wmma && t.is_multiple_of(32) {
             self.wmma.record(instr, r, off, width);
         }
         let Some(sh) = self.shadows[ri].as_mut() else {
@@ -335,7 +335,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let mut first = None;
         let wmma = self.wmma.cur_view.is_some();
-        if wmma && t % 32 == 0 {
+        if wmma && t.is_multiple_of(32) {
             self.wmma.record(instr, r, off, u64::from(width));
         }
         if let Some(sh) = self.shadows[ri].as_mut() {

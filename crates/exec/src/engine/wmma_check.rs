@@ -30,6 +30,9 @@ use crate::domain::{Domain, Fmt};
 use crate::layout_tags::LayoutTag;
 use crate::value::Value;
 
+/// Bytes a wmma access covered: `(view, region, offset, width)`.
+pub(crate) type TileRange = (u64, u32, u64, u64);
+
 /// Per-run state.
 pub(crate) struct WmmaState {
     /// Per warp, the number of wmma instructions it completed (the
@@ -40,7 +43,7 @@ pub(crate) struct WmmaState {
     pub cur_view: Option<(u32, u64)>,
     /// Per (warp, instruction): the byte ranges `(view, region, offset,
     /// width)` its executions accessed in CTA-wide memory.
-    pub tiles: FxHashMap<(u32, u32), Vec<(u64, u32, u64, u64)>>,
+    pub tiles: FxHashMap<(u32, u32), Vec<TileRange>>,
 }
 
 impl WmmaState {

@@ -75,7 +75,7 @@ pub struct CtaKey<'db> {
     pub cta: [u32; 3],
 }
 
-fn kernel_ref(spec: &CheckSpec, slot: Slot) -> Option<&KernelRef> {
+pub(crate) fn kernel_ref(spec: &CheckSpec, slot: Slot) -> Option<&KernelRef> {
     spec.kernels
         .iter()
         .into_iter()
@@ -190,12 +190,14 @@ pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerm
     state.map(|s| ptxeq_store::store(s))
 }
 
-/// The CTAs a spec asks for.
+/// The CTAs the spec's shared `[launch]` asks for (`auto`: every CTA).
+/// A kernel's own CTAs — its launch, the `auto` selection — are
+/// [`crate::kernel_ctas`].
 pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
     let [gx, gy, gz] = spec.launch.grid;
     match &spec.launch.ctas {
         Ctas::First => vec![[0, 0, 0]],
-        Ctas::All => {
+        Ctas::All | Ctas::Auto => {
             let mut v = Vec::new();
             for z in 0..gz {
                 for y in 0..gy {
@@ -290,6 +292,8 @@ pub struct KernelRaceReport {
     /// Math-library expansions replaced by exact functions (function name,
     /// what was recognised and what that assumes).
     pub idioms: Vec<(String, ptxeq_idioms::Recognition)>,
+    /// The CTAs this kernel runs (its launch, the `auto` selection).
+    pub plan: Arc<crate::ctas::CtaPlan>,
     /// Per CTA checked: its findings and counters.
     pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
     /// Cross-CTA global-memory conflicts.
@@ -326,6 +330,7 @@ pub fn race_check(
                 .as_ref()
                 .map(|r| r.found.clone())
                 .unwrap_or_default(),
+            plan: crate::ctas::kernel_ctas(db, k).clone(),
             ctas: Vec::new(),
             cross_cta: Vec::new(),
             verdict: RaceVerdict::Unsupported,
@@ -336,7 +341,7 @@ pub fn race_check(
                 .as_ref()
                 .is_some_and(|s| s.is_structured())
         {
-            let ctas = ctas_of(sp);
+            let ctas = report.plan.ctas.clone();
             let runs: Vec<([u32; 3], Arc<UnrolledCta>)> = ctas
                 .par_iter()
                 .map_with(db.clone(), |db, &cta| {

@@ -15,6 +15,7 @@
 
 mod check;
 pub mod counts;
+mod ctas;
 mod disk;
 mod idioms;
 mod kernel_check;
@@ -24,6 +25,8 @@ pub use kernel_check::{
     CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
     output_terms, race_check, structured, symbolic, unrolled,
 };
+
+pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 
 pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,

@@ -21,6 +21,10 @@ pub enum ParamValue {
     Tensor { tensor: u32 },
     /// Concrete bits of the param's type (little-endian, zero-extended).
     Scalar { bits: u64 },
+    /// A symbolic float scalar: the param holds input symbol `input`
+    /// (element 0 of input number `input`, which is
+    /// `tensors.len() + k` for [`CtaInput::symbols`]`[k]`).
+    Symbol { input: u32 },
     /// `_`: reading it is reported as unsupported.
     Unused,
     /// A by-value struct: the fields `CtaInput::bindings.structs[index]`;
@@ -50,6 +54,16 @@ impl TensorInfo {
     pub fn byte_size(&self) -> u64 {
         self.elements().saturating_mul(self.dtype.size_bytes())
     }
+}
+
+/// A symbolic float scalar of the check (`alpha = { dtype = "f32" }`): a
+/// free real input named after the scalar. Input number
+/// `tensors.len() + k` is `symbols[k]`, the same in both kernels of a pair
+/// (symbols are ordered by name), whether or not a kernel binds it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct SymbolInfo {
+    pub name: String,
+    pub dtype: DType,
 }
 
 /// Resource limits (a limit hit is a `ResourceLimit` finding, never a hang
@@ -94,6 +108,8 @@ pub struct CtaInput {
     /// One per kernel argument, in declaration order.
     pub params: Vec<ParamValue>,
     pub tensors: Vec<TensorInfo>,
+    /// Symbolic scalars, numbered after the tensors (see [`SymbolInfo`]).
+    pub symbols: Vec<SymbolInfo>,
     pub limits: Limits,
     /// Concrete values, struct fields, bound functions and module
     /// variables (`bindings.rs`); empty when the spec uses none.
@@ -153,6 +169,18 @@ impl CtaInput {
             .collect();
         let mut bindings = Bindings::from_spec(spec, module, kernel, &mut tensors)
             .map_err(|message| InputError { message })?;
+        // Symbolic scalars are numbered after every tensor, `[globals]`
+        // inputs included (the same count for both kernels of a pair).
+        let symbols: Vec<SymbolInfo> = spec
+            .scalars
+            .iter()
+            .filter_map(|(name, v)| {
+                v.symbolic().map(|dtype| SymbolInfo {
+                    name: name.clone(),
+                    dtype,
+                })
+            })
+            .collect();
         let args: Vec<_> = kernel.args().map(|(_, p)| p).collect();
         if args.len() != kref.params.len() {
             return err(format!(
@@ -188,6 +216,16 @@ impl CtaInput {
                             "{what} is an aggregate; scalar `{name}` cannot bind it"
                         ));
                     }
+                    if let Some(dtype) = v.symbolic() {
+                        symbol_fits(dtype, decl.ty).map_err(|m| InputError {
+                            message: format!("{what}: symbolic scalar `{name}` ({dtype}): {m}"),
+                        })?;
+                        let k = symbols.iter().position(|s| &s.name == name).unwrap_or(0);
+                        params.push(ParamValue::Symbol {
+                            input: (tensors.len() + k) as u32,
+                        });
+                        continue;
+                    }
                     ParamValue::Scalar {
                         bits: scalar_bits(*v, decl.ty).map_err(|m| InputError {
                             message: format!("{what}: scalar `{name}` = {v}: {m}"),
@@ -212,7 +250,9 @@ impl CtaInput {
                 }
             });
         }
-        let block = match spec.launch.block.or(kernel.reqntid).or(kernel.maxntid) {
+        // This kernel's own launch: the shared [launch] with its overrides.
+        let launch = &kref.launch;
+        let block = match launch.block.or(kernel.reqntid).or(kernel.maxntid) {
             Some(b) => b,
             None => {
                 return err(format!(
@@ -221,7 +261,7 @@ impl CtaInput {
                 ));
             }
         };
-        if block.contains(&0) || spec.launch.grid.contains(&0) {
+        if block.contains(&0) || launch.grid.contains(&0) {
             return err("block and grid extents must be positive".into());
         }
         let funcs = module.funcs.iter().map(|f| Arc::new(f.clone())).collect();
@@ -229,10 +269,11 @@ impl CtaInput {
             kernel: Arc::new(kernel.clone()),
             funcs,
             block,
-            grid: spec.launch.grid,
-            dynamic_shared: spec.launch.dynamic_shared,
+            grid: launch.grid,
+            dynamic_shared: launch.dynamic_shared,
             params,
             tensors,
+            symbols,
             limits: Limits::default(),
             bindings,
         })
@@ -241,6 +282,44 @@ impl CtaInput {
     /// Threads per CTA.
     pub fn threads(&self) -> u64 {
         self.block.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// The name of every input number: the tensors, then the symbolic
+    /// scalars (what terms and witnesses print).
+    pub fn input_names(&self) -> Vec<String> {
+        self.tensors
+            .iter()
+            .map(|t| t.name.clone())
+            .chain(self.symbols.iter().map(|s| s.name.clone()))
+            .collect()
+    }
+
+    /// The first input number of a symbolic scalar: numbers from here on
+    /// are scalars (printed without an index).
+    pub fn first_symbol(&self) -> u32 {
+        self.tensors.len() as u32
+    }
+}
+
+/// Whether a symbolic scalar of `dtype` can bind a param of type `ty`: the
+/// same width, and a float or untyped-bits param (an integer param would
+/// reinterpret the real's bits as an integer, which has no term).
+fn symbol_fits(dtype: DType, ty: ScalarType) -> Result<(), String> {
+    let width_ok = ty.bit_width() as u64 == dtype.size_bytes() * 8;
+    let kind_ok = matches!(
+        (dtype, ty),
+        (DType::F32, ScalarType::F32 | ScalarType::B32)
+            | (DType::F64, ScalarType::F64 | ScalarType::B64)
+            | (DType::F16, ScalarType::F16 | ScalarType::B16)
+            | (DType::Bf16, ScalarType::Bf16 | ScalarType::B16)
+    );
+    if width_ok && kind_ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the param is .{ty}; a symbolic {dtype} binds a .{dtype} or .b{} param",
+            dtype.size_bytes() * 8
+        ))
     }
 }
 
@@ -280,6 +359,7 @@ fn scalar_bits(v: ScalarValue, ty: ScalarType) -> Result<u64, String> {
             f.get()
         )),
         (ScalarValue::Float(_), t) => Err(format!("a float cannot bind .{t}")),
+        (ScalarValue::Symbolic { .. }, _) => Err("a symbolic scalar has no bits".into()),
         (ScalarValue::Int(_), t) => Err(format!("an integer cannot bind .{t}")),
     }
 }

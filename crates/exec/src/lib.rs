@@ -76,7 +76,7 @@ pub use finding::{
 };
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
 pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
-pub use input::{CtaInput, InputError, Limits, ParamValue, TensorInfo};
+pub use input::{CtaInput, InputError, Limits, ParamValue, SymbolInfo, TensorInfo};
 pub use layout_tags::LayoutTag;
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
 pub use result::{CtaRun, OutputValue, Stats, TensorOutput};

@@ -27,10 +27,12 @@ use std::path::Path;
 pub use bindings::{FieldBinding, FunctionBinding, GlobalBinding, KnownFn, StructField, Values};
 pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
-pub use flags::{SpecFlags, parse_dims, parse_param_list, parse_scalar_flag};
+pub use flags::{
+    LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
+};
 pub use model::{
-    CheckSpec, Ctas, Expect, F64, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, Expect, F64, KernelRef, Kernels, Launch,
+    ParamBinding, ScalarValue, Status, TensorSpec, in_region, show_region,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
@@ -58,3 +60,6 @@ impl CheckSpec {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_launch;

@@ -145,11 +145,15 @@ fn main() {
                 .and_then(|d| d.strip_prefix(&root).ok())
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
-            let pending = CheckSpec::load(&p)
-                .ok()
-                .and_then(|s| s.expect)
-                .is_some_and(|e| e.status == Status::Pending);
-            let kind = if pending { "pending" } else { "" };
+            let expect = CheckSpec::load(&p).ok().and_then(|s| s.expect);
+            let pending = expect.as_ref().is_some_and(|e| e.status == Status::Pending);
+            // Full-size cases run on request (`-- --include-ignored`).
+            let heavy = expect.as_ref().is_some_and(|e| e.heavy);
+            let kind = match (pending, heavy) {
+                (true, _) => "pending",
+                (false, true) => "heavy",
+                (false, false) => "",
+            };
             Trial::test(name.clone(), move || {
                 let (spec, findings) = run_case(&p).map_err(Failed::from)?;
                 if verbose {
@@ -172,6 +176,7 @@ fn main() {
                 }
             })
             .with_kind(kind)
+            .with_ignored_flag(heavy)
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

@@ -94,6 +94,7 @@ fn grid_kernel(index: &str) -> CtaInput {
                 shape: vec![128],
             },
         ],
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     }

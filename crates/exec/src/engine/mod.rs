@@ -505,7 +505,23 @@ impl<'a, D: Domain> Engine<'a, D> {
             tensor: None,
         });
         let mut pslots = Slots::metered(psize as usize, Slot::Unwritten, &meter);
+        let mut d = d;
         for (i, p) in kparams.iter().enumerate() {
+            if let Some(&ParamValue::Symbol { input: sym }) = input.params.get(i) {
+                // A symbolic scalar: the param's bytes hold one real value,
+                // input `sym` element 0.
+                let k = (sym as usize).wrapping_sub(input.tensors.len());
+                if let Some(fmt) = input.symbols.get(k).and_then(|s| Fmt::of_dtype(s.dtype)) {
+                    let v = d.input(sym, 0, fmt);
+                    let off = param_offsets[i] as usize;
+                    for b in 0..fmt.size() {
+                        if off + (b as usize) < pslots.len() {
+                            pslots.set(off + b as usize, Slot::Data { v, fmt, idx: b });
+                        }
+                    }
+                }
+                continue;
+            }
             let off = param_offsets[i] as usize;
             let mut put = |at: usize, bits: u64, n: usize| {
                 for b in 0..n.min(8) {

@@ -17,7 +17,7 @@ use serde_json::json;
 
 use crate::exit::Exit;
 use crate::sarif::ReportFormat;
-use crate::spec_args::{self, LoadedSpec, SpecFlagArgs};
+use crate::spec_args::{self, LoadedSpec, PairLaunchArgs, SpecFlagArgs};
 
 /// JSON report schema (documented in README "JSON reports").
 pub const SCHEMA: &str = "ptxeq.check/1";
@@ -42,18 +42,27 @@ pub struct CheckOptions {
 pub fn run(
     targets: &[PathBuf],
     args: &SpecFlagArgs,
+    pair: &PairLaunchArgs,
     candidate_entry: Option<String>,
     candidate_params: Option<String>,
     opts: &CheckOptions,
 ) -> Exit {
     let db = Database::default();
     let loaded = match targets {
+        [_] if !pair.is_empty() => {
+            eprintln!(
+                "error: --ref-* / --cand-* launch flags go with two PTX files (the flag form); \
+                 a spec sets them in [reference.launch] / [candidate.launch]"
+            );
+            None
+        }
         [one] => spec_args::load_checked(&db, one, args),
         [reference, candidate] => spec_args::load_pair(
             &db,
             reference,
             candidate,
             args,
+            pair,
             candidate_entry,
             candidate_params,
         ),
@@ -76,8 +85,7 @@ pub fn run(
         ReportFormat::Human => print_human(&db, &loaded, &report, opts.show, elapsed),
         ReportFormat::Json => print_json(&db, &loaded, &report, elapsed),
         ReportFormat::Sarif => {
-            let spec = loaded.spec.spec(&db);
-            let names = spec.input_names();
+            let names = InputNames::of(&db, &loaded, &report);
             let log = crate::sarif::render_check(&db, &report, &names);
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
@@ -99,39 +107,132 @@ pub fn run(
     Exit::of_class(report.verdict.exit_class())
 }
 
-/// The CTAs the verdict covers, in words.
-fn ctas_line(spec: &CheckSpec, report: &CheckReport) -> String {
-    let g = spec.launch.grid;
-    let total = u64::from(g[0]) * u64::from(g[1]) * u64::from(g[2]);
-    let ctas = report
-        .verdicts
-        .as_ref()
-        .map(|v| v.ctas.clone())
-        .unwrap_or_default();
+/// The names of every input number (tensors, then symbolic scalars), as
+/// witnesses and `tensor_numbers` use them.
+pub(crate) struct InputNames {
+    pub names: Vec<String>,
+    /// Numbers from here on are symbolic scalars (printed without index).
+    pub first_symbol: u32,
+}
+
+impl InputNames {
+    pub(crate) fn of(db: &Database, loaded: &LoadedSpec, report: &CheckReport) -> InputNames {
+        match report.kernels.iter().find_map(|k| k.input.as_ref()) {
+            Some(input) => InputNames {
+                names: input.input_names(),
+                first_symbol: input.first_symbol(),
+            },
+            // No kernel bound: the spec's own numbering (tensors, `[globals]`
+            // inputs), then its symbolic scalars.
+            None => {
+                let spec = loaded.spec.spec(db);
+                let mut names: Vec<String> =
+                    spec.input_names().into_iter().map(str::to_owned).collect();
+                let first_symbol = names.len() as u32;
+                names.extend(
+                    spec.scalars
+                        .iter()
+                        .filter(|(_, v)| v.symbolic().is_some())
+                        .map(|(n, _)| n.clone()),
+                );
+                InputNames {
+                    names,
+                    first_symbol,
+                }
+            }
+        }
+    }
+
+    /// `x[i]` for a tensor element, `alpha` for a symbolic scalar.
+    pub(crate) fn label(&self, tensor: u32, index: u64) -> String {
+        match self.names.get(tensor as usize) {
+            Some(n) if tensor >= self.first_symbol => n.clone(),
+            Some(n) => format!("{n}[{index}]"),
+            None => format!("tensor#{tensor}[{index}]"),
+        }
+    }
+
+    /// The symbolic scalars' names.
+    fn symbols(&self) -> &[String] {
+        self.names
+            .get(self.first_symbol as usize..)
+            .unwrap_or_default()
+    }
+}
+
+/// CTA ids in words: `(0,0,0), (1,0,0) and 6 more`.
+pub(crate) fn cta_list(ctas: &[[u32; 3]], shown: usize) -> String {
+    if ctas.is_empty() {
+        return "none".into();
+    }
     let list: Vec<String> = ctas
         .iter()
-        .take(4)
+        .take(shown)
         .map(|c| format!("({},{},{})", c[0], c[1], c[2]))
         .collect();
-    let more = ctas.len().saturating_sub(4);
-    let more = if more > 0 {
-        format!(" and {more} more")
+    let more = ctas.len().saturating_sub(shown);
+    if more > 0 {
+        format!("{} and {more} more", list.join(", "))
     } else {
-        String::new()
-    };
-    format!(
-        "CTAs checked: {}{more} of a {}x{}x{} grid ({} of {total}{})",
-        list.join(", "),
-        g[0],
-        g[1],
-        g[2],
-        ctas.len(),
-        if ctas.len() as u64 == total {
-            ""
-        } else {
-            "; elements the other CTAs write are not compared"
+        list.join(", ")
+    }
+}
+
+/// Per kernel, the CTAs the verdict covers, in words.
+fn ctas_lines(report: &CheckReport) -> Vec<String> {
+    report
+        .kernels
+        .iter()
+        .map(|k| {
+            let p = &k.plan;
+            let g = p.launch.grid;
+            let total = p.grid_ctas();
+            format!(
+                "{}: CTAs checked: {} of a {}x{}x{} grid ({} of {total}; {})",
+                k.slot.word(),
+                cta_list(&p.ctas, 4),
+                g[0],
+                g[1],
+                g[2],
+                p.ctas.len(),
+                p.how
+            )
+        })
+        .collect()
+}
+
+/// Every assumption about CTAs, compared regions and symbolic scalars.
+fn scope_assumptions(spec: &CheckSpec, report: &CheckReport, names: &InputNames) -> Vec<String> {
+    let mut out = ctas_lines(report);
+    for k in &report.kernels {
+        for a in k.plan.assumptions() {
+            out.push(format!("{}: {a}", k.slot.word()));
         }
-    )
+    }
+    for (name, t) in &spec.tensors {
+        if let Some(r) = &t.compare {
+            out.push(format!(
+                "tensor {name}: only the region {} is compared (half-open ranges); elements \
+                 outside it are not compared",
+                ptxeq_spec::show_region(r)
+            ));
+        }
+    }
+    let symbols = names.symbols();
+    if !symbols.is_empty() {
+        let described: Vec<String> = symbols
+            .iter()
+            .map(|n| match spec.scalars.get(n).and_then(|v| v.symbolic()) {
+                Some(d) => format!("{n} ({d})"),
+                None => n.clone(),
+            })
+            .collect();
+        out.push(format!(
+            "symbolic scalars {}: free real symbols, the same in both kernels (any finite value)",
+            described.join(", ")
+        ));
+    }
+    out
 }
 
 fn tensors(report: &CheckReport) -> &[TensorVerdicts] {
@@ -172,10 +273,18 @@ pub(crate) fn print_human(
         return;
     }
     outln!();
-    let names = spec.input_names();
+    let names = InputNames::of(db, loaded, report);
     for t in tensors(report) {
+        let region = match &t.compare_region {
+            Some(r) => format!(
+                " in the region {} ({} written element(s) outside it not compared)",
+                ptxeq_spec::show_region(r),
+                t.outside
+            ),
+            None => String::new(),
+        };
         outln!(
-            "output {}: {} element(s): {} proved ({} identical terms), {} refuted, {} unknown",
+            "output {}: {} element(s){region}: {} proved ({} identical terms), {} refuted, {} unknown",
             t.name,
             t.compared,
             t.proved,
@@ -183,6 +292,12 @@ pub(crate) fn print_human(
             t.refuted,
             t.unknown
         );
+        if t.compared == 0 && t.compare_region.is_some() {
+            outln!(
+                "  note: neither kernel writes any element of {}'s compared region (is the region right?)",
+                t.name
+            );
+        }
         for f in t.failures.iter().take(show) {
             print_failure(&t.name, &names, f);
         }
@@ -196,6 +311,19 @@ pub(crate) fn print_human(
             );
         }
     }
+    if report.verdicts.is_some() {
+        for (name, t) in &spec.tensors {
+            let listed = tensors(report).iter().any(|v| &v.name == name);
+            if let Some(r) = &t.compare
+                && !listed
+            {
+                outln!(
+                    "output {name}: 0 element(s) in the region {}: neither kernel writes the tensor in the CTAs run (is the region right?)",
+                    ptxeq_spec::show_region(r)
+                );
+            }
+        }
+    }
     for p in &report.problems {
         outln!("unsupported: {p}");
     }
@@ -204,7 +332,9 @@ pub(crate) fn print_human(
     for a in ASSUMPTIONS {
         outln!("  - {a}");
     }
-    outln!("  - {}", ctas_line(spec, report));
+    for a in scope_assumptions(spec, report, &names) {
+        outln!("  - {a}");
+    }
     for r in recoveries(report) {
         outln!("  - constant recovered: {r}");
     }
@@ -232,7 +362,7 @@ pub(crate) fn print_human(
 /// Inputs of a counterexample printed before eliding.
 const WITNESS_SHOWN: usize = 12;
 
-fn print_failure(name: &str, names: &[&str], f: &ElementFailure) {
+fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
     let coords: Vec<String> = f.coords.iter().map(|c| c.to_string()).collect();
     let what = match &f.failure {
         Failure::Refuted { .. } => "refuted".to_string(),
@@ -246,11 +376,13 @@ fn print_failure(name: &str, names: &[&str], f: &ElementFailure) {
     outln!("    candidate: {}", f.candidate);
     match &f.failure {
         Failure::Refuted { counterexample: cx } => {
-            let inputs: Vec<String> = cx
-                .inputs
-                .iter()
+            // Symbolic scalars first: few, and what a reader looks for.
+            let mut ordered: Vec<_> = cx.inputs.iter().collect();
+            ordered.sort_by_key(|w| w.tensor < names.first_symbol);
+            let inputs: Vec<String> = ordered
+                .into_iter()
                 .take(WITNESS_SHOWN)
-                .map(|w| format!("{} = {}", input_name(names, w.tensor, w.index), w.value))
+                .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
                 .collect();
             let more = cx.inputs.len().saturating_sub(WITNESS_SHOWN);
             let more = if more > 0 {
@@ -267,6 +399,9 @@ fn print_failure(name: &str, names: &[&str], f: &ElementFailure) {
             for f in &cx.functions {
                 outln!("    with the uninterpreted function {f}");
             }
+            if let Some(d) = &cx.exact_difference {
+                outln!("    {d}");
+            }
         }
         Failure::BitsDiffer {
             reference,
@@ -279,17 +414,9 @@ fn print_failure(name: &str, names: &[&str], f: &ElementFailure) {
     }
 }
 
-/// `x[i]` for an input element (tensors are numbered in name order).
-fn input_name(names: &[&str], tensor: u32, index: u64) -> String {
-    match names.get(tensor as usize) {
-        Some(n) => format!("{n}[{index}]"),
-        None => format!("tensor#{tensor}[{index}]"),
-    }
-}
-
 fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed: Duration) {
     let spec = loaded.spec.spec(db);
-    let names = spec.input_names();
+    let names = InputNames::of(db, loaded, report);
     let slot = match &report.verdict {
         CheckVerdict::Kernel { slot, .. } => Some(slot.word()),
         _ => None,
@@ -300,14 +427,17 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "undecided": matches!(report.verdict, CheckVerdict::Undecided),
         "failing_kernel": slot,
         "kernels": crate::cmd_race::kernels_json(db, &report.kernels),
-        "tensor_numbers": names,
+        "tensor_numbers": names.names,
+        "symbolic_scalars": names.symbols(),
         "outputs": tensors(report),
         "ctas": report.verdicts.as_ref().map(|v| &v.ctas),
+        "candidate_ctas": report.verdicts.as_ref().map(|v| &v.candidate_ctas),
         "all_ctas_checked": report.verdicts.as_ref().map(|v| v.complete),
         "stats": report.verdicts.as_ref().map(|v| v.stats),
         "problems": report.problems,
         "assumptions": ASSUMPTIONS,
-        "ctas_checked": ctas_line(spec, report),
+        "ctas_checked": ctas_lines(report).join("; "),
+        "scope_assumptions": scope_assumptions(spec, report, &names),
         "constant_recoveries": recoveries(report),
         "idiom_assumptions": crate::cmd_race::idiom_assumptions(&report.kernels),
         "binding_assumptions": crate::cmd_race::binding_assumptions(&report.kernels),

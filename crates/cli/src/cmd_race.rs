@@ -18,7 +18,7 @@ pub const ASSUMPTIONS: &[&str] = &[
     "distinct pointer params do not alias",
     "all thread schedules: races are judged on one schedule with vector clocks (design.md §4); a race-free run is schedule-independent",
     "exited threads count as arrived at barriers that expect them",
-    "only the CTAs named by the spec are run (ctas = first | all | list); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
+    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
     "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",
 ];
 
@@ -70,6 +70,11 @@ fn print_human(
     print_kernels(db, reports);
     outln!();
     outln!("assumptions: {}", ASSUMPTIONS.join("; "));
+    for r in reports {
+        for a in r.plan.assumptions() {
+            outln!("  {}: {a}", r.slot.word());
+        }
+    }
     for a in idiom_assumptions(reports) {
         outln!("  math idiom: {a}");
     }
@@ -102,6 +107,7 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
                 outln!("    at {pos}");
             }
         }
+        outln!("  launch: {}", launch_line(r));
         for (form, lines) in idiom_summary(&res, r) {
             outln!("  math idiom recognised: {form} at {lines}");
         }
@@ -123,6 +129,33 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
             );
         }
     }
+}
+
+/// A kernel's launch and the CTAs it runs, in words: `block 64x1x1, grid
+/// 4x4x1; ctas = "auto": 1 of 16 CTAs write ... ; runs (0,0,0)`.
+fn launch_line(r: &KernelRaceReport) -> String {
+    let p = &r.plan;
+    let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+    let block = r
+        .input
+        .as_ref()
+        .map(|i| i.block)
+        .or(p.launch.block)
+        .map_or_else(|| "?".to_owned(), dims);
+    let shared = if p.launch.dynamic_shared > 0 {
+        format!(
+            ", {} bytes of dynamic shared memory",
+            p.launch.dynamic_shared
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "block {block}, grid {}{shared}; {}; runs {}",
+        dims(p.launch.grid),
+        p.how,
+        crate::cmd_check::cta_list(&p.ctas, 8)
+    )
 }
 
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
@@ -328,6 +361,15 @@ pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<serde_js
                     "findings": f.iter().map(finding).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
                 "cross_cta": r.cross_cta.iter().map(finding).collect::<Vec<_>>(),
+                "launch": json!({
+                    "block": r.input.as_ref().map(|i| i.block).or(r.plan.launch.block),
+                    "grid": r.plan.launch.grid,
+                    "dynamic_shared": r.plan.launch.dynamic_shared,
+                    "ctas_rule": r.plan.how,
+                    "ctas_run": r.plan.ctas,
+                    "covers_compared": r.plan.covers,
+                    "assumptions": r.plan.assumptions(),
+                }),
             })
         })
         .collect()

@@ -29,7 +29,14 @@ pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Ex
         );
         return Exit::of_class(bad.verdict.exit_class());
     }
-    let tensor_names: Vec<String> = loaded.spec.spec(&db).tensors.keys().cloned().collect();
+    let (tensor_names, first_symbol) = match reports.iter().find_map(|r| r.input.as_ref()) {
+        Some(i) => (i.input_names(), i.first_symbol()),
+        None => {
+            let names: Vec<String> = loaded.spec.spec(&db).tensors.keys().cloned().collect();
+            let n = names.len() as u32;
+            (names, n)
+        }
+    };
     for r in &reports {
         for (cta, _, _) in &r.ctas {
             let k = KernelSlot::new(&db, loaded.spec, r.slot, r.file);
@@ -50,6 +57,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Ex
             }
             let mut terms = Terms::new();
             terms.set_tensor_names(tensor_names.clone());
+            terms.set_scalar_inputs(first_symbol);
             let roots = terms.import(&state.graph);
             for t in &state.outputs {
                 let total = t.elements.len();

@@ -90,12 +90,15 @@ enum Command {
     /// counterexample input) or unknown (the residual is printed).
     /// Exit code 0 equivalent, 1 not equivalent or a bug, 2 undecided, 3
     /// bad input.
+    #[command(after_long_help = CHECK_EXAMPLES)]
     Check {
         /// `check.toml`, or two PTX files: reference then candidate.
         #[arg(required = true, num_args = 1..=2, value_name = "SPEC.toml | REF.ptx CAND.ptx")]
         targets: Vec<PathBuf>,
         #[command(flatten)]
         spec: spec_args::SpecFlagArgs,
+        #[command(flatten)]
+        pair: Box<spec_args::PairLaunchArgs>,
         /// The candidate's `.entry` when it differs from `--entry`.
         #[arg(long)]
         candidate_entry: Option<String>,
@@ -212,9 +215,57 @@ enum Command {
     },
 }
 
+/// `ptxeq check --help`: one example per spec feature, each flag next to
+/// the `check.toml` key it stands for (README "The check spec" documents
+/// every key).
+const CHECK_EXAMPLES: &str = "\
+Examples (every check.toml key has a flag; README \"The check spec\" lists them):
+
+  A spec file:
+    ptxeq check corpus/softmax/naive-vs-online-n128/check.toml
+
+  The flag form ([launch] block, [tensors], [scalars]; params default to the
+  tensors in flag order, then the scalars):
+    ptxeq check ref.ptx cand.ptx --block 128 --tensor x:f32[128]:in \\
+      --tensor y:f32[128]:out --scalar n=128
+
+  Entries and param order per kernel (entry, params):
+    ptxeq check ref.ptx cand.ptx --entry ref_kernel --candidate-entry cand_kernel \\
+      --params x,y,n --candidate-params y,x,n,_ --tensor x:f32[128]:in \\
+      --tensor y:f32[128]:out --scalar n=128
+
+  Per-kernel launch ([reference.launch] / [candidate.launch] over [launch]):
+    ptxeq check ref.ptx cand.ptx --ref-block 16x16 --ref-grid 8x8 \\
+      --cand-block 64 --cand-grid 4x4 --cand-dynamic-shared 4096 ...
+
+  Grid, CTAs and dynamic shared memory ([launch] grid, ctas, dynamic_shared):
+    ptxeq check ref.ptx cand.ptx --grid 4x2 --ctas '0,0;3,1' --dynamic-shared 16 ...
+
+  Compare a region, run only the CTAs that write it (compare = [[0, 32], [0, 64]],
+  ctas = \"auto\"; the report lists the CTAs run):
+    ptxeq check ref.ptx cand.ptx --tensor C:f32[128,128]:inout \\
+      --compare C=0:32,0:64 --ctas auto ...
+
+  Symbolic float scalars (alpha = { dtype = \"f32\" }: a free real symbol;
+  integer scalars always need a value):
+    ptxeq check ref.ptx cand.ptx --scalar alpha:f32 --scalar beta:f32 --scalar n=128 ...
+
+  Concrete input values, scratch tensors, struct params by value (values = …,
+  role = \"scratch\", a params entry { struct = [{ offset = 0, bind = \"a\" }, …] }):
+    ptxeq check ref.ptx cand.ptx --tensor idx:s32[4]:in --values idx=3,1,2,0 \\
+      --tensor ws:f32[128]:scratch --params 'x,idx,ws,{a@0,n:s32@8}' ...
+
+  Extern functions and module variables ([functions], [globals]):
+    ptxeq check ref.ptx cand.ptx --function my_exp=exp --global MAX_KEY=32 \\
+      --global c_weights=input:f32 ...
+
+  Reports: --format json | sarif, --show 10, --emit-smt DIR.
+";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.global.init_tracing();
+    diagnostics::set_max_shown(cli.global.max_diagnostics);
     if cli.global.timings {
         ptxeq_db::counts::enable();
     }
@@ -247,6 +298,7 @@ fn main() -> ExitCode {
         Command::Check {
             targets,
             spec,
+            pair,
             candidate_entry,
             candidate_params,
             show,
@@ -255,6 +307,7 @@ fn main() -> ExitCode {
         } => cmd_check::run(
             &targets,
             &spec,
+            &pair,
             candidate_entry,
             candidate_params,
             &cmd_check::CheckOptions {

@@ -85,7 +85,11 @@ pub fn render(db: &Database, reports: &[KernelRaceReport]) -> Value {
 /// then one result per failing output element (a refutation is an error
 /// located at the candidate's PTX file, with the counterexample in the
 /// message; an unknown element is a warning).
-pub fn render_check(db: &Database, report: &CheckReport, names: &[&str]) -> Value {
+pub fn render_check(
+    db: &Database,
+    report: &CheckReport,
+    names: &crate::cmd_check::InputNames,
+) -> Value {
     let mut results = race_results(db, &report.kernels);
     let cand = report
         .kernels
@@ -101,10 +105,7 @@ pub fn render_check(db: &Database, report: &CheckReport, names: &[&str]) -> Valu
                     let inputs: Vec<String> = cx
                         .inputs
                         .iter()
-                        .map(|w| {
-                            let n = names.get(w.tensor as usize).copied().unwrap_or("?");
-                            format!("{n}[{}] = {}", w.index, w.value)
-                        })
+                        .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
                         .collect();
                     (
                         "not-equivalent",

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use ptxeq_db::{Database, Slot, SourceFile, SpecInput};
-use ptxeq_spec::{CheckSpec, SpecFlags};
+use ptxeq_spec::{CheckSpec, LaunchFlags, SpecFlags};
 
 use crate::input;
 
@@ -47,6 +47,25 @@ pub struct SpecFlagArgs {
     /// `--params 'x,{a@0,b@8,n:s32@16}'`.
     #[arg(long)]
     pub params: Option<String>,
+    /// Compare only this box of a tensor: `NAME=LO:HI,LO:HI`, one half-open
+    /// range per dimension (spec: `compare = [[LO, HI], ...]`), e.g.
+    /// `C=0:64,0:64`. Repeat for each tensor.
+    #[arg(long = "compare", value_name = "NAME=LO:HI,...")]
+    pub compares: Vec<String>,
+    /// With `--ctas auto`: scan at most N CTAs for writes into the compared
+    /// region (default 1048576); a larger grid runs every CTA.
+    #[arg(long, value_name = "N")]
+    pub auto_scan_limit: Option<u64>,
+    /// Most thread-instructions one CTA may execute before the run stops
+    /// as `unsupported` (step limit), naming the loop it spins in;
+    /// overrides the spec's `[limits] max_steps` (default 100000000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: Option<u64>,
+    /// Most CTAs one check may simulate; a spec asking for more is
+    /// refused as `unsupported` before anything runs; overrides the
+    /// spec's `[limits] max_ctas` (default 1024).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_ctas: Option<u64>,
     /// Concrete contents of an input, inout or scratch tensor (the verdict
     /// then holds for these values only; gathers/scatters through it get
     /// concrete addresses): `--values idx=3,1,2,0`, `--values idx=iota`,
@@ -70,6 +89,17 @@ pub struct SpecFlagArgs {
 }
 
 impl SpecFlagArgs {
+    /// The spec with the limit flags applied (they override `[limits]`).
+    fn with_limits(&self, mut spec: CheckSpec) -> CheckSpec {
+        if let Some(n) = self.max_steps {
+            spec.limits.max_steps = n;
+        }
+        if let Some(n) = self.max_ctas {
+            spec.limits.max_ctas = n;
+        }
+        spec
+    }
+
     fn has_launch_flags(&self) -> bool {
         self.block.is_some()
             || self.grid.is_some()
@@ -78,9 +108,67 @@ impl SpecFlagArgs {
             || !self.tensors.is_empty()
             || !self.scalars.is_empty()
             || self.params.is_some()
+            || !self.compares.is_empty()
+            || self.auto_scan_limit.is_some()
             || !self.values.is_empty()
             || !self.functions.is_empty()
             || !self.globals.is_empty()
+    }
+}
+
+/// A kernel's own launch keys in the flag form of a pair check
+/// (`[reference.launch]` / `[candidate.launch]`): each overrides the shared
+/// `--block` / `--grid` / `--ctas` / `--dynamic-shared` for one kernel.
+#[derive(Args, Debug, Default, Clone)]
+pub struct PairLaunchArgs {
+    /// The reference's threads per CTA (`[reference.launch] block`).
+    #[arg(long, value_name = "DIMS")]
+    pub ref_block: Option<String>,
+    /// The reference's grid (`[reference.launch] grid`).
+    #[arg(long, value_name = "DIMS")]
+    pub ref_grid: Option<String>,
+    /// The reference's CTAs to run (`[reference.launch] ctas`).
+    #[arg(long, value_name = "CTAS")]
+    pub ref_ctas: Option<String>,
+    /// The reference's dynamic shared memory bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub ref_dynamic_shared: Option<u32>,
+    /// The candidate's threads per CTA (`[candidate.launch] block`).
+    #[arg(long, value_name = "DIMS")]
+    pub cand_block: Option<String>,
+    /// The candidate's grid (`[candidate.launch] grid`).
+    #[arg(long, value_name = "DIMS")]
+    pub cand_grid: Option<String>,
+    /// The candidate's CTAs to run (`[candidate.launch] ctas`).
+    #[arg(long, value_name = "CTAS")]
+    pub cand_ctas: Option<String>,
+    /// The candidate's dynamic shared memory bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub cand_dynamic_shared: Option<u32>,
+}
+
+impl PairLaunchArgs {
+    /// Whether any per-kernel key is given.
+    pub fn is_empty(&self) -> bool {
+        self.reference().is_empty() && self.candidate().is_empty()
+    }
+
+    fn reference(&self) -> LaunchFlags {
+        LaunchFlags {
+            block: self.ref_block.clone(),
+            grid: self.ref_grid.clone(),
+            ctas: self.ref_ctas.clone(),
+            dynamic_shared: self.ref_dynamic_shared,
+        }
+    }
+
+    fn candidate(&self) -> LaunchFlags {
+        LaunchFlags {
+            block: self.cand_block.clone(),
+            grid: self.cand_grid.clone(),
+            ctas: self.cand_ctas.clone(),
+            dynamic_shared: self.cand_dynamic_shared,
+        }
     }
 }
 
@@ -117,6 +205,8 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
             grid: args.grid.clone(),
             ctas: args.ctas.clone(),
             dynamic_shared: args.dynamic_shared,
+            compares: args.compares.clone(),
+            auto_scan_limit: args.auto_scan_limit,
             values: args.values.clone(),
             functions: args.functions.clone(),
             globals: args.globals.clone(),
@@ -143,6 +233,7 @@ fn register(
     is_toml: bool,
     args: &SpecFlagArgs,
 ) -> Option<LoadedSpec> {
+    let spec = args.with_limits(spec);
     let mut kernels = Vec::new();
     for (word, kref) in spec.kernels.iter() {
         // With `KERNEL.ptx --spec S.toml`, check only the kernels in that file.
@@ -175,6 +266,7 @@ pub fn load_pair(
     reference: &Path,
     candidate: &Path,
     args: &SpecFlagArgs,
+    pair: &PairLaunchArgs,
     candidate_entry: Option<String>,
     candidate_params: Option<String>,
 ) -> Option<LoadedSpec> {
@@ -196,6 +288,10 @@ pub fn load_pair(
         grid: args.grid.clone(),
         ctas: args.ctas.clone(),
         dynamic_shared: args.dynamic_shared,
+        auto_scan_limit: args.auto_scan_limit,
+        ref_launch: pair.reference(),
+        cand_launch: pair.candidate(),
+        compares: args.compares.clone(),
         values: args.values.clone(),
         functions: args.functions.clone(),
         globals: args.globals.clone(),

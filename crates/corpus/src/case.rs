@@ -60,16 +60,30 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
             Err(m) => report.problems.push(Problem::in_file(&spec_path, m)),
         }
     }
-    // The block needs every entry; a missing one was reported above.
+    // The block needs every entry; a missing one was reported above. Each
+    // kernel has its own launch (`[reference.launch]` over `[launch]`);
+    // kernels sharing a block are resolved together, as one launch.
     if found.len() == kernels.len() {
-        let refs: Vec<(&str, &FunctionInfo)> = found.iter().map(|(t, f)| (*t, f)).collect();
-        let (block, problems) = resolve_block(spec.launch.block, &refs);
-        report.block = block;
-        report.problems.extend(
-            problems
-                .into_iter()
-                .map(|m| Problem::in_file(&spec_path, m)),
-        );
+        type Group<'a> = (Option<[u32; 3]>, Vec<(&'a str, &'a FunctionInfo)>);
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        for ((table, f), (_, k)) in found.iter().zip(&kernels) {
+            let block = k.launch.block;
+            match groups.iter_mut().find(|g| g.0 == block) {
+                Some(g) => g.1.push((*table, f)),
+                None => groups.push((block, vec![(*table, f)])),
+            }
+        }
+        for (i, (spec_block, refs)) in groups.iter().enumerate() {
+            let (block, problems) = resolve_block(*spec_block, refs);
+            if i == 0 {
+                report.block = block;
+            }
+            report.problems.extend(
+                problems
+                    .into_iter()
+                    .map(|m| Problem::in_file(&spec_path, m)),
+            );
+        }
     }
     report.problems.extend(
         check_tensors(&spec)

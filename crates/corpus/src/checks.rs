@@ -115,6 +115,17 @@ pub fn scalar_fits(value: &ScalarValue, ty: &str) -> Result<(), String> {
             }
             Ok(())
         }
+        // A symbolic float: a float or bit param of its width.
+        ScalarValue::Symbolic { dtype } => {
+            let bits = dtype.size_bytes() * 8;
+            if matches!(kind, 'f' | 'b') && u64::from(width) == bits {
+                Ok(())
+            } else {
+                Err(format!(
+                    "a symbolic {dtype} scalar needs a .{dtype} or .b{bits} param, not .{ty}"
+                ))
+            }
+        }
     }
 }
 

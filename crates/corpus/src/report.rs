@@ -145,6 +145,7 @@ mod tests {
             reason: None,
             status: Status::Active,
             pending: None,
+            heavy: false,
         }
     }
 

@@ -12,6 +12,10 @@
 //! - `PTXEQ_CORPUS_MIN`: the fewest cases the corpus must hold (default 80);
 //!   enforced by the `corpus-size` test, which a name filter skips like
 //!   any other test. `PTXEQ_CORPUS_MIN=0` disables it.
+//!
+//! Full-size cases (`expect.heavy = true`: minutes of CPU and GiBs each)
+//! are listed as ignored; `-- --include-ignored` runs everything,
+//! `-- --ignored` only them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,8 +63,18 @@ fn is_pending(case: &CaseDir) -> bool {
         .is_some_and(|e| e.status == Status::Pending)
 }
 
+/// A full-size case (`expect.heavy`): ignored unless asked for
+/// (`-- --include-ignored` or `-- --ignored`).
+fn is_heavy(case: &CaseDir) -> bool {
+    CheckSpec::load(&case.spec_path())
+        .ok()
+        .and_then(|s| s.expect)
+        .is_some_and(|e| e.heavy)
+}
+
 fn case_trial(case: CaseDir, counts: Arc<Counts>) -> Trial {
     let pending = is_pending(&case);
+    let heavy = is_heavy(&case);
     let name = case.name.clone();
     let trial = Trial::test(name, move || {
         let report = check_case(&case);
@@ -95,10 +109,11 @@ fn case_trial(case: CaseDir, counts: Arc<Counts>) -> Trial {
             }
         }
     });
-    if pending {
-        trial.with_kind("pending")
-    } else {
-        trial
+    let trial = trial.with_ignored_flag(heavy);
+    match (pending, heavy) {
+        (true, _) => trial.with_kind("pending"),
+        (false, true) => trial.with_kind("heavy"),
+        (false, false) => trial,
     }
 }
 

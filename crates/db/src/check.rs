@@ -19,12 +19,13 @@ use std::sync::{Arc, Mutex};
 
 use ptxeq_cache::{DiskCache, Key};
 use ptxeq_terms::decide::DecideOptions;
-use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Verdicts};
+use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Scope, Verdicts};
 use rayon::prelude::*;
 
+use crate::ctas::{compare_regions, kernel_ctas};
 use crate::kernel_check::{
-    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
-    race_check, symbolic,
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, race_check,
+    symbolic,
 };
 use crate::{Database, Db, SourceFile};
 
@@ -112,51 +113,68 @@ pub struct PairKey<'db> {
     pub candidate: KernelSlot<'db>,
 }
 
-/// The symbolic states of every CTA the spec asks for, both kernels, the
-/// tensor table and whether the CTAs are the whole grid (`None` when a CTA
-/// of either kernel has no symbolic state).
-#[allow(clippy::type_complexity)]
-fn pair_states(
-    db: &dyn Db,
-    key: PairKey<'_>,
-) -> Option<(
-    Vec<Arc<ptxeq_symex::SymbolicState>>,
-    Vec<Arc<ptxeq_symex::SymbolicState>>,
-    Arc<ptxeq_exec::CtaInput>,
-    bool,
-)> {
-    let (rk, ck) = (*key.reference(db), *key.candidate(db));
-    let spec = rk.spec(db).spec(db);
-    let ctas = ctas_of(spec);
-    let (mut refs, mut cands) = (Vec::new(), Vec::new());
-    for &cta in &ctas {
-        refs.push(symbolic(db, CtaKey::new(db, rk, cta)).clone()?);
-        cands.push(symbolic(db, CtaKey::new(db, ck, cta)).clone()?);
-    }
-    let input = cta_input(db, rk).as_ref().ok()?.clone();
-    let grid = spec.launch.grid;
-    let total = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
-    Some((refs, cands, input, ctas.len() as u64 == total))
+/// The symbolic states of both kernels over each kernel's own CTAs, and
+/// what the comparison covers (`None` when a CTA of either kernel has no
+/// symbolic state).
+struct PairStates {
+    refs: Vec<Arc<ptxeq_symex::SymbolicState>>,
+    cands: Vec<Arc<ptxeq_symex::SymbolicState>>,
+    input: Arc<ptxeq_exec::CtaInput>,
+    regions: Vec<Option<Vec<[u64; 2]>>>,
+    complete: [bool; 2],
 }
 
-/// The element verdicts of a pair over every CTA the spec asks for (`None`
-/// when a CTA of either kernel has no symbolic state: it was not
-/// race-free or not supported).
+impl PairStates {
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            tensors: &self.input.tensors,
+            input_names: self.input.input_names(),
+            first_symbol: self.input.first_symbol(),
+            regions: self.regions.clone(),
+            complete: self.complete,
+        }
+    }
+}
+
+fn pair_states(db: &dyn Db, key: PairKey<'_>) -> Option<PairStates> {
+    let (rk, ck) = (*key.reference(db), *key.candidate(db));
+    let spec = rk.spec(db).spec(db);
+    let states = |k: KernelSlot<'_>| -> Option<Vec<Arc<ptxeq_symex::SymbolicState>>> {
+        kernel_ctas(db, k)
+            .ctas
+            .iter()
+            .map(|&cta| symbolic(db, CtaKey::new(db, k, cta)).clone())
+            .collect()
+    };
+    let refs = states(rk)?;
+    let cands = states(ck)?;
+    let input = cta_input(db, rk).as_ref().ok()?.clone();
+    Some(PairStates {
+        refs,
+        cands,
+        input,
+        regions: compare_regions(spec),
+        complete: [kernel_ctas(db, rk).covers, kernel_ctas(db, ck).covers],
+    })
+}
+
+/// The element verdicts of a pair over each kernel's CTAs (`None` when a
+/// CTA of either kernel has no symbolic state: it was not race-free or not
+/// supported).
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn pair_verdicts<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<Verdicts>> {
-    let (refs, cands, input, complete) = pair_states(db, key)?;
-    let refs: Vec<&ptxeq_symex::SymbolicState> = refs.iter().map(|s| &**s).collect();
-    let cands: Vec<&ptxeq_symex::SymbolicState> = cands.iter().map(|s| &**s).collect();
+    let states = pair_states(db, key)?;
+    let refs: Vec<&ptxeq_symex::SymbolicState> = states.refs.iter().map(|s| &**s).collect();
+    let cands: Vec<&ptxeq_symex::SymbolicState> = states.cands.iter().map(|s| &**s).collect();
     let _span = tracing::info_span!("verdicts").entered();
     let memo = LayeredMemo {
         mem: db.decision_memo(),
         disk: db.disk_cache(),
     };
-    Some(Arc::new(ptxeq_verdicts::compare(
+    Some(Arc::new(ptxeq_verdicts::compare_scoped(
         &refs,
         &cands,
-        &input.tensors,
-        complete,
+        &states.scope(),
         &memo,
         &DecideOptions::default(),
     )))
@@ -176,12 +194,12 @@ pub fn emit_smt(
     };
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let Some((refs, cands, input, complete)) = pair_states(db, PairKey::new(db, rk, ck)) else {
+    let Some(states) = pair_states(db, PairKey::new(db, rk, ck)) else {
         return Ok(0);
     };
-    let refs: Vec<&ptxeq_symex::SymbolicState> = refs.iter().map(|s| &**s).collect();
-    let cands: Vec<&ptxeq_symex::SymbolicState> = cands.iter().map(|s| &**s).collect();
-    ptxeq_verdicts::emit_smt(&refs, &cands, &input.tensors, complete, dir)
+    let refs: Vec<&ptxeq_symex::SymbolicState> = states.refs.iter().map(|s| &**s).collect();
+    let cands: Vec<&ptxeq_symex::SymbolicState> = states.cands.iter().map(|s| &**s).collect();
+    ptxeq_verdicts::emit_smt(&refs, &cands, &states.scope(), dir)
 }
 
 /// The overall conclusion of a check.
@@ -286,25 +304,34 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
 
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let ctas = ctas_of(spec.spec(db));
-    // Symbolic states of every CTA, in parallel; their findings (a replay
-    // that left the unrolled path, ...) make the check undecided.
-    let problems: Vec<String> = ctas
+    // Symbolic states of every CTA of each kernel, in parallel; their
+    // findings (a replay that left the unrolled path, ...) make the check
+    // undecided.
+    let work: Vec<(Slot, KernelSlot<'_>, [u32; 3])> =
+        [(Slot::Reference, rk), (Slot::Candidate, ck)]
+            .into_iter()
+            .flat_map(|(slot, k)| {
+                kernel_ctas(db, k)
+                    .ctas
+                    .iter()
+                    .map(move |&cta| (slot, k, cta))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    let problems: Vec<String> = work
         .par_iter()
-        .map_with(db.clone(), |db, &cta| {
+        .map_with(db.clone(), |db, &(slot, k, cta)| {
             let mut problems = Vec::new();
-            for (slot, k) in [(Slot::Reference, rk), (Slot::Candidate, ck)] {
-                if let Some(s) = symbolic(&*db, CtaKey::new(&*db, k, cta)) {
-                    for f in &s.findings {
-                        problems.push(format!(
-                            "{} CTA ({},{},{}): {}",
-                            slot.word(),
-                            cta[0],
-                            cta[1],
-                            cta[2],
-                            f.message
-                        ));
-                    }
+            if let Some(s) = symbolic(&*db, CtaKey::new(&*db, k, cta)) {
+                for f in &s.findings {
+                    problems.push(format!(
+                        "{} CTA ({},{},{}): {}",
+                        slot.word(),
+                        cta[0],
+                        cta[1],
+                        cta[2],
+                        f.message
+                    ));
                 }
             }
             problems

@@ -15,15 +15,19 @@
 
 mod check;
 pub mod counts;
+mod ctas;
 mod disk;
 mod idioms;
 mod kernel_check;
 mod queries;
 
 pub use kernel_check::{
-    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
-    grid_unrolled, output_terms, race_check, structured, symbolic, unrolled,
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_count, cta_input,
+    cta_limit_finding, cta_limit_finding_n, ctas_of, grid_unrolled, output_terms, race_check,
+    structured, symbolic, unrolled,
 };
+
+pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 
 pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,

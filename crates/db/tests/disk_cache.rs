@@ -125,6 +125,15 @@ fn another_spec_over_the_same_kernel_is_another_key() {
     // The same files, a different launch (grid), as its own spec.
     let mut spec = case.spec.spec(&db).clone();
     spec.launch.grid = [2, 1, 1];
+    // Each kernel carries its resolved launch (the shared one here).
+    if let ptxeq_spec::Kernels::Pair {
+        reference,
+        candidate,
+    } = &mut spec.kernels
+    {
+        reference.launch.grid = [2, 1, 1];
+        candidate.launch.grid = [2, 1, 1];
+    }
     let other = Case {
         spec: SpecInput::new(&db, "other.toml".into(), spec),
         kernels: case.kernels.clone(),

@@ -137,6 +137,9 @@ pub fn value_bits(v: ScalarValue, dtype: DType) -> Result<u64, String> {
     let w = dtype.size_bytes() * 8;
     let mask = |x: u64| if w >= 64 { x } else { x & ((1u64 << w) - 1) };
     match (Fmt::of_dtype(dtype), v) {
+        // A symbolic scalar is a term, never bits (the spec rejects one
+        // among values).
+        (_, ScalarValue::Symbolic { .. }) => Err("a symbolic scalar has no bits".into()),
         (None, ScalarValue::Int(i)) => Ok(mask(i as u64)),
         (None, ScalarValue::Float(f)) => Err(format!(
             "{} is not an integer, but the dtype is {dtype}",
@@ -151,6 +154,7 @@ pub fn value_bits(v: ScalarValue, dtype: DType) -> Result<u64, String> {
                     }
                     num::decode(Fmt::F64, f.to_bits(), false)
                 }
+                ScalarValue::Symbolic { .. } => return Err("a symbolic scalar has no bits".into()),
             };
             Ok(num::encode(fmt, &n, num::Rnd::Rn, false))
         }
@@ -451,9 +455,9 @@ impl Bindings {
 }
 
 /// Writes concrete `bytes` into a region's slots.
-pub(crate) fn fill<V>(slots: &mut [crate::memory::Slot<V>], bytes: &[u8]) {
-    for (s, &b) in slots.iter_mut().zip(bytes) {
-        *s = crate::memory::Slot::Byte(b);
+pub(crate) fn fill<V: Copy + Eq>(slots: &mut crate::memory::Slots<V>, bytes: &[u8]) {
+    for (i, &b) in bytes.iter().enumerate().take(slots.len()) {
+        slots.set(i, crate::memory::Slot::Byte(b));
     }
 }
 

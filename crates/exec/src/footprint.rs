@@ -11,6 +11,8 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
+use crate::sparse::{Meter, SparseVec};
+
 use crate::finding::{
     AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation, ThreadRef,
 };
@@ -44,13 +46,20 @@ pub struct GlobalFootprint {
     pub tensors: Vec<TensorFootprint>,
 }
 
-/// Per-byte footprint bookkeeping during a run (global tensors only).
-#[derive(Clone, Debug, Default)]
+/// Per-byte footprint bookkeeping during a run (global tensors only), in
+/// a sparse array: only touched bytes have a cell.
+#[derive(Debug)]
 pub(crate) struct FootprintBuilder {
-    /// Per byte: bit 0 read, bit 1 write, bit 2 atomic.
-    flags: Vec<u8>,
-    /// Per byte: first access per kind (packed instr, thread linear).
-    first: Vec<[(u32, u32); 3]>,
+    cells: SparseVec<FootCell>,
+}
+
+/// One byte's footprint: which kinds touched it and, per kind, the first
+/// access (packed instr, thread linear).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct FootCell {
+    /// Bit 0 read, bit 1 write, bit 2 atomic.
+    flags: u8,
+    first: [(u32, u32); 3],
 }
 
 fn kind_ix(k: AccessKind) -> usize {
@@ -62,11 +71,23 @@ fn kind_ix(k: AccessKind) -> usize {
 }
 
 impl FootprintBuilder {
+    #[cfg(test)]
     pub(crate) fn new(size: usize) -> Self {
         FootprintBuilder {
-            flags: vec![0; size],
-            first: vec![[(0, 0); 3]; size],
+            cells: SparseVec::new(size, FootCell::default()),
         }
+    }
+
+    /// Like [`FootprintBuilder::new`], counting its storage on `meter`.
+    pub(crate) fn metered(size: usize, meter: &Meter) -> Self {
+        FootprintBuilder {
+            cells: SparseVec::metered(size, FootCell::default(), meter),
+        }
+    }
+
+    /// Heap bytes of the cells.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.cells.bytes()
     }
 
     #[inline]
@@ -74,9 +95,10 @@ impl FootprintBuilder {
         let k = kind_ix(kind);
         let bit = 1u8 << k;
         for b in off..off + len {
-            if self.flags[b] & bit == 0 {
-                self.flags[b] |= bit;
-                self.first[b][k] = (instr, tid);
+            if self.cells.get(b).flags & bit == 0 {
+                let c = self.cells.get_mut(b);
+                c.flags |= bit;
+                c.first[k] = (instr, tid);
             }
         }
     }
@@ -93,28 +115,37 @@ impl FootprintBuilder {
             .enumerate()
         {
             let bit = 1u8 << k;
-            let mut b = 0usize;
-            while b < self.flags.len() {
-                if self.flags[b] & bit == 0 {
-                    b += 1;
-                    continue;
+            // The open run: [start, end), its first access.
+            let mut run: Option<(usize, usize, u32, u32)> = None;
+            let mut flush = |run: Option<(usize, usize, u32, u32)>| {
+                if let Some((start, end, instr, tid)) = run {
+                    out.push(Interval {
+                        start: start as u64,
+                        end: end as u64,
+                        kind,
+                        instr: decode(instr),
+                        thread: thread(tid),
+                    });
                 }
-                let (instr, tid) = self.first[b][k];
-                let start = b;
-                while b < self.flags.len()
-                    && self.flags[b] & bit != 0
-                    && self.first[b][k].0 == instr
-                {
-                    b += 1;
+            };
+            for (start, page) in self.cells.allocated() {
+                for (j, c) in page.iter().enumerate() {
+                    let b = start + j;
+                    if c.flags & bit == 0 {
+                        flush(run.take());
+                        continue;
+                    }
+                    let (instr, tid) = c.first[k];
+                    match &mut run {
+                        Some((_, end, i, _)) if *end == b && *i == instr => *end = b + 1,
+                        _ => {
+                            flush(run.take());
+                            run = Some((b, b + 1, instr, tid));
+                        }
+                    }
                 }
-                out.push(Interval {
-                    start: start as u64,
-                    end: b as u64,
-                    kind,
-                    instr: decode(instr),
-                    thread: thread(tid),
-                });
             }
+            flush(run);
         }
         out
     }
@@ -233,6 +264,37 @@ mod tests {
                 intervals: ivs,
             }],
         }
+    }
+
+    #[test]
+    fn builder_intervals_span_pages_and_skip_gaps() {
+        let mut b = FootprintBuilder::new(1 << 30);
+        // one run across a page boundary, one far away, one read
+        b.touch(60, 8, AccessKind::Write, 5, 1);
+        b.touch(1 << 29, 4, AccessKind::Write, 5, 2);
+        b.touch(64, 4, AccessKind::Read, 6, 3);
+        // a second instruction continuing the first run starts a new one
+        b.touch(68, 4, AccessKind::Write, 7, 4);
+        let ivs = b.intervals(&InstrRef::kernel, &|t| ThreadRef {
+            tid: [t, 0, 0],
+            linear: t,
+        });
+        let got: Vec<(u64, u64, AccessKind, u32)> = ivs
+            .iter()
+            .map(|i| (i.start, i.end, i.kind, i.instr.index))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (64, 68, AccessKind::Read, 6),
+                (60, 68, AccessKind::Write, 5),
+                (68, 72, AccessKind::Write, 7),
+                (1 << 29, (1 << 29) + 4, AccessKind::Write, 5),
+            ]
+        );
+        assert_eq!(ivs[1].thread.linear, 1);
+        // only touched pages are held
+        assert!(b.bytes() < 1 << 16, "{} bytes", b.bytes());
     }
 
     #[test]

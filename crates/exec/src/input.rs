@@ -21,6 +21,10 @@ pub enum ParamValue {
     Tensor { tensor: u32 },
     /// Concrete bits of the param's type (little-endian, zero-extended).
     Scalar { bits: u64 },
+    /// A symbolic float scalar: the param holds input symbol `input`
+    /// (element 0 of input number `input`, which is
+    /// `tensors.len() + k` for [`CtaInput::symbols`]`[k]`).
+    Symbol { input: u32 },
     /// `_`: reading it is reported as unsupported.
     Unused,
     /// A by-value struct: the fields `CtaInput::bindings.structs[index]`;
@@ -52,35 +56,52 @@ impl TensorInfo {
     }
 }
 
+/// A symbolic float scalar of the check (`alpha = { dtype = "f32" }`): a
+/// free real input named after the scalar. Input number
+/// `tensors.len() + k` is `symbols[k]`, the same in both kernels of a pair
+/// (symbols are ordered by name), whether or not a kernel binds it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct SymbolInfo {
+    pub name: String,
+    pub dtype: DType,
+}
+
 /// Resource limits (a limit hit is a `ResourceLimit` finding, never a hang
 /// or an allocation failure).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Limits {
-    /// Thread-instructions per CTA.
+    /// Thread-instructions per CTA (the spec's `[limits] max_steps`; see
+    /// `engine/budget.rs` for the report when it is hit).
     pub max_steps: u64,
     /// Nested calls per thread.
     pub max_call_depth: u32,
-    /// Bytes of one memory region (tensor, variable, frame).
-    pub max_region_bytes: u64,
-    /// Bytes of all regions together, per-thread ones included (the engine
-    /// keeps about 16–48 bytes of state per byte of memory).
-    pub max_memory_bytes: u64,
+    /// Heap bytes of the state the engine keeps for the memory a CTA
+    /// touches: contents, race shadows and footprints of every region,
+    /// per-thread ones included (about 8–60 bytes per touched byte,
+    /// allocated in pages on first write). Region sizes themselves are
+    /// not limited: an untouched tensor costs nothing.
+    pub max_memory_state_bytes: u64,
     /// Findings of one kind kept (the rest are counted).
     pub max_findings_per_kind: u32,
     /// CTA runs of the grid-level ticket exploration (`crate::grid`):
     /// `G` orders of `G` CTAs per start value tried.
     pub max_grid_runs: u64,
+    /// Whether an output element holding an undefined value at the end of
+    /// the run is a finding. Address-only runs (the `ctas = "auto"` scan,
+    /// which slices the arithmetic away) turn it off: their stored values
+    /// are meaningless by construction; every check run keeps it on.
+    pub report_undefined_outputs: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_steps: 2_000_000_000,
+            max_steps: ptxeq_spec::DEFAULT_MAX_STEPS,
             max_call_depth: 64,
-            max_region_bytes: 16 << 20,
-            max_memory_bytes: 64 << 20,
+            max_memory_state_bytes: 4 << 30,
             max_findings_per_kind: 64,
             max_grid_runs: 1 << 16,
+            report_undefined_outputs: true,
         }
     }
 }
@@ -98,6 +119,8 @@ pub struct CtaInput {
     /// One per kernel argument, in declaration order.
     pub params: Vec<ParamValue>,
     pub tensors: Vec<TensorInfo>,
+    /// Symbolic scalars, numbered after the tensors (see [`SymbolInfo`]).
+    pub symbols: Vec<SymbolInfo>,
     pub limits: Limits,
     /// Concrete values, struct fields, bound functions and module
     /// variables (`bindings.rs`); empty when the spec uses none.
@@ -157,6 +180,18 @@ impl CtaInput {
             .collect();
         let mut bindings = Bindings::from_spec(spec, module, kernel, &mut tensors)
             .map_err(|message| InputError { message })?;
+        // Symbolic scalars are numbered after every tensor, `[globals]`
+        // inputs included (the same count for both kernels of a pair).
+        let symbols: Vec<SymbolInfo> = spec
+            .scalars
+            .iter()
+            .filter_map(|(name, v)| {
+                v.symbolic().map(|dtype| SymbolInfo {
+                    name: name.clone(),
+                    dtype,
+                })
+            })
+            .collect();
         let args: Vec<_> = kernel.args().map(|(_, p)| p).collect();
         if args.len() != kref.params.len() {
             return err(format!(
@@ -192,6 +227,16 @@ impl CtaInput {
                             "{what} is an aggregate; scalar `{name}` cannot bind it"
                         ));
                     }
+                    if let Some(dtype) = v.symbolic() {
+                        symbol_fits(dtype, decl.ty).map_err(|m| InputError {
+                            message: format!("{what}: symbolic scalar `{name}` ({dtype}): {m}"),
+                        })?;
+                        let k = symbols.iter().position(|s| &s.name == name).unwrap_or(0);
+                        params.push(ParamValue::Symbol {
+                            input: (tensors.len() + k) as u32,
+                        });
+                        continue;
+                    }
                     ParamValue::Scalar {
                         bits: scalar_bits(*v, decl.ty).map_err(|m| InputError {
                             message: format!("{what}: scalar `{name}` = {v}: {m}"),
@@ -216,7 +261,9 @@ impl CtaInput {
                 }
             });
         }
-        let block = match spec.launch.block.or(kernel.reqntid).or(kernel.maxntid) {
+        // This kernel's own launch: the shared [launch] with its overrides.
+        let launch = &kref.launch;
+        let block = match launch.block.or(kernel.reqntid).or(kernel.maxntid) {
             Some(b) => b,
             None => {
                 return err(format!(
@@ -225,7 +272,7 @@ impl CtaInput {
                 ));
             }
         };
-        if block.contains(&0) || spec.launch.grid.contains(&0) {
+        if block.contains(&0) || launch.grid.contains(&0) {
             return err("block and grid extents must be positive".into());
         }
         let funcs = module.funcs.iter().map(|f| Arc::new(f.clone())).collect();
@@ -233,11 +280,15 @@ impl CtaInput {
             kernel: Arc::new(kernel.clone()),
             funcs,
             block,
-            grid: spec.launch.grid,
-            dynamic_shared: spec.launch.dynamic_shared,
+            grid: launch.grid,
+            dynamic_shared: launch.dynamic_shared,
             params,
             tensors,
-            limits: Limits::default(),
+            symbols,
+            limits: Limits {
+                max_steps: spec.limits.max_steps,
+                ..Limits::default()
+            },
             bindings,
         })
     }
@@ -245,6 +296,44 @@ impl CtaInput {
     /// Threads per CTA.
     pub fn threads(&self) -> u64 {
         self.block.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// The name of every input number: the tensors, then the symbolic
+    /// scalars (what terms and witnesses print).
+    pub fn input_names(&self) -> Vec<String> {
+        self.tensors
+            .iter()
+            .map(|t| t.name.clone())
+            .chain(self.symbols.iter().map(|s| s.name.clone()))
+            .collect()
+    }
+
+    /// The first input number of a symbolic scalar: numbers from here on
+    /// are scalars (printed without an index).
+    pub fn first_symbol(&self) -> u32 {
+        self.tensors.len() as u32
+    }
+}
+
+/// Whether a symbolic scalar of `dtype` can bind a param of type `ty`: the
+/// same width, and a float or untyped-bits param (an integer param would
+/// reinterpret the real's bits as an integer, which has no term).
+fn symbol_fits(dtype: DType, ty: ScalarType) -> Result<(), String> {
+    let width_ok = ty.bit_width() as u64 == dtype.size_bytes() * 8;
+    let kind_ok = matches!(
+        (dtype, ty),
+        (DType::F32, ScalarType::F32 | ScalarType::B32)
+            | (DType::F64, ScalarType::F64 | ScalarType::B64)
+            | (DType::F16, ScalarType::F16 | ScalarType::B16)
+            | (DType::Bf16, ScalarType::Bf16 | ScalarType::B16)
+    );
+    if width_ok && kind_ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the param is .{ty}; a symbolic {dtype} binds a .{dtype} or .b{} param",
+            dtype.size_bytes() * 8
+        ))
     }
 }
 
@@ -284,6 +373,7 @@ fn scalar_bits(v: ScalarValue, ty: ScalarType) -> Result<u64, String> {
             f.get()
         )),
         (ScalarValue::Float(_), t) => Err(format!("a float cannot bind .{t}")),
+        (ScalarValue::Symbolic { .. }, _) => Err("a symbolic scalar has no bits".into()),
         (ScalarValue::Int(_), t) => Err(format!("an integer cannot bind .{t}")),
     }
 }

@@ -17,9 +17,21 @@
 //! tensors start as "nothing yet" and read as their input symbols; loads
 //! reassemble [`Value`]s from bytes, so data written as f32 and read back
 //! as `.b32`, or two f16 halves read as one `.b32`, round-trip exactly.
+//! A region's bytes are a [`Slots`] sparse array: pages are allocated when
+//! first written, so memory follows what a run touches, not region sizes.
+
+use smallvec::SmallVec;
 
 use crate::domain::{Domain, Fmt};
+use crate::sparse::{Span, SparseVec};
 use crate::value::{Piece, SmallVec4, Value};
+
+/// The bytes of one region.
+pub type Slots<V> = SparseVec<Slot<V>>;
+
+/// Scratch buffer for the bytes of one access (vector accesses are at
+/// most 16 bytes; wider ones spill to the heap).
+type Bytes<V> = SmallVec<[Slot<V>; 16]>;
 
 /// A PTX state space as far as addressing is concerned.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -139,13 +151,31 @@ pub struct LoadInfo {
 }
 
 /// Converts a value into bytes and writes them at `off`.
-pub fn store_value<V: Copy + Eq>(slots: &mut [Slot<V>], off: usize, v: &Value<V>, width: u8) {
+pub fn store_value<V: Copy + Eq>(slots: &mut Slots<V>, off: usize, v: &Value<V>, width: u8) {
+    let w = usize::from(width);
+    if w == 0 {
+        return;
+    }
+    if let Some(s) = slots.span_mut(off, w) {
+        encode(s, v, width);
+        return;
+    }
+    // Across a page boundary: encode, then write byte by byte.
+    let mut buf: Bytes<V> = smallvec::smallvec![Slot::Unwritten; w];
+    encode(&mut buf, v, width);
+    for (i, s) in buf.into_iter().enumerate() {
+        slots.set(off + i, s);
+    }
+}
+
+/// The `width` bytes of `v` into `slots[..width]`.
+fn encode<V: Copy + Eq>(slots: &mut [Slot<V>], v: &Value<V>, width: u8) {
     // Fast paths.
     match *v {
         Value::Bits(b) => {
-            for i in 0..width as usize {
+            for (i, s) in slots.iter_mut().enumerate().take(width as usize) {
                 let byte = if i < 8 { (b >> (8 * i)) as u8 } else { 0 };
-                slots[off + i] = Slot::Byte(byte);
+                *s = Slot::Byte(byte);
             }
             return;
         }
@@ -156,7 +186,7 @@ pub fn store_value<V: Copy + Eq>(slots: &mut [Slot<V>], off: usize, v: &Value<V>
             len,
         } if len >= width => {
             for i in 0..width {
-                slots[off + i as usize] = Slot::Data {
+                slots[i as usize] = Slot::Data {
                     v: dv,
                     fmt,
                     idx: lo + i,
@@ -166,7 +196,7 @@ pub fn store_value<V: Copy + Eq>(slots: &mut [Slot<V>], off: usize, v: &Value<V>
         }
         _ => {}
     }
-    let mut at = off;
+    let mut at = 0;
     for p in v.pieces(width).into_iter() {
         let n = p.len() as usize;
         match p {
@@ -204,6 +234,45 @@ pub fn store_value<V: Copy + Eq>(slots: &mut [Slot<V>], off: usize, v: &Value<V>
 /// `origin` is the packed id of the loading instruction (it taints integer
 /// tensor elements).
 pub fn load_value<D: Domain>(
+    slots: &Slots<D::Val>,
+    region: &Region,
+    off: usize,
+    width: u8,
+    domain: &mut D,
+    origin: u32,
+) -> (Value<D::Val>, LoadInfo) {
+    let w = usize::from(width);
+    if w == 0 {
+        return (Value::from_pieces(SmallVec4::new()), LoadInfo::default());
+    }
+    match slots.span(off, w) {
+        Span::Slice(s) => decode(s, region, off, width, domain, origin),
+        Span::Fill(fill) => {
+            // Never-written memory: an input element reads as its symbol.
+            if fill == Slot::Unwritten
+                && let Init::Input {
+                    tensor,
+                    fmt: Some(fmt),
+                    esize,
+                } = region.init
+                && esize == width
+                && off.is_multiple_of(w)
+            {
+                let v = domain.input(tensor, (off / w) as u64, fmt);
+                return (Value::data(v, fmt), LoadInfo::default());
+            }
+            let buf: Bytes<D::Val> = smallvec::smallvec![fill; w];
+            decode(&buf, region, off, width, domain, origin)
+        }
+        Span::Mixed => {
+            let buf: Bytes<D::Val> = (off..off + w).map(|i| slots.get(i)).collect();
+            decode(&buf, region, off, width, domain, origin)
+        }
+    }
+}
+
+/// [`load_value`] over the access's bytes: `slots[i]` is byte `off + i`.
+fn decode<D: Domain>(
     slots: &[Slot<D::Val>],
     region: &Region,
     off: usize,
@@ -214,10 +283,10 @@ pub fn load_value<D: Domain>(
     let mut info = LoadInfo::default();
     let w = width as usize;
     // Fast path 1: a whole real value.
-    if let Slot::Data { v, fmt, idx: 0 } = slots[off]
+    if let Slot::Data { v, fmt, idx: 0 } = slots[0]
         && fmt.size() == width
         && (1..w).all(|i| {
-            slots[off + i]
+            slots[i]
                 == Slot::Data {
                     v,
                     fmt,
@@ -228,13 +297,9 @@ pub fn load_value<D: Domain>(
         return (Value::data(v, fmt), info);
     }
     // Fast path 2: concrete bytes.
-    if w <= 8
-        && slots[off..off + w]
-            .iter()
-            .all(|s| matches!(s, Slot::Byte(_)))
-    {
+    if w <= 8 && slots.iter().all(|s| matches!(s, Slot::Byte(_))) {
         let mut b = 0u64;
-        for (i, s) in slots[off..off + w].iter().enumerate() {
+        for (i, s) in slots.iter().enumerate() {
             if let Slot::Byte(x) = s {
                 b |= u64::from(*x) << (8 * i);
             }
@@ -249,16 +314,16 @@ pub fn load_value<D: Domain>(
     } = region.init
         && esize == width
         && off.is_multiple_of(w)
-        && slots[off..off + w].iter().all(|s| *s == Slot::Unwritten)
+        && slots.iter().all(|s| *s == Slot::Unwritten)
     {
         let v = domain.input(tensor, (off / w) as u64, fmt);
         return (Value::data(v, fmt), info);
     }
     let mut pieces: SmallVec4<Piece<D::Val>> = SmallVec4::new();
     let mut cached: Option<(u64, Slot<D::Val>)> = None;
-    for i in 0..w {
+    for (i, &slot) in slots.iter().enumerate() {
         let at = off + i;
-        let slot = match slots[at] {
+        let slot = match slot {
             Slot::Unwritten => match region.init {
                 Init::Input { tensor, fmt, esize } => {
                     let es = u64::from(esize.max(1));
@@ -312,17 +377,17 @@ pub fn load_value<D: Domain>(
 /// Whether the bytes at `off` already hold exactly `v` (for benign
 /// same-value stores).
 pub fn holds_same<D: Domain>(
-    slots: &[Slot<D::Val>],
+    slots: &Slots<D::Val>,
     off: usize,
     v: &Value<D::Val>,
     width: u8,
     domain: &D,
 ) -> bool {
-    let mut tmp: Vec<Slot<D::Val>> = vec![Slot::Unwritten; width as usize];
-    store_value(&mut tmp, 0, v, width);
+    let mut tmp: Bytes<D::Val> = smallvec::smallvec![Slot::Unwritten; width as usize];
+    encode(&mut tmp, v, width);
     tmp.iter()
-        .zip(&slots[off..off + width as usize])
-        .all(|(a, b)| match (a, b) {
+        .zip((off..off + width as usize).map(|i| slots.get(i)))
+        .all(|(a, b)| match (a, &b) {
             (
                 Slot::Data {
                     v: x,
@@ -369,7 +434,7 @@ mod tests {
     fn bytes_round_trip() {
         let mut d = Opaque::new();
         let r = region(Init::Uninit, 16);
-        let mut s = vec![Slot::Unwritten; 16];
+        let mut s = Slots::new(16, Slot::Unwritten);
         store_value(&mut s, 0, &Value::Bits(0x1122_3344_5566_7788), 8);
         let (v, info) = load_value(&s, &r, 0, 4, &mut d, 0);
         assert_eq!(v, Value::Bits(0x5566_7788));
@@ -385,7 +450,7 @@ mod tests {
         let mut d = Opaque::new();
         let x = d.input(0, 3, Fmt::F32);
         let r = region(Init::Uninit, 16);
-        let mut s = vec![Slot::Unwritten; 16];
+        let mut s = Slots::new(16, Slot::Unwritten);
         store_value(&mut s, 4, &Value::data(x, Fmt::F32), 4);
         let (v, _) = load_value(&s, &r, 4, 4, &mut d, 0);
         assert_eq!(v, Value::data(x, Fmt::F32));
@@ -410,7 +475,7 @@ mod tests {
             },
             64,
         );
-        let s = vec![Slot::Unwritten; 64];
+        let s = Slots::new(64, Slot::Unwritten);
         let (v, _) = load_value(&s, &r, 12, 4, &mut d, 0);
         assert_eq!(v, Value::data(d.input(2, 3, Fmt::F32), Fmt::F32));
         // a v2 load covering elements 4 and 5 gives a pack of both
@@ -428,7 +493,8 @@ mod tests {
             },
             16,
         );
-        let (v, _) = load_value(&s[..16], &ri, 0, 4, &mut d, 77);
+        let s = Slots::new(16, Slot::Unwritten);
+        let (v, _) = load_value(&s, &ri, 0, 4, &mut d, 77);
         assert_eq!(v, Value::Tainted(77));
     }
 
@@ -436,7 +502,7 @@ mod tests {
     fn same_value_detection() {
         let mut d = Opaque::new();
         let x = d.input(0, 0, Fmt::F32);
-        let mut s = vec![Slot::Unwritten; 8];
+        let mut s = Slots::new(8, Slot::Unwritten);
         store_value(&mut s, 0, &Value::data(x, Fmt::F32), 4);
         assert!(holds_same(&s, 0, &Value::data(x, Fmt::F32), 4, &d));
         let y = d.input(0, 1, Fmt::F32);

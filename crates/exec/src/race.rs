@@ -56,6 +56,8 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use crate::sparse::{Meter, SparseVec};
+
 /// Other CTAs' clocks known to a thread (grid-level mode): CTA → that
 /// CTA's vector clock over its threads.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
@@ -583,10 +585,11 @@ impl Conflict {
 /// A region starts in word mode (one shadow per aligned 4 bytes) when its
 /// size allows, and switches to byte mode for good at the first access
 /// that is not a whole number of aligned words; word mode is exact as
-/// long as every access covers whole words, and 4× cheaper.
-#[derive(Default)]
+/// long as every access covers whole words, and 4× cheaper. Shadows are a
+/// sparse array (`crate::sparse`): a shadow exists only for the bytes some
+/// access touched.
 pub(crate) struct ShadowMem {
-    pub shadows: Vec<Shadow>,
+    pub shadows: SparseVec<Shadow>,
     /// Bytes per shadow: 4 or 1.
     pub gran: usize,
     pool: Vec<Vec<Entry>>,
@@ -600,15 +603,30 @@ pub(crate) struct ShadowMem {
 type Entries = SmallVec<[Entry; 4]>;
 
 impl ShadowMem {
+    #[cfg(test)]
     pub(crate) fn new(size: usize) -> Self {
+        Self::with_storage(size, |n| SparseVec::new(n, Shadow::default()))
+    }
+
+    /// Like [`ShadowMem::new`], counting the shadows' storage on `meter`.
+    pub(crate) fn metered(size: usize, meter: &Meter) -> Self {
+        Self::with_storage(size, |n| SparseVec::metered(n, Shadow::default(), meter))
+    }
+
+    fn with_storage(size: usize, make: impl FnOnce(usize) -> SparseVec<Shadow>) -> Self {
         let gran = if size.is_multiple_of(4) { 4 } else { 1 };
         ShadowMem {
-            shadows: vec![Shadow::default(); size / gran],
+            shadows: make(size / gran),
             gran,
             pool: Vec::new(),
             free: Vec::new(),
             private: true,
         }
+    }
+
+    /// Heap bytes of the shadows (access-set pool excluded).
+    pub(crate) fn bytes(&self) -> u64 {
+        self.shadows.bytes()
     }
 
     /// The shadow units covering `[off, off + width)`, switching to byte
@@ -623,18 +641,20 @@ impl ShadowMem {
     /// Byte mode: every byte gets a copy of its word's state (own pool
     /// lists, so later updates of one byte leave the others alone).
     fn split_words(&mut self) {
-        let old = std::mem::take(&mut self.shadows);
-        let mut new = Vec::with_capacity(old.len() * 4);
-        for sh in old {
-            for k in 0..4 {
-                let mut c = sh;
-                if k > 0 && c.more != 0 {
-                    let list = self.pool[c.more as usize - 1].clone();
-                    let n = self.alloc();
-                    self.pool[n as usize - 1] = list;
-                    c.more = n;
+        let mut new = self.shadows.empty_like(self.shadows.len() * 4);
+        let old = std::mem::replace(&mut self.shadows, SparseVec::new(0, Shadow::default()));
+        for (start, page) in old.allocated() {
+            for (j, &sh) in page.iter().enumerate() {
+                for k in 0..4 {
+                    let mut c = sh;
+                    if k > 0 && c.more != 0 {
+                        let list = self.pool[c.more as usize - 1].clone();
+                        let n = self.alloc();
+                        self.pool[n as usize - 1] = list;
+                        c.more = n;
+                    }
+                    new.set((start + j) * 4 + k, c);
                 }
-                new.push(c);
             }
         }
         self.shadows = new;
@@ -697,8 +717,23 @@ impl ShadowMem {
         &mut self,
         clocks: &Clocks,
         u: usize,
+        cur: Acc,
+        same: bool,
+    ) -> Option<Conflict> {
+        self.access_ex(clocks, u, cur, same, |_| false)
+    }
+
+    /// [`ShadowMem::access`], where an earlier access for which `exempt`
+    /// holds counts as ordered before this one for the conflict search
+    /// (one warp's wmma accesses through one view,
+    /// `engine/wmma_check.rs`); it is still kept as any other access.
+    pub(crate) fn access_ex(
+        &mut self,
+        clocks: &Clocks,
+        u: usize,
         mut cur: Acc,
         same: bool,
+        exempt: impl Fn(&Acc) -> bool,
     ) -> Option<Conflict> {
         let t = cur.tid;
         let gen_before = self.shadows[u].generation;
@@ -729,6 +764,7 @@ impl ShadowMem {
                 if !(a.kind.writes() || cur.kind.writes())
                     || (a.tid == t && a.cta == cur.cta)
                     || clocks.knows_acc(t, a)
+                    || exempt(a)
                 {
                     continue;
                 }

@@ -16,9 +16,11 @@ pub struct Stats {
     pub barriers_completed: u64,
     pub warp_collectives: u64,
     /// Bytes of shared and global memory holding a written value at the end
-    /// of the run (memory is allocated per region up front, so this is also
-    /// the peak).
+    /// of the run.
     pub max_live_cells: u64,
+    /// Peak heap bytes of the engine's state for touched memory (see
+    /// `Limits::max_memory_state_bytes`).
+    pub peak_memory_state_bytes: u64,
 }
 
 /// The final content of one element of an output or inout tensor.

@@ -25,20 +25,31 @@ impl Rng {
     }
 }
 
+/// Random values for every input number: the tensors' elements, then one
+/// value per symbolic scalar (numbered after the tensors).
 fn inputs(spec: &CheckSpec, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = Rng(seed | 1);
-    spec.tensors
+    let mut data: Vec<Vec<f64>> = spec
+        .tensors
         .values()
         .map(|t| (0..t.elements().unwrap_or(0)).map(|_| rng.next()).collect())
-        .collect()
+        .collect();
+    for v in spec.scalars.values() {
+        if v.symbolic().is_some() {
+            data.push(vec![rng.next()]);
+        }
+    }
+    data
 }
 
-fn ctas(spec: &CheckSpec) -> Vec<[u32; 3]> {
-    let g = spec.launch.grid;
-    match &spec.launch.ctas {
+/// A kernel's CTAs under its own launch (`auto`: every CTA, which covers
+/// any selection).
+fn ctas(launch: &ptxeq_spec::Launch) -> Vec<[u32; 3]> {
+    let g = launch.grid;
+    match &launch.ctas {
         Ctas::First => vec![[0, 0, 0]],
         Ctas::List(l) => l.clone(),
-        Ctas::All => (0..g[2])
+        Ctas::All | Ctas::Auto => (0..g[2])
             .flat_map(|z| (0..g[1]).flat_map(move |y| (0..g[0]).map(move |x| [x, y, z])))
             .collect(),
     }
@@ -67,7 +78,7 @@ fn run_kernel(
         input.limits.max_steps = m;
     }
     let mut out = BTreeMap::new();
-    for c in ctas(spec) {
+    for c in ctas(&kref.launch) {
         let (run, _) = run_cta(&input, c, Concrete::new(data.to_vec()));
         // Anything reported (unsupported constructs, or specs the kernel
         // does not fit, like a missing dynamic shared size) skips the case.
@@ -102,6 +113,7 @@ fn scalar(spec: &CheckSpec, name: &str) -> f64 {
     match spec.scalars[name] {
         ptxeq_spec::ScalarValue::Int(i) => i as f64,
         ptxeq_spec::ScalarValue::Float(f) => f64::from(f.get() as f32),
+        ptxeq_spec::ScalarValue::Symbolic { .. } => panic!("scalar `{name}` is symbolic"),
     }
 }
 
@@ -183,6 +195,11 @@ fn equivalent_pairs_agree_concretely() {
             continue;
         };
         if spec.expect.as_ref().map(|e| e.verdict) != Some(Verdict::Equivalent) {
+            continue;
+        }
+        // Full-size cases (dense random data for tens of millions of
+        // elements, minutes per run) are the corpus test's, on request.
+        if spec.expect.as_ref().is_some_and(|e| e.heavy) {
             continue;
         }
         let data = inputs(&spec, 5);

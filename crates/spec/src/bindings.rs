@@ -432,6 +432,24 @@ fn scalar_of(r: RawScalar) -> ScalarValue {
     match r {
         RawScalar::Int(i) => ScalarValue::Int(i),
         RawScalar::Float(f) => ScalarValue::float(f),
+        // Only a `[scalars]` entry may be symbolic; `no_symbols` rejects
+        // one in a list of values.
+        RawScalar::Symbolic(dtype) => ScalarValue::Symbolic { dtype },
+    }
+}
+
+/// Values are numbers: a `{ dtype = … }` table (a symbolic scalar's form)
+/// among them is an error naming its position.
+fn no_symbols<S>(at: &Spanned<S>, what: &str, list: &[ScalarValue]) -> R<()> {
+    match list.iter().position(|v| v.symbolic().is_some()) {
+        Some(i) => fail(
+            at,
+            format!(
+                "{what}: values[{i}] is a {{ dtype = … }} table; values are numbers (only a \
+                 [scalars] entry may be symbolic)"
+            ),
+        ),
+        None => Ok(()),
     }
 }
 
@@ -439,6 +457,7 @@ fn scalar_of(r: RawScalar) -> ScalarValue {
 /// range, 0/1 for `pred`; floats are rounded to the format when bound).
 pub(crate) fn fits(v: ScalarValue, dtype: DType) -> Result<(), String> {
     match (v, dtype) {
+        (ScalarValue::Symbolic { .. }, _) => Err("a symbolic scalar is not a value".into()),
         (_, d) if d.is_float() => Ok(()),
         (ScalarValue::Float(f), d) => Err(format!(
             "{} is not an integer, but the dtype is {d}",
@@ -518,6 +537,7 @@ pub(crate) fn values(
         RawValues::File(f) => read_values_file(&base_dir.join(f.file.get_ref()))
             .or_else(|m| fail(&f.file, format!("{what}: {m}")))?,
     };
+    no_symbols(raw, what, &list)?;
     if let Some(n) = elements
         && list.len() as u64 != n
     {
@@ -692,6 +712,9 @@ pub(crate) fn globals(
                 GlobalBinding { dtype, values }
             }
         };
+        if let Some(Values::List(l)) = &binding.values {
+            no_symbols(g, &what, l)?;
+        }
         if let (Some(d), Some(v)) = (binding.dtype, &binding.values)
             && let Values::List(l) = v
         {

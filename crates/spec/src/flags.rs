@@ -2,6 +2,13 @@
 //! --tensor x:f32[128]:in --scalar n=128`). Flags are turned into the same
 //! raw structure as a TOML file and validated by the same code, so both
 //! forms accept exactly the same specs.
+//!
+//! Every spec key has a flag (issue 14, item 12): `[launch]` keys are
+//! `--block/--grid/--ctas/--dynamic-shared`, a kernel's own
+//! `[reference.launch]` / `[candidate.launch]` keys are the same flags with
+//! `--ref-` / `--cand-` in front ([`LaunchFlags`]), a tensor's `compare`
+//! is `--compare NAME=LO:HI,...`, a symbolic scalar `--scalar alpha:f32`.
+//! A new spec key gets its flag here, next to its TOML reading.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,12 +51,64 @@ pub struct SpecFlags {
     pub ctas: Option<String>,
     /// `--dynamic-shared BYTES`.
     pub dynamic_shared: Option<u32>,
+    /// `--auto-scan-limit N`: `[launch] auto_scan_limit`.
+    pub auto_scan_limit: Option<u64>,
+    /// `--ref-block`, `--ref-grid`, ...: the reference's `[reference.launch]`.
+    pub ref_launch: LaunchFlags,
+    /// `--cand-block`, `--cand-grid`, ...: the candidate's `[candidate.launch]`.
+    pub cand_launch: LaunchFlags,
+    /// `--compare NAME=LO:HI,LO:HI`: a tensor's `compare` region.
+    pub compares: Vec<String>,
     /// `--values name=iota|zeros|v0,v1,…|@FILE`: concrete tensor contents.
     pub values: Vec<String>,
     /// `--function name=exp|…|uninterpreted`: `[functions]`.
     pub functions: Vec<String>,
     /// `--global NAME=VALUES[:DTYPE]` or `NAME=input[:DTYPE]`: `[globals]`.
     pub globals: Vec<String>,
+}
+
+/// The launch keys of one kernel as flags (each `None` when not given).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchFlags {
+    pub block: Option<String>,
+    pub grid: Option<String>,
+    pub ctas: Option<String>,
+    pub dynamic_shared: Option<u32>,
+}
+
+impl LaunchFlags {
+    /// Whether any key is given.
+    pub fn is_empty(&self) -> bool {
+        self.block.is_none()
+            && self.grid.is_none()
+            && self.ctas.is_none()
+            && self.dynamic_shared.is_none()
+    }
+
+    /// The raw `[launch]`-shaped table; `prefix` names the flags in errors
+    /// (`--`, `--ref-`, `--cand-`).
+    fn raw(&self, prefix: &str) -> Result<RawLaunch, SpecError> {
+        Ok(RawLaunch {
+            block: self
+                .block
+                .as_deref()
+                .map(|b| raw_dims(&format!("{prefix}block"), b).map(nowhere))
+                .transpose()?,
+            grid: self
+                .grid
+                .as_deref()
+                .map(|g| raw_dims(&format!("{prefix}grid"), g).map(nowhere))
+                .transpose()?,
+            ctas: self
+                .ctas
+                .as_deref()
+                .map(|c| raw_ctas(&format!("{prefix}ctas"), c))
+                .transpose()?
+                .map(nowhere),
+            dynamic_shared: self.dynamic_shared.map(|d| nowhere(i64::from(d))),
+            auto_scan_limit: None,
+        })
+    }
 }
 
 fn flag_error(message: String) -> SpecError {
@@ -110,11 +169,24 @@ pub fn parse_param_list(s: &str) -> Result<Vec<String>, SpecError> {
     Ok(names)
 }
 
-/// Parses `--scalar name=value`.
+/// Parses `--scalar name=value`, or `--scalar name:dtype` for a symbolic
+/// float scalar (`alpha:f32`: no value, a free real symbol).
 pub fn parse_scalar_flag(s: &str) -> Result<(String, ScalarValue), SpecError> {
-    let (name, value) = s
-        .split_once('=')
-        .ok_or_else(|| flag_error(format!("--scalar `{s}`: expected name=value, like n=128")))?;
+    if !s.contains('=')
+        && let Some((name, dtype)) = s.split_once(':')
+    {
+        let name = name.trim();
+        check_flag_name("--scalar", s, name)?;
+        let dtype = DType::from_str(dtype.trim())
+            .map_err(|e| flag_error(format!("--scalar `{s}`: {e}")))?;
+        return Ok((name.to_owned(), ScalarValue::Symbolic { dtype }));
+    }
+    let (name, value) = s.split_once('=').ok_or_else(|| {
+        flag_error(format!(
+            "--scalar `{s}`: expected name=value (n=128) or name:dtype for a symbolic float \
+             (alpha:f32)"
+        ))
+    })?;
     let name = name.trim();
     check_flag_name("--scalar", s, name)?;
     let value = value
@@ -137,6 +209,30 @@ fn check_flag_name(flag: &str, whole: &str, name: &str) -> Result<(), SpecError>
              (and not `_` alone)"
         )))
     }
+}
+
+/// Parses `--compare NAME=LO:HI,LO:HI` (one half-open range per
+/// dimension, like the TOML `compare = [[LO, HI], [LO, HI]]`).
+pub fn parse_compare_flag(s: &str) -> Result<(String, Vec<[i64; 2]>), SpecError> {
+    let usage = "expected NAME=LO:HI,LO:HI (one half-open range per dimension), like \
+                 C=0:64,0:64";
+    let (name, ranges) = s
+        .split_once('=')
+        .ok_or_else(|| flag_error(format!("--compare `{s}`: {usage}")))?;
+    let name = name.trim();
+    check_flag_name("--compare", s, name)?;
+    let ranges = ranges
+        .split(',')
+        .map(|r| {
+            let (lo, hi) = r.split_once(':')?;
+            Some([
+                lo.trim().parse::<i64>().ok()?,
+                hi.trim().parse::<i64>().ok()?,
+            ])
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| flag_error(format!("--compare `{s}`: {usage}")))?;
+    Ok((name.to_owned(), ranges))
 }
 
 impl FromStr for ScalarValue {
@@ -201,6 +297,7 @@ impl TensorSpec {
                 role,
                 dtype,
                 shape,
+                compare: None,
                 values: None,
             },
         ))
@@ -269,6 +366,7 @@ fn raw_kernel(
     ptx: &Path,
     entry: Option<&String>,
     params: &[String],
+    launch: Option<RawLaunch>,
 ) -> Result<Spanned<RawKernel>, SpecError> {
     let params = params
         .iter()
@@ -284,6 +382,7 @@ fn raw_kernel(
         ptx: nowhere(ptx.to_string_lossy().into_owned()),
         entry: entry.map(|e| nowhere(e.clone())),
         params: nowhere(params),
+        launch: launch.map(nowhere),
     }))
 }
 
@@ -305,6 +404,7 @@ fn raw_values(flag: &str, whole: &str, v: &str) -> Result<RawValues, SpecError> 
                 .map(|s| match s {
                     ScalarValue::Int(i) => RawScalar::Int(i),
                     ScalarValue::Float(f) => RawScalar::Float(f.get()),
+                    ScalarValue::Symbolic { dtype } => RawScalar::Symbolic(dtype),
                 })
                 .map_err(|e| flag_error(format!("{flag} `{whole}`: {}", e.message)))
         })
@@ -347,12 +447,12 @@ fn raw_global(s: &str) -> Result<(String, RawGlobal), SpecError> {
     Ok((name.to_owned(), RawGlobal::Table(table)))
 }
 
-fn raw_ctas(s: &str) -> Result<RawCtas, SpecError> {
+fn raw_ctas(flag: &str, s: &str) -> Result<RawCtas, SpecError> {
     match s.trim() {
-        w @ ("first" | "all") => Ok(RawCtas::Word(w.to_owned())),
+        w @ ("first" | "all" | "auto") => Ok(RawCtas::Word(w.to_owned())),
         list => list
             .split(';')
-            .map(|id| raw_dims("--ctas", id).map(nowhere))
+            .map(|id| raw_dims(flag, id).map(nowhere))
             .collect::<Result<Vec<_>, _>>()
             .map(RawCtas::List),
     }
@@ -376,6 +476,7 @@ impl CheckSpec {
                         .map(|&d| nowhere(i64::try_from(d).unwrap_or(i64::MAX)))
                         .collect(),
                 ),
+                compare: None,
                 values: None,
             };
             if tensors
@@ -385,6 +486,26 @@ impl CheckSpec {
                 return Err(flag_error(format!("--tensor `{name}` is given twice")));
             }
             tensor_names.push(name);
+        }
+        for c in &flags.compares {
+            let (name, ranges) = parse_compare_flag(c)?;
+            let Some(t) = tensors.iter_mut().find(|(n, _)| n.get_ref() == &name) else {
+                return Err(flag_error(format!(
+                    "--compare `{c}`: no --tensor `{name}` (declared: {})",
+                    if tensor_names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        tensor_names.join(", ")
+                    }
+                )));
+            };
+            let t = t.1.get_mut();
+            if t.compare.is_some() {
+                return Err(flag_error(format!("--compare `{name}` is given twice")));
+            }
+            t.compare = Some(nowhere(
+                ranges.iter().map(|r| nowhere(r.to_vec())).collect(),
+            ));
         }
         for v in &flags.values {
             let usage = "expected name=iota|zeros|v0,v1,...|@FILE, like idx=3,1,2,0";
@@ -445,6 +566,7 @@ impl CheckSpec {
             let raw = match value {
                 ScalarValue::Int(i) => RawScalar::Int(i),
                 ScalarValue::Float(f) => RawScalar::Float(f.get()),
+                ScalarValue::Symbolic { dtype } => RawScalar::Symbolic(dtype),
             };
             if scalars
                 .insert(nowhere(name.clone()), nowhere(raw))
@@ -459,6 +581,13 @@ impl CheckSpec {
             Some(p) => parse_param_list(p)?,
             None => tensor_names.into_iter().chain(scalar_names).collect(),
         };
+        let own = |l: &LaunchFlags, prefix: &str| -> Result<Option<RawLaunch>, SpecError> {
+            if l.is_empty() {
+                Ok(None)
+            } else {
+                l.raw(prefix).map(Some)
+            }
+        };
         let (reference, candidate, kernel) = match flags.ptx.as_slice() {
             [single] => {
                 if flags.candidate_params.is_some() || flags.candidate_entry.is_some() {
@@ -466,10 +595,17 @@ impl CheckSpec {
                         "--candidate-params / --candidate-entry need two PTX files".to_owned(),
                     ));
                 }
+                if !flags.ref_launch.is_empty() || !flags.cand_launch.is_empty() {
+                    return Err(flag_error(
+                        "--ref-* / --cand-* launch flags need two PTX files (reference, \
+                         candidate); one kernel takes --block, --grid, --ctas, --dynamic-shared"
+                            .to_owned(),
+                    ));
+                }
                 (
                     None,
                     None,
-                    Some(raw_kernel(single, flags.entry.as_ref(), &params)?),
+                    Some(raw_kernel(single, flags.entry.as_ref(), &params, None)?),
                 )
             }
             [r, c] => {
@@ -479,8 +615,18 @@ impl CheckSpec {
                 };
                 let centry = flags.candidate_entry.as_ref().or(flags.entry.as_ref());
                 (
-                    Some(raw_kernel(r, flags.entry.as_ref(), &params)?),
-                    Some(raw_kernel(c, centry, &cparams)?),
+                    Some(raw_kernel(
+                        r,
+                        flags.entry.as_ref(),
+                        &params,
+                        own(&flags.ref_launch, "--ref-")?,
+                    )?),
+                    Some(raw_kernel(
+                        c,
+                        centry,
+                        &cparams,
+                        own(&flags.cand_launch, "--cand-")?,
+                    )?),
                     None,
                 )
             }
@@ -493,24 +639,18 @@ impl CheckSpec {
             }
         };
 
+        let launch = LaunchFlags {
+            block: flags.block.clone(),
+            grid: flags.grid.clone(),
+            ctas: flags.ctas.clone(),
+            dynamic_shared: flags.dynamic_shared,
+        }
+        .raw("--")?;
         let launch = RawLaunch {
-            block: flags
-                .block
-                .as_deref()
-                .map(|b| raw_dims("--block", b).map(nowhere))
-                .transpose()?,
-            grid: flags
-                .grid
-                .as_deref()
-                .map(|g| raw_dims("--grid", g).map(nowhere))
-                .transpose()?,
-            ctas: flags
-                .ctas
-                .as_deref()
-                .map(raw_ctas)
-                .transpose()?
-                .map(nowhere),
-            dynamic_shared: flags.dynamic_shared.map(|d| nowhere(i64::from(d))),
+            auto_scan_limit: flags
+                .auto_scan_limit
+                .map(|n| nowhere(i64::try_from(n).unwrap_or(i64::MAX))),
+            ..launch
         };
         let raw = RawSpec {
             note: None,
@@ -521,6 +661,7 @@ impl CheckSpec {
             tensors,
             scalars,
             expect: None,
+            limits: None,
             functions,
             globals,
         };

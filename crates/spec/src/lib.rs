@@ -27,10 +27,13 @@ use std::path::Path;
 pub use bindings::{FieldBinding, FunctionBinding, GlobalBinding, KnownFn, StructField, Values};
 pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
-pub use flags::{SpecFlags, parse_dims, parse_param_list, parse_scalar_flag};
+pub use flags::{
+    LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
+};
 pub use model::{
-    CheckSpec, Ctas, Expect, F64, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, DEFAULT_MAX_CTAS, DEFAULT_MAX_STEPS, Expect, F64,
+    KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue, Status, TensorSpec,
+    in_region, show_region,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
@@ -57,4 +60,9 @@ impl CheckSpec {
 }
 
 #[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_launch;

@@ -28,6 +28,42 @@ pub struct CheckSpec {
     pub functions: BTreeMap<String, FunctionBinding>,
     /// `[globals]`: module-scope variable name → its contents at launch.
     pub globals: BTreeMap<String, GlobalBinding>,
+    /// Bounds on the work of the check (`[limits]`).
+    pub limits: RunLimits,
+}
+
+/// Thread-instructions one CTA may execute by default: about 5–10 s of
+/// simulation at the engine's 10–20 M thread-instructions/s, over ten
+/// times the largest CTA of the corpus (8.6 M, FlashAttention-2 with 512
+/// keys), so a loop that never ends is stopped within seconds.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
+
+/// CTAs one check may simulate by default. Every CTA's run (its path
+/// trace, footprint and, for `check`, its symbolic state) is kept until
+/// the verdict, so memory and time grow with the number of CTAs; a
+/// thousand small CTAs take seconds and well under a GiB.
+pub const DEFAULT_MAX_CTAS: u64 = 1024;
+
+/// Bounds on the work of one check (`[limits]` in the spec, `--max-steps`
+/// / `--max-ctas` on the command line). A bound exists only to keep time
+/// and memory finite; hitting one makes the verdict `unsupported`, naming
+/// the bound, never a wrong answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RunLimits {
+    /// Thread-instructions per CTA.
+    pub max_steps: u64,
+    /// CTAs simulated (`launch.ctas` selects them; `"all"` means the
+    /// whole grid).
+    pub max_ctas: u64,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_steps: DEFAULT_MAX_STEPS,
+            max_ctas: DEFAULT_MAX_CTAS,
+        }
+    }
 }
 
 impl CheckSpec {
@@ -37,7 +73,9 @@ impl CheckSpec {
     }
 }
 
-/// The launch configuration.
+/// The launch configuration: the spec's shared `[launch]`, and — resolved
+/// per kernel in [`KernelRef::launch`] — that table with the kernel's own
+/// `[reference.launch]` / `[candidate.launch]` keys laid over it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Launch {
     /// Threads per CTA. `None`: take it from the entry's `.reqntid` or
@@ -49,6 +87,25 @@ pub struct Launch {
     pub ctas: Ctas,
     /// Bytes behind `.extern .shared`.
     pub dynamic_shared: u32,
+    /// `ctas = "auto"` scans at most this many CTAs of the grid (a time
+    /// bound: each scanned CTA runs its store-address slice); beyond it
+    /// every CTA is selected. `None`: [`DEFAULT_AUTO_SCAN_LIMIT`].
+    pub auto_scan_limit: Option<u64>,
+}
+
+/// Default [`Launch::auto_scan_limit`]: a 1024 × 1024 grid.
+pub const DEFAULT_AUTO_SCAN_LIMIT: u64 = 1 << 20;
+
+impl Launch {
+    /// The `auto` scan limit in effect.
+    pub fn scan_limit(&self) -> u64 {
+        self.auto_scan_limit.unwrap_or(DEFAULT_AUTO_SCAN_LIMIT)
+    }
+
+    /// CTAs in the grid.
+    pub fn grid_ctas(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
+    }
 }
 
 impl Default for Launch {
@@ -58,6 +115,7 @@ impl Default for Launch {
             grid: [1, 1, 1],
             ctas: Ctas::First,
             dynamic_shared: 0,
+            auto_scan_limit: None,
         }
     }
 }
@@ -70,6 +128,12 @@ pub enum Ctas {
     First,
     /// Every CTA; global writes of different CTAs must also be disjoint.
     All,
+    /// Per kernel, exactly the CTAs whose global writes fall in the
+    /// compared elements (every tensor's `compare` region, a whole tensor
+    /// where it has none); every CTA when no tensor has a `compare`.
+    /// Found by the checker (an over-approximation, never missing a
+    /// writer), and listed in the report.
+    Auto,
     /// These CTA ids (each inside the grid, no duplicates).
     List(Vec<[u32; 3]>),
 }
@@ -118,6 +182,9 @@ pub struct KernelRef {
     pub entry: Option<String>,
     /// One binding per kernel param, in declaration order.
     pub params: Vec<ParamBinding>,
+    /// How this kernel is launched: the shared `[launch]` with this
+    /// kernel's own `[<table>.launch]` keys laid over it.
+    pub launch: Launch,
 }
 
 /// What a kernel param receives.
@@ -154,6 +221,10 @@ pub struct TensorSpec {
     pub dtype: DType,
     /// Row-major extents, outermost first; non-empty, no zero extent.
     pub shape: Vec<u64>,
+    /// `compare = [[lo, hi], ...]`: only the elements in this box (one
+    /// half-open range per dimension) are compared; `None`: all of them.
+    /// Output / inout tensors only.
+    pub compare: Option<Vec<[u64; 2]>>,
     /// Concrete contents at launch (`values = …`), for input, inout and
     /// scratch tensors; `None`: symbolic (input, inout) or unwritten
     /// (output, scratch).
@@ -172,6 +243,40 @@ impl TensorSpec {
     pub fn byte_size(&self) -> Option<u64> {
         self.elements()?.checked_mul(self.dtype.size_bytes())
     }
+
+    /// Whether flat (row-major) element `index` is compared: inside the
+    /// `compare` box, or any element when there is none.
+    pub fn is_compared(&self, index: u64) -> bool {
+        in_region(self.compare.as_deref(), &self.shape, index)
+    }
+}
+
+/// Whether flat (row-major) element `index` of a tensor of `shape` lies in
+/// `region` (one half-open `[lo, hi)` per dimension; `None`: everywhere).
+pub fn in_region(region: Option<&[[u64; 2]]>, shape: &[u64], mut index: u64) -> bool {
+    let Some(region) = region else {
+        return true;
+    };
+    for (&d, r) in shape.iter().zip(region).rev() {
+        if d == 0 {
+            return false;
+        }
+        let c = index % d;
+        index /= d;
+        if c < r[0] || c >= r[1] {
+            return false;
+        }
+    }
+    true
+}
+
+/// A compare region in the spec's words: `[[0, 64], [0, 64]]`.
+pub fn show_region(region: &[[u64; 2]]) -> String {
+    let parts: Vec<String> = region
+        .iter()
+        .map(|r| format!("[{}, {}]", r[0], r[1]))
+        .collect();
+    format!("[{}]", parts.join(", "))
 }
 
 impl fmt::Display for TensorSpec {
@@ -194,12 +299,27 @@ impl fmt::Display for TensorSpec {
 pub enum ScalarValue {
     Int(i64),
     Float(F64),
+    /// `alpha = { dtype = "f32" }`: no value — a free real symbol in the
+    /// terms (named after the scalar, shared by both kernels). Floating
+    /// dtypes only: integer scalars drive control flow and addresses and
+    /// stay concrete.
+    Symbolic {
+        dtype: DType,
+    },
 }
 
 impl ScalarValue {
     /// A float scalar.
     pub fn float(v: f64) -> Self {
         ScalarValue::Float(F64::new(v))
+    }
+
+    /// The dtype of a symbolic scalar.
+    pub fn symbolic(&self) -> Option<DType> {
+        match self {
+            ScalarValue::Symbolic { dtype } => Some(*dtype),
+            _ => None,
+        }
     }
 }
 
@@ -208,6 +328,7 @@ impl fmt::Display for ScalarValue {
         match self {
             ScalarValue::Int(v) => write!(f, "{v}"),
             ScalarValue::Float(v) => write!(f, "{:?}", v.get()),
+            ScalarValue::Symbolic { dtype } => write!(f, "symbolic {dtype}"),
         }
     }
 }
@@ -260,6 +381,10 @@ pub struct Expect {
     pub status: Status,
     /// With `status = "pending"`: which capability is missing.
     pub pending: Option<String>,
+    /// A full-size case (minutes and GiBs, e.g. a 4096-sized GEMM): the
+    /// default corpus test lists it as ignored and the corpus-wide
+    /// auxiliary tests skip it; `-- --include-ignored` runs it.
+    pub heavy: bool,
 }
 
 /// Whether the tool is expected to reach the verdict today.

@@ -34,6 +34,14 @@ pub(crate) struct RawSpec {
     /// `[globals]`: module variable name → value or table.
     #[serde(default)]
     pub globals: BTreeMap<Spanned<String>, Spanned<RawGlobal>>,
+    pub limits: Option<Spanned<RawLimits>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLimits {
+    pub max_steps: Option<Spanned<i64>>,
+    pub max_ctas: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -43,6 +51,7 @@ pub(crate) struct RawLaunch {
     pub grid: Option<Spanned<RawDims>>,
     pub ctas: Option<Spanned<RawCtas>>,
     pub dynamic_shared: Option<Spanned<i64>>,
+    pub auto_scan_limit: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -51,6 +60,9 @@ pub(crate) struct RawKernel {
     pub ptx: Spanned<String>,
     pub entry: Option<Spanned<String>>,
     pub params: Spanned<Vec<Spanned<RawParam>>>,
+    /// `[reference.launch]` / `[candidate.launch]`: keys that override the
+    /// shared `[launch]` for this kernel.
+    pub launch: Option<Spanned<RawLaunch>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -59,6 +71,8 @@ pub(crate) struct RawTensor {
     pub role: Spanned<Role>,
     pub dtype: Spanned<DType>,
     pub shape: Spanned<Vec<Spanned<i64>>>,
+    /// `compare = [[lo, hi], ...]`, one half-open range per dimension.
+    pub compare: Option<Spanned<Vec<Spanned<Vec<i64>>>>>,
     /// Concrete contents (`bindings.rs`).
     pub values: Option<Spanned<RawValues>>,
 }
@@ -70,6 +84,7 @@ pub(crate) struct RawExpect {
     pub reason: Option<Spanned<String>>,
     pub status: Option<Spanned<Status>>,
     pub pending: Option<Spanned<String>>,
+    pub heavy: Option<Spanned<bool>>,
 }
 
 /// A dimension triple as written: `128` or `[128]` … `[128, 1, 1]`.
@@ -133,11 +148,13 @@ impl<'de> Deserialize<'de> for RawCtas {
     }
 }
 
-/// A scalar value as written: a TOML integer or float.
+/// A scalar value as written: a TOML integer or float, or a table
+/// `{ dtype = "f32" }` (no value: a symbolic scalar).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum RawScalar {
     Int(i64),
     Float(f64),
+    Symbolic(DType),
 }
 
 impl<'de> Deserialize<'de> for RawScalar {
@@ -146,7 +163,9 @@ impl<'de> Deserialize<'de> for RawScalar {
         impl<'de> Visitor<'de> for V {
             type Value = RawScalar;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an integer or a float")
+                f.write_str(
+                    r#"an integer or a float, or { dtype = "f32" } for a symbolic float scalar"#,
+                )
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawScalar, E> {
                 Ok(RawScalar::Int(v))
@@ -158,6 +177,25 @@ impl<'de> Deserialize<'de> for RawScalar {
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawScalar, E> {
                 Ok(RawScalar::Float(v))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawScalar, A::Error> {
+                let mut dtype = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "dtype" if dtype.is_none() => dtype = Some(map.next_value::<DType>()?),
+                        "dtype" => return Err(de::Error::duplicate_field("dtype")),
+                        other => {
+                            return Err(de::Error::custom(format!(
+                                "unknown key `{other}` in a scalar table; a scalar is a value \
+                                 (n = 128, eps = 1e-5) or {{ dtype = \"f32\" }} for a symbolic \
+                                 float"
+                            )));
+                        }
+                    }
+                }
+                dtype
+                    .map(RawScalar::Symbolic)
+                    .ok_or_else(|| de::Error::missing_field("dtype"))
             }
         }
         d.deserialize_any(V)

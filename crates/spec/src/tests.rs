@@ -446,6 +446,7 @@ fn tensor_flags() {
             role: Role::Input,
             dtype: DType::F32,
             shape: vec![128, 4],
+            compare: None,
             values: None,
         }
     );

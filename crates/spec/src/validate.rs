@@ -13,10 +13,12 @@ use toml::Spanned;
 use crate::bindings::{self, FieldBinding, RawParam};
 use crate::dtype::Role;
 use crate::model::{
-    CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue,
+    Status, TensorSpec,
 };
-use crate::raw::{RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawScalar, RawSpec};
+use crate::raw::{
+    RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawLimits, RawScalar, RawSpec,
+};
 use crate::verdict::{CaseKind, Verdict};
 
 /// Most threads a CTA may have (every architecture since sm_20).
@@ -59,10 +61,9 @@ fn show(d: &[u32; 3]) -> String {
 
 pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
     let kernels = kernel_form(&raw)?;
-    let launch = match &raw.launch {
-        Some(l) => launch(l.get_ref())?,
-        None => Launch::default(),
-    };
+    let no_launch = RawLaunch::default();
+    let shared = raw.launch.as_ref().map_or(&no_launch, |l| l.get_ref());
+    let launch = launch(shared)?;
 
     let tensors = tensors(&raw, base_dir)?;
     let scalars = scalars(&raw)?;
@@ -78,11 +79,27 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
     let mut used = BTreeSet::new();
     let kernels = match kernels {
         Form::Pair(r, c) => Kernels::Pair {
-            reference: kernel("reference", r, &tensors, &scalars, base_dir, &mut used)?,
-            candidate: kernel("candidate", c, &tensors, &scalars, base_dir, &mut used)?,
+            reference: kernel(
+                "reference",
+                r,
+                shared,
+                &tensors,
+                &scalars,
+                base_dir,
+                &mut used,
+            )?,
+            candidate: kernel(
+                "candidate",
+                c,
+                shared,
+                &tensors,
+                &scalars,
+                base_dir,
+                &mut used,
+            )?,
         },
         Form::Single(k) => Kernels::Single(kernel(
-            "kernel", k, &tensors, &scalars, base_dir, &mut used,
+            "kernel", k, shared, &tensors, &scalars, base_dir, &mut used,
         )?),
     };
     for (name, what) in raw
@@ -120,6 +137,11 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         }
     }
 
+    let limits = match &raw.limits {
+        Some(l) => limits(l.get_ref())?,
+        None => RunLimits::default(),
+    };
+
     Ok(CheckSpec {
         note: raw.note.map(Spanned::into_inner),
         launch,
@@ -129,7 +151,33 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         expect,
         functions,
         globals,
+        limits,
     })
+}
+
+/// `[limits]`: every bound is a positive count; a missing one keeps its
+/// default.
+fn limits(raw: &RawLimits) -> R<RunLimits> {
+    let mut out = RunLimits::default();
+    let positive = |key: &str, v: &Spanned<i64>| -> R<u64> {
+        match u64::try_from(*v.get_ref()) {
+            Ok(n) if n > 0 => Ok(n),
+            _ => fail(
+                v,
+                format!(
+                    "`limits.{key}` is {}; expected a positive count",
+                    v.get_ref()
+                ),
+            ),
+        }
+    };
+    if let Some(v) = &raw.max_steps {
+        out.max_steps = positive("max_steps", v)?;
+    }
+    if let Some(v) = &raw.max_ctas {
+        out.max_ctas = positive("max_ctas", v)?;
+    }
+    Ok(out)
 }
 
 enum Form<'a> {
@@ -193,113 +241,175 @@ fn triple(key: &str, dims: &Spanned<RawDims>, min: i64, pad: u32) -> R<[u32; 3]>
     Ok(out)
 }
 
+/// The shared `[launch]` table.
 fn launch(raw: &RawLaunch) -> R<Launch> {
-    let block = match &raw.block {
-        Some(b) => {
-            let block = triple("launch.block", b, 1, 1)?;
-            for (i, (&d, &max)) in block.iter().zip(&MAX_BLOCK).enumerate() {
-                if i64::from(d) > max {
-                    return fail(
-                        b,
-                        format!(
-                            "`launch.block` {}: dimension {i} exceeds the hardware limit {max}",
-                            show(&block)
-                        ),
-                    );
-                }
-            }
-            let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
-            if threads > MAX_THREADS_PER_BLOCK {
-                return fail(
-                    b,
-                    format!(
-                        "`launch.block` {} has {threads} threads; a CTA has at most \
-                         {MAX_THREADS_PER_BLOCK}",
-                        show(&block)
-                    ),
-                );
-            }
-            Some(block)
+    resolve_launch(raw, None, "")
+}
+
+/// A kernel's launch: the keys of its own `[<table>.launch]` over those of
+/// the shared `[launch]`. Every key is checked where it is written (errors
+/// name `reference.launch.block` or `launch.block`); a CTA list is checked
+/// against the grid this kernel is launched with.
+fn resolve_launch(shared: &RawLaunch, own: Option<&RawLaunch>, table: &str) -> R<Launch> {
+    fn pick<'a, T>(
+        own: Option<&'a RawLaunch>,
+        shared: &'a RawLaunch,
+        table: &str,
+        key: &str,
+        get: impl Fn(&'a RawLaunch) -> Option<&'a T>,
+    ) -> Option<(&'a T, String)> {
+        if let Some(v) = own.and_then(&get) {
+            return Some((v, format!("{table}.launch.{key}")));
         }
+        get(shared).map(|v| (v, format!("launch.{key}")))
+    }
+    let block = match pick(own, shared, table, "block", |l| l.block.as_ref()) {
+        Some((b, key)) => Some(block(&key, b)?),
         None => None,
     };
-    let grid = match &raw.grid {
-        Some(g) => {
-            let grid = triple("launch.grid", g, 1, 1)?;
-            for (i, (&d, &max)) in grid.iter().zip(&MAX_GRID).enumerate() {
-                if i64::from(d) > max {
-                    return fail(
-                        g,
-                        format!(
-                            "`launch.grid` {}: dimension {i} exceeds the hardware limit {max}",
-                            show(&grid)
-                        ),
-                    );
-                }
-            }
-            grid
-        }
+    let grid = match pick(own, shared, table, "grid", |l| l.grid.as_ref()) {
+        Some((g, key)) => grid(&key, g)?,
         None => [1, 1, 1],
     };
-    let ctas = match &raw.ctas {
+    let ctas = match pick(own, shared, table, "ctas", |l| l.ctas.as_ref()) {
         None => Ctas::First,
-        Some(c) => match c.get_ref() {
-            RawCtas::Word(w) if w == "first" => Ctas::First,
-            RawCtas::Word(w) if w == "all" => Ctas::All,
-            RawCtas::Word(w) => {
-                return fail(
-                    c,
-                    format!(
-                        "`launch.ctas` is \"{w}\"; expected \"first\", \"all\" or a list \
-                         of CTA ids like [[0, 0, 0], [1, 0, 0]]"
-                    ),
-                );
-            }
-            RawCtas::List(list) => ctas_list(c, list, &grid)?,
-        },
+        Some((c, key)) => ctas(&key, c, &grid, table)?,
     };
-    let dynamic_shared = match &raw.dynamic_shared {
+    let dynamic_shared = match pick(own, shared, table, "dynamic_shared", |l| {
+        l.dynamic_shared.as_ref()
+    }) {
         None => 0,
-        Some(d) => u32::try_from(*d.get_ref()).map_err(|_| Invalid {
+        Some((d, key)) => u32::try_from(*d.get_ref()).map_err(|_| Invalid {
             message: format!(
-                "`launch.dynamic_shared` is {}; expected a byte count from 0 to {}",
+                "`{key}` is {}; expected a byte count from 0 to {}",
                 d.get_ref(),
                 u32::MAX
             ),
             span: span_of(d),
         })?,
     };
+    let auto_scan_limit = match pick(own, shared, table, "auto_scan_limit", |l| {
+        l.auto_scan_limit.as_ref()
+    }) {
+        None => None,
+        Some((v, key)) => Some(
+            u64::try_from(*v.get_ref())
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| Invalid {
+                    message: format!(
+                        "`{key}` is {}; expected a positive number of CTAs",
+                        v.get_ref()
+                    ),
+                    span: span_of(v),
+                })?,
+        ),
+    };
     Ok(Launch {
         block,
         grid,
         ctas,
         dynamic_shared,
+        auto_scan_limit,
     })
 }
 
-fn ctas_list<S>(at: &Spanned<S>, list: &[Spanned<RawDims>], grid: &[u32; 3]) -> R<Ctas> {
+fn block(key: &str, b: &Spanned<RawDims>) -> R<[u32; 3]> {
+    let block = triple(key, b, 1, 1)?;
+    for (i, (&d, &max)) in block.iter().zip(&MAX_BLOCK).enumerate() {
+        if i64::from(d) > max {
+            return fail(
+                b,
+                format!(
+                    "`{key}` {}: dimension {i} exceeds the hardware limit {max}",
+                    show(&block)
+                ),
+            );
+        }
+    }
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    if threads > MAX_THREADS_PER_BLOCK {
+        return fail(
+            b,
+            format!(
+                "`{key}` {} has {threads} threads; a CTA has at most {MAX_THREADS_PER_BLOCK}",
+                show(&block)
+            ),
+        );
+    }
+    Ok(block)
+}
+
+fn grid(key: &str, g: &Spanned<RawDims>) -> R<[u32; 3]> {
+    let grid = triple(key, g, 1, 1)?;
+    for (i, (&d, &max)) in grid.iter().zip(&MAX_GRID).enumerate() {
+        if i64::from(d) > max {
+            return fail(
+                g,
+                format!(
+                    "`{key}` {}: dimension {i} exceeds the hardware limit {max}",
+                    show(&grid)
+                ),
+            );
+        }
+    }
+    Ok(grid)
+}
+
+fn ctas(key: &str, c: &Spanned<RawCtas>, grid: &[u32; 3], table: &str) -> R<Ctas> {
+    match c.get_ref() {
+        RawCtas::Word(w) if w == "first" => Ok(Ctas::First),
+        RawCtas::Word(w) if w == "all" => Ok(Ctas::All),
+        RawCtas::Word(w) if w == "auto" => Ok(Ctas::Auto),
+        RawCtas::Word(w) => fail(
+            c,
+            format!(
+                "`{key}` is \"{w}\"; expected \"first\", \"all\", \"auto\" or a list \
+                 of CTA ids like [[0, 0, 0], [1, 0, 0]]"
+            ),
+        ),
+        RawCtas::List(list) => ctas_list(key, c, list, grid, table),
+    }
+}
+
+fn ctas_list<S>(
+    key: &str,
+    at: &Spanned<S>,
+    list: &[Spanned<RawDims>],
+    grid: &[u32; 3],
+    table: &str,
+) -> R<Ctas> {
     if list.is_empty() {
         return fail(
             at,
-            "`launch.ctas` is an empty list; give at least one CTA id, or \"first\" / \"all\"",
+            format!(
+                "`{key}` is an empty list; give at least one CTA id, or \"first\" / \"all\" / \
+                 \"auto\""
+            ),
         );
     }
+    // A shared list checked against one kernel's own grid says whose.
+    let whose = if table.is_empty() || key.starts_with(table) {
+        String::new()
+    } else {
+        format!(" of the {table} kernel")
+    };
     let mut seen = BTreeSet::new();
     let mut ids = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
-        let id = triple(&format!("launch.ctas[{i}]"), item, 0, 0)?;
+        let id = triple(&format!("{key}[{i}]"), item, 0, 0)?;
         if id.iter().zip(grid).any(|(c, g)| c >= g) {
             return fail(
                 item,
                 format!(
-                    "`launch.ctas[{i}]` {} is outside the grid {} (ids count from 0)",
+                    "`{key}[{i}]` {} is outside the grid {}{whose} (ids count from 0)",
                     show(&id),
                     show(grid)
                 ),
             );
         }
         if !seen.insert(id) {
-            return fail(item, format!("`launch.ctas` lists {} twice", show(&id)));
+            return fail(item, format!("`{key}` lists {} twice", show(&id)));
         }
         ids.push(id);
     }
@@ -363,6 +473,10 @@ fn tensors(raw: &RawSpec, base_dir: &Path) -> R<BTreeMap<String, TensorSpec>> {
             }
         }
         let role = *t.role.get_ref();
+        let compare = match &t.compare {
+            Some(c) => Some(compare_region(name.get_ref(), role, &shape, c)?),
+            None => None,
+        };
         let values = match &t.values {
             None => None,
             Some(v) if role == Role::Output => {
@@ -391,9 +505,70 @@ fn tensors(raw: &RawSpec, base_dir: &Path) -> R<BTreeMap<String, TensorSpec>> {
                 role,
                 dtype: *t.dtype.get_ref(),
                 shape,
+                compare,
                 values,
             },
         );
+    }
+    Ok(out)
+}
+
+/// `compare = [[lo, hi], ...]`: one half-open range per dimension, each
+/// non-empty and inside the extent; only for tensors whose final contents
+/// are compared.
+fn compare_region(
+    name: &str,
+    role: Role,
+    shape: &[u64],
+    raw: &Spanned<Vec<Spanned<Vec<i64>>>>,
+) -> R<Vec<[u64; 2]>> {
+    if !role.is_written() {
+        return fail(
+            raw,
+            format!(
+                "tensor `{name}`: `compare` selects the compared elements of an output or \
+                 inout tensor; `{name}` has role {role} (nothing of it is compared)"
+            ),
+        );
+    }
+    let ranges = raw.get_ref();
+    if ranges.len() != shape.len() {
+        return fail(
+            raw,
+            format!(
+                "tensor `{name}`: `compare` has {} ranges but the shape has {} dimensions; give \
+                 one [lo, hi] per dimension, e.g. compare = [[0, 64], [0, 64]]",
+                ranges.len(),
+                shape.len()
+            ),
+        );
+    }
+    let mut out = Vec::with_capacity(ranges.len());
+    for (i, (r, &extent)) in ranges.iter().zip(shape).enumerate() {
+        let (lo, hi) = match r.get_ref().as_slice() {
+            &[lo, hi] => (lo, hi),
+            other => {
+                return fail(
+                    r,
+                    format!(
+                        "tensor `{name}`: compare[{i}] has {} numbers; give [lo, hi] \
+                         (half-open: lo included, hi excluded)",
+                        other.len()
+                    ),
+                );
+            }
+        };
+        let ok = 0 <= lo && lo < hi && u64::try_from(hi).is_ok_and(|h| h <= extent);
+        if !ok {
+            return fail(
+                r,
+                format!(
+                    "tensor `{name}`: compare[{i}] is [{lo}, {hi}]; need 0 ≤ lo < hi ≤ {extent} \
+                     (the extent of dimension {i}; ranges are half-open)"
+                ),
+            );
+        }
+        out.push([lo as u64, hi as u64]);
     }
     Ok(out)
 }
@@ -405,6 +580,17 @@ fn scalars(raw: &RawSpec) -> R<BTreeMap<String, ScalarValue>> {
         let value = match *v.get_ref() {
             RawScalar::Int(i) => ScalarValue::Int(i),
             RawScalar::Float(f) => ScalarValue::float(f),
+            RawScalar::Symbolic(dtype) if dtype.is_float() => ScalarValue::Symbolic { dtype },
+            RawScalar::Symbolic(dtype) => {
+                return fail(
+                    v,
+                    format!(
+                        "scalar `{name}` ({dtype}) has no value: integer scalars stay concrete \
+                         (they drive control flow and addresses), so give one, e.g. \
+                         {name} = 128; only float scalars (f16, bf16, f32, f64) may be symbolic"
+                    ),
+                );
+            }
         };
         out.insert(name.get_ref().clone(), value);
     }
@@ -414,6 +600,7 @@ fn scalars(raw: &RawSpec) -> R<BTreeMap<String, ScalarValue>> {
 fn kernel(
     table: &str,
     raw: &Spanned<RawKernel>,
+    shared: &RawLaunch,
     tensors: &BTreeMap<String, TensorSpec>,
     scalars: &BTreeMap<String, ScalarValue>,
     base_dir: &Path,
@@ -506,10 +693,12 @@ fn kernel(
         }
         params.push(binding);
     }
+    let launch = resolve_launch(shared, k.launch.as_ref().map(Spanned::get_ref), table)?;
     Ok(KernelRef {
         ptx: base_dir.join(k.ptx.get_ref()),
         entry: k.entry.as_ref().map(|e| e.get_ref().clone()),
         params,
+        launch,
     })
 }
 
@@ -570,5 +759,6 @@ fn expect(raw: &RawExpect, kind: CaseKind) -> R<Expect> {
         reason: raw.reason.as_ref().map(|r| r.get_ref().clone()),
         status,
         pending,
+        heavy: raw.heavy.as_ref().is_some_and(|h| *h.get_ref()),
     })
 }

@@ -193,11 +193,8 @@ impl Printer<'_, '_> {
             Node::NegInf if magnitude => self.stack.push(Task::Str("inf")),
             Node::NegInf => self.push_seq(UNARY, ctx, vec![Task::Str("-inf")]),
             Node::Input { tensor, index } => {
-                let name = match terms.tensor_names.get(*tensor as usize) {
-                    Some(n) => format!("{n}[{index}]"),
-                    None => format!("x{tensor}[{index}]"),
-                };
-                self.stack.push(Task::Owned(name));
+                self.stack
+                    .push(Task::Owned(terms.input_label(*tensor, *index)));
             }
             Node::Add(ops) => {
                 let mut parts = Vec::with_capacity(2 * ops.len());
@@ -423,6 +420,21 @@ mod tests {
         let d = t.sub(a, b);
         let text = t.display(d).to_string();
         assert!(text == "a[0] - b[0]" || text == "-b[0] + a[0]", "{text}");
+    }
+
+    #[test]
+    fn scalar_inputs_print_by_name() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into(), "alpha".into()]);
+        t.set_scalar_inputs(1);
+        let x = t.input(0, 2);
+        let alpha = t.input(1, 0);
+        let p = t.mul(alpha, x);
+        let text = t.display(p).to_string();
+        assert!(text == "alpha * x[2]" || text == "x[2] * alpha", "{text}");
+        assert_eq!(t.input_label(1, 0), "alpha");
+        assert_eq!(t.input_label(0, 2), "x[2]");
+        assert_eq!(t.input_label(5, 1), "x5[1]");
     }
 
     #[test]

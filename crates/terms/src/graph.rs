@@ -163,6 +163,53 @@ impl Terms {
         }
     }
 
+    /// Like [`Terms::export`], consuming the store: its hash table, hashes
+    /// and flags are freed before the graph is built and each exported
+    /// node's store copy is dropped once copied, so the peak is the nodes plus the graph
+    /// rather than the whole store plus the graph (a symbolic run of a
+    /// large GEMM holds tens of millions of nodes, half of them partial
+    /// sums no output reaches). Gives the same graph as `export`.
+    pub fn into_graph(self, roots: &[TermId]) -> TermGraph {
+        let Terms { mut nodes, .. } = self;
+        const NONE: u32 = u32::MAX;
+        let mut local: Vec<u32> = vec![NONE; nodes.len()];
+        let mut out: Vec<Node> = Vec::new();
+        let mut stack: Vec<(TermId, bool)> = Vec::new();
+        let mut out_roots = Vec::with_capacity(roots.len());
+        for &r in roots {
+            stack.push((r, false));
+            while let Some((t, expanded)) = stack.pop() {
+                if local[t.index()] != NONE {
+                    continue;
+                }
+                if !expanded {
+                    stack.push((t, true));
+                    let at = stack.len();
+                    stack.extend(
+                        nodes[t.index()]
+                            .children()
+                            .filter(|c| local[c.index()] == NONE)
+                            .map(|c| (c, false)),
+                    );
+                    stack[at..].reverse();
+                    continue;
+                }
+                // Every child is numbered already, and an exported node is
+                // never visited again: its store copy is dropped here.
+                let node = nodes[t.index()].map_children(|c| TermId(local[c.index()]));
+                nodes[t.index()] = Node::PosInf;
+                let id = out.len() as u32;
+                out.push(node);
+                local[t.index()] = id;
+            }
+            out_roots.push(TermId(local[r.index()]));
+        }
+        TermGraph {
+            nodes: out,
+            roots: out_roots,
+        }
+    }
+
     /// Interns the graph's terms into this store, returning its roots as
     /// ids of this store (in order).
     pub fn import(&mut self, g: &TermGraph) -> Vec<TermId> {
@@ -313,6 +360,19 @@ mod tests {
         let bytes = bincode::serde::encode_to_vec(fake(4, 2), bincode_config()).unwrap();
         let g = TermGraph::from_bytes(&bytes).unwrap();
         assert_eq!(g.nodes()[0], Node::Const(crate::Rat::from_i64(2)));
+    }
+
+    #[test]
+    fn into_graph_equals_export() {
+        let mut t = Terms::new();
+        let roots = build(&mut t);
+        // some nodes no root reaches
+        let x = t.input(3, 9);
+        let _ = t.exp(x);
+        for r in [&roots[..], &roots[1..], &[roots[0], roots[0]]] {
+            let g = t.export(r);
+            assert_eq!(t.clone().into_graph(r), g);
+        }
     }
 
     #[test]

@@ -64,8 +64,8 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     let names = terms.tensor_names();
     for (tensor, index) in inputs {
         let _ = write!(out, "(declare-const x{tensor}_{index} Real)");
-        if let Some(n) = names.get(tensor as usize) {
-            let _ = write!(out, " ; {n}[{index}]");
+        if names.get(tensor as usize).is_some() {
+            let _ = write!(out, " ; {}", terms.input_label(tensor, index));
         }
         out.push('\n');
     }

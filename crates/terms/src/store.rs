@@ -48,6 +48,9 @@ pub struct Terms {
     /// `as_rational` can hand out a reference (big constants hold theirs).
     small_bigs: HashMap<u32, BigRational>,
     pub(crate) tensor_names: Vec<String>,
+    /// Input numbers from here on are scalars (symbolic spec scalars such
+    /// as `alpha`): they print without an index. `None`: no scalars.
+    pub(crate) first_scalar: Option<u32>,
 }
 
 impl std::fmt::Debug for Terms {
@@ -150,6 +153,23 @@ impl Terms {
 
     pub fn tensor_names(&self) -> &[String] {
         &self.tensor_names
+    }
+
+    /// Input numbers `first..` are scalars, one element each (symbolic spec
+    /// scalars): `display` prints them by name alone (`alpha`, not
+    /// `alpha[0]`).
+    pub fn set_scalar_inputs(&mut self, first: u32) {
+        self.first_scalar = Some(first);
+    }
+
+    /// How an input element is written: `x[3]`, `alpha` for a scalar,
+    /// `x0[3]` for an unnamed tensor.
+    pub fn input_label(&self, tensor: u32, index: u64) -> String {
+        match self.tensor_names.get(tensor as usize) {
+            Some(n) if self.first_scalar.is_some_and(|f| tensor >= f) => n.clone(),
+            Some(n) => format!("{n}[{index}]"),
+            None => format!("x{tensor}[{index}]"),
+        }
     }
 
     /// The flags a node gets from its kind and its children.

@@ -37,6 +37,7 @@ fn input(k: ptxeq_ir::KernelIr, funcs: &[ptxeq_ir::KernelIr], dtype: DType) -> C
             ParamValue::Tensor { tensor: 1 },
         ],
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     }
@@ -512,6 +513,7 @@ fn pair_templates_compute_both_functions() {
                 t("s", Role::Output),
                 t("c", Role::Output),
             ],
+            symbols: Vec::new(),
             limits: Limits::default(),
             bindings: Default::default(),
         };

@@ -213,6 +213,7 @@ fn run(k: &KernelIr, funcs: &[KernelIr], xs: &[f64], ys: Option<&[f64]>) -> Vec<
             .map(|tensor| ParamValue::Tensor { tensor })
             .collect(),
         tensors,
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     };

@@ -168,6 +168,7 @@ fn input(k: KernelIr) -> CtaInput {
         dynamic_shared: 0,
         params,
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     }
@@ -465,6 +466,7 @@ fn run_xy(k: &KernelIr, xs: &[f64], ys: &[f64]) -> Vec<f64> {
             t("y", Role::Input),
             t("z", Role::Output),
         ],
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     };

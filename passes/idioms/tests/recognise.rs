@@ -221,6 +221,7 @@ fn unrecognised_bit_manipulation_is_unsupported_with_a_hint() {
             ParamValue::Tensor { tensor: 1 },
         ],
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     };

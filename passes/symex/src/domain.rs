@@ -1,6 +1,7 @@
 //! The term domain: the execution engine's data operations as hash-consed
 //! real-valued terms.
 
+use ptxeq_exec::sparse::SparseVec;
 use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
 use ptxeq_terms::{BigRational, CmpOp, Func, Rat, TermId, Terms};
 
@@ -13,14 +14,15 @@ pub struct TermDomain {
     /// store mid-run (`inputs` caches ids of this one).
     pub terms: Terms,
     /// Input terms by tensor and element (`None` = not built yet): a
-    /// kernel loads the same elements over and over, and a dense side
-    /// table is far cheaper than a lookup in the store's large hash table.
-    inputs: Vec<Vec<Option<TermId>>>,
+    /// kernel loads the same elements over and over, and a side table is
+    /// far cheaper than a lookup in the store's large hash table. Sparse
+    /// (pages on first use), so a huge tensor costs only what is read.
+    inputs: Vec<SparseVec<Option<TermId>>>,
 }
 
-/// Elements beyond this index go to the store directly (keeps the side
-/// table small for huge tensors).
-const DENSE_INPUTS: u64 = 1 << 22;
+/// Elements beyond this index go to the store directly (bounds the side
+/// table's top-level directory).
+const TABLE_INPUTS: u64 = 1 << 32;
 
 impl TermDomain {
     pub fn new(terms: Terms) -> Self {
@@ -63,22 +65,19 @@ impl Domain for TermDomain {
     }
 
     fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> TermId {
-        if index >= DENSE_INPUTS {
+        if index >= TABLE_INPUTS {
             return self.terms.input(tensor, index);
         }
         let (t, i) = (tensor as usize, index as usize);
         if self.inputs.len() <= t {
-            self.inputs.resize_with(t + 1, Vec::new);
+            self.inputs
+                .resize_with(t + 1, || SparseVec::new(TABLE_INPUTS as usize, None));
         }
-        let table = &mut self.inputs[t];
-        if table.len() <= i {
-            table.resize((i + 1).next_power_of_two(), None);
-        }
-        match table[i] {
+        match self.inputs[t].get(i) {
             Some(id) => id,
             None => {
                 let id = self.terms.input(tensor, index);
-                table[i] = Some(id);
+                self.inputs[t].set(i, Some(id));
                 id
             }
         }

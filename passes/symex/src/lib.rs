@@ -65,7 +65,8 @@ impl SymbolicState {
 /// output of a racy run is schedule-dependent and has no meaning.
 pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState {
     let mut terms = Terms::new();
-    terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
+    terms.set_tensor_names(input.input_names());
+    terms.set_scalar_inputs(input.first_symbol());
     // The corpus kernels build at most about one node per two executed
     // instructions; reserving that up front saves growing (rehashing) the
     // store's table step by step. Capped: untouched capacity costs little,
@@ -105,10 +106,13 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
                 .into_iter()
                 .filter(|f| !unrolled.findings.contains(f))
                 .collect();
+            // The store (often half partial sums no output reaches) is
+            // consumed: it never coexists whole with the exported graph.
+            let graph = domain.terms.into_graph(&roots);
             SymbolicState {
                 cta: unrolled.cta,
                 outputs,
-                graph: domain.terms.export(&roots),
+                graph,
                 findings,
                 stats: run.stats,
             }

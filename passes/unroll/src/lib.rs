@@ -99,12 +99,14 @@ pub fn unroll_ctas(input: &CtaInput, ctas: &[[u32; 3]]) -> (Vec<UnrolledCta>, Ve
     }
 }
 
-/// The CTA ids a spec's `ctas` selects.
+/// The CTA ids a spec's `ctas` selects. `auto` is every CTA here: the
+/// selection by compared region is the checker's (`ptxeq-ctas`), and every
+/// CTA over-approximates it.
 pub fn select_ctas(ctas: &ptxeq_spec::Ctas, grid: [u32; 3]) -> Vec<[u32; 3]> {
     match ctas {
         ptxeq_spec::Ctas::First => vec![[0, 0, 0]],
         ptxeq_spec::Ctas::List(l) => l.clone(),
-        ptxeq_spec::Ctas::All => {
+        ptxeq_spec::Ctas::All | ptxeq_spec::Ctas::Auto => {
             let mut v = Vec::new();
             for z in 0..grid[2] {
                 for y in 0..grid[1] {

@@ -99,11 +99,15 @@ fn judge(spec: &CheckSpec, findings: &[(String, Finding)]) -> Result<String, Str
         }
         Verdict::Unsupported => {
             let want = expect.reason.clone().unwrap_or_default().to_lowercase();
+            // A resource limit (step budget, memory state) is undecided
+            // too: `unsupported` in the verdict vocabulary.
             let ok = findings.iter().any(|(_, f)| {
-                f.kind == FindingKind::Unsupported
-                    && (want.is_empty()
-                        || f.reason.to_lowercase().contains(&want)
-                        || want.contains(&f.reason.to_lowercase()))
+                matches!(
+                    f.kind,
+                    FindingKind::Unsupported | FindingKind::ResourceLimit
+                ) && (want.is_empty()
+                    || f.reason.to_lowercase().contains(&want)
+                    || want.contains(&f.reason.to_lowercase()))
             });
             if ok {
                 Ok("unsupported".into())
@@ -146,11 +150,15 @@ fn main() {
                 .and_then(|d| d.strip_prefix(&root).ok())
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
-            let pending = CheckSpec::load(&p)
-                .ok()
-                .and_then(|s| s.expect)
-                .is_some_and(|e| e.status == Status::Pending);
-            let kind = if pending { "pending" } else { "" };
+            let expect = CheckSpec::load(&p).ok().and_then(|s| s.expect);
+            let pending = expect.as_ref().is_some_and(|e| e.status == Status::Pending);
+            // Full-size cases run on request (`-- --include-ignored`).
+            let heavy = expect.as_ref().is_some_and(|e| e.heavy);
+            let kind = match (pending, heavy) {
+                (true, _) => "pending",
+                (false, true) => "heavy",
+                (false, false) => "",
+            };
             Trial::test(name.clone(), move || {
                 let (spec, findings) = run_case(&p).map_err(Failed::from)?;
                 if verbose {
@@ -173,6 +181,7 @@ fn main() {
                 }
             })
             .with_kind(kind)
+            .with_ignored_flag(heavy)
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

@@ -85,6 +85,7 @@ fn bind(k: &ptxeq_ir::KernelIr) -> CtaInput {
         dynamic_shared: 1024,
         params,
         tensors,
+        symbols: Vec::new(),
         limits: Limits {
             max_steps: 200_000,
             ..Limits::default()

@@ -98,6 +98,7 @@ fn grid_kernel_loading(index: &str, load: &str) -> CtaInput {
                 shape: vec![128],
             },
         ],
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     }

@@ -38,7 +38,7 @@ use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
 use ptxeq_terms::decide::{self, DecideOptions, ElementDecision};
 use ptxeq_terms::normal::Normalizer;
-use ptxeq_terms::{TermId, Terms};
+use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;
 
 pub use report::{
@@ -85,10 +85,52 @@ enum Val {
     Unwritten,
 }
 
+/// What is compared and what the CTAs run cover (issue 14): the tensor
+/// table, the names of every input number (tensors, then symbolic
+/// scalars), each tensor's `compare` region, and per kernel whether its
+/// CTAs include every CTA that writes a compared element.
+#[derive(Clone, Debug)]
+pub struct Scope<'a> {
+    /// The check's tensor table (both kernels number tensors alike).
+    pub tensors: &'a [TensorInfo],
+    /// Name of every input number: the tensors, then symbolic scalars.
+    pub input_names: Vec<String>,
+    /// Input numbers from here on are scalars (printed without an index).
+    pub first_symbol: u32,
+    /// Per tensor number, the compared box (one half-open range per
+    /// dimension); `None` (or a missing entry): the whole tensor.
+    pub regions: Vec<Option<Vec<[u64; 2]>>>,
+    /// Reference, candidate: whether the CTAs run include every CTA of
+    /// that kernel that writes a compared element. An element only the
+    /// other kernel writes is then a difference (else unknown), and an
+    /// unwritten `inout` element keeps its input value.
+    pub complete: [bool; 2],
+}
+
+impl<'a> Scope<'a> {
+    /// Whole tensors compared, no symbolic scalars, both kernels equally
+    /// complete (`complete`: every CTA of the grid ran).
+    pub fn whole(tensors: &'a [TensorInfo], complete: bool) -> Scope<'a> {
+        Scope {
+            tensors,
+            input_names: tensors.iter().map(|t| t.name.clone()).collect(),
+            first_symbol: tensors.len() as u32,
+            regions: Vec::new(),
+            complete: [complete; 2],
+        }
+    }
+
+    fn region(&self, tensor: u32) -> Option<&[[u64; 2]]> {
+        self.regions.get(tensor as usize)?.as_deref()
+    }
+}
+
 /// Compares the final output tensors of the two kernels over the CTAs
 /// checked (one symbolic state per CTA, the same CTAs for both kernels).
 /// `tensors` is the check's tensor table (both kernels number tensors
-/// alike); `complete` says whether those CTAs are the whole grid.
+/// alike); `complete` says whether those CTAs are the whole grid. See
+/// [`compare_scoped`] for compare regions, symbolic scalars and kernels
+/// that ran different CTAs.
 pub fn compare(
     reference: &[&SymbolicState],
     candidate: &[&SymbolicState],
@@ -97,9 +139,29 @@ pub fn compare(
     memo: &dyn DecisionMemo,
     opts: &DecideOptions,
 ) -> Verdicts {
+    compare_scoped(
+        reference,
+        candidate,
+        &Scope::whole(tensors, complete),
+        memo,
+        opts,
+    )
+}
+
+/// Compares the final output tensors of the two kernels, each merged over
+/// the CTAs it ran (the kernels may run different CTAs: their launches
+/// differ), inside `scope`'s compare regions.
+pub fn compare_scoped(
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+    scope: &Scope<'_>,
+    memo: &dyn DecisionMemo,
+    opts: &DecideOptions,
+) -> Verdicts {
+    let tensors = scope.tensors;
     let start = Instant::now();
     let mut terms = Terms::new();
-    let (numbers, pairs) = pair_elements(reference, candidate, tensors, complete, &mut terms);
+    let (numbers, pairs, outside) = pair_elements(reference, candidate, scope, &mut terms);
 
     // Decide the distinct term pairs that are neither identical nor memoised.
     let mut stats = VerdictStats::default();
@@ -172,6 +234,8 @@ pub fn compare(
                 tensor: k,
                 name: info.map_or_else(|| format!("tensor#{k}"), |t| t.name.clone()),
                 shape: info.map(|t| t.shape.clone()).unwrap_or_default(),
+                compare_region: scope.region(k).map(<[_]>::to_vec),
+                outside: outside.get(&k).copied().unwrap_or(0),
                 compared: 0,
                 proved: 0,
                 refuted: 0,
@@ -218,18 +282,23 @@ pub fn compare(
             (_, Val::Unsupported(r)) => Some(Failure::Unsupported {
                 reason: format!("candidate: {r}"),
             }),
-            (Val::Unwritten, _) | (_, Val::Unwritten) if !complete => Some(Failure::Unknown {
-                reason: format!(
-                    "written only by the {} in the CTAs checked; the other kernel may write it \
-                     in a CTA that was not run (check every CTA: ctas = \"all\")",
-                    if matches!(va, Val::Unwritten) {
-                        "candidate"
-                    } else {
-                        "reference"
-                    }
-                ),
-                residual: None,
-            }),
+            (Val::Unwritten, _) | (_, Val::Unwritten)
+                if !scope.complete[usize::from(!matches!(va, Val::Unwritten))] =>
+            {
+                let (writer, other) = if matches!(va, Val::Unwritten) {
+                    ("candidate", "reference")
+                } else {
+                    ("reference", "candidate")
+                };
+                Some(Failure::Unknown {
+                    reason: format!(
+                        "written only by the {writer} in the CTAs checked; the {other} may \
+                         write it in a CTA that was not run (run the CTAs that write it: \
+                         ctas = \"auto\" or \"all\")"
+                    ),
+                    residual: None,
+                })
+            }
             (Val::Unwritten, _) => Some(Failure::WrittenByOne {
                 writer: "candidate".into(),
             }),
@@ -266,7 +335,8 @@ pub fn compare(
     stats.micros = start.elapsed().as_micros() as u64;
     Verdicts {
         ctas: reference.iter().map(|s| s.cta).collect(),
-        complete,
+        candidate_ctas: candidate.iter().map(|s| s.cta).collect(),
+        complete: scope.complete[0] && scope.complete[1],
         tensors: out,
         recoveries: recoveries.into_iter().collect(),
         stats,
@@ -274,19 +344,23 @@ pub fn compare(
 }
 
 /// Both kernels' output tensors, merged over CTAs and imported into
-/// `terms`, paired element by element: the output tensor numbers and, per
-/// element either kernel writes, `(tensor, index, reference, candidate)`.
+/// `terms`, paired element by element: the output tensor numbers, per
+/// compared element either kernel writes `(tensor, index, reference,
+/// candidate)`, and per tensor the number of written elements outside its
+/// compare region (not compared).
 #[allow(clippy::type_complexity)]
 fn pair_elements(
     reference: &[&SymbolicState],
     candidate: &[&SymbolicState],
-    tensors: &[TensorInfo],
-    complete: bool,
+    scope: &Scope<'_>,
     terms: &mut Terms,
-) -> (Vec<u32>, Vec<(u32, u64, Val, Val)>) {
-    terms.set_tensor_names(tensors.iter().map(|t| t.name.clone()).collect());
-    let ref_out = values_of(reference, terms);
-    let cand_out = values_of(candidate, terms);
+) -> (Vec<u32>, Vec<(u32, u64, Val, Val)>, HashMap<u32, u64>) {
+    let tensors = scope.tensors;
+    terms.set_tensor_names(scope.input_names.clone());
+    terms.set_scalar_inputs(scope.first_symbol);
+    let mut imported = Vec::new();
+    let ref_out = values_of(reference, terms, &mut imported);
+    let cand_out = values_of(candidate, terms, &mut imported);
 
     // Every output tensor either kernel writes, in tensor order.
     let mut numbers: Vec<u32> = ref_out.keys().chain(cand_out.keys()).copied().collect();
@@ -295,10 +369,13 @@ fn pair_elements(
 
     // Pair the elements; collect the term pairs that need a decision.
     let mut pairs: Vec<(u32, u64, Val, Val)> = Vec::new();
+    let mut outside: HashMap<u32, u64> = HashMap::new();
     let empty = Vec::new();
     for &k in &numbers {
         let info = tensors.get(k as usize);
         let inout = info.is_some_and(|t| t.role == Role::InOut);
+        let region = scope.region(k);
+        let shape: &[u64] = info.map_or(&[], |t| &t.shape);
         let a = ref_out.get(&k).unwrap_or(&empty);
         let b = cand_out.get(&k).unwrap_or(&empty);
         let (mut i, mut j) = (0, 0);
@@ -321,10 +398,15 @@ fn pair_elements(
             };
             let mut va = take(a, &mut i);
             let mut vb = take(b, &mut j);
-            if inout && complete {
-                // An unwritten inout element keeps its input value.
-                for v in [&mut va, &mut vb] {
-                    if matches!(v, Val::Unwritten) {
+            if !ptxeq_spec::in_region(region, shape, idx) {
+                *outside.entry(k).or_default() += 1;
+                continue;
+            }
+            if inout {
+                // An unwritten inout element keeps its input value — known
+                // only when that kernel ran every CTA that could write it.
+                for (v, complete) in [(&mut va, scope.complete[0]), (&mut vb, scope.complete[1])] {
+                    if complete && matches!(v, Val::Unwritten) {
                         *v = Val::Term(terms.input(k, idx));
                     }
                 }
@@ -333,17 +415,21 @@ fn pair_elements(
         }
     }
 
-    (numbers, pairs)
+    (numbers, pairs, outside)
 }
 
 /// Per tensor number, the kernel's written elements over all its CTAs
 /// (sorted by index). Two CTAs writing one element cannot happen in a
 /// race-free run of every CTA (cross-CTA writes are checked disjoint);
 /// with only some CTAs run it is reported, not resolved.
-fn values_of(states: &[&SymbolicState], terms: &mut Terms) -> HashMap<u32, Vec<(u64, Val)>> {
+fn values_of<'a>(
+    states: &[&'a SymbolicState],
+    terms: &mut Terms,
+    imported: &mut Vec<(&'a TermGraph, Vec<TermId>)>,
+) -> HashMap<u32, Vec<(u64, Val)>> {
     let mut out: HashMap<u32, Vec<(u64, Val)>> = HashMap::new();
     for state in states {
-        let roots = terms.import(&state.graph);
+        let roots = import_once(&state.graph, terms, imported);
         for t in &state.outputs {
             let vals = out.entry(t.tensor).or_default();
             for (i, v) in &t.elements {
@@ -375,18 +461,38 @@ fn values_of(states: &[&SymbolicState], terms: &mut Terms) -> HashMap<u32, Vec<(
     out
 }
 
+/// The roots of `graph` in `terms`, importing it unless an equal graph
+/// was imported before (two kernels that compute the same terms in the
+/// same order export byte-identical graphs: importing the second would
+/// only rebuild, node by node, what the first already made).
+fn import_once<'a>(
+    graph: &'a TermGraph,
+    terms: &mut Terms,
+    imported: &mut Vec<(&'a TermGraph, Vec<TermId>)>,
+) -> Vec<TermId> {
+    if let Some((_, roots)) = imported
+        .iter()
+        .find(|(g, _)| g.len() == graph.len() && *g == graph)
+    {
+        return roots.clone();
+    }
+    let roots = terms.import(graph);
+    imported.push((graph, roots.clone()));
+    roots
+}
+
 /// Writes the verification condition of every element pair whose two
 /// formulas are not the same term (`<tensor>_<index>.smt2` under `dir`),
 /// for replay in another solver. Returns how many files were written.
 pub fn emit_smt(
     reference: &[&SymbolicState],
     candidate: &[&SymbolicState],
-    tensors: &[TensorInfo],
-    complete: bool,
+    scope: &Scope<'_>,
     dir: &Path,
 ) -> std::io::Result<usize> {
+    let tensors = scope.tensors;
     let mut terms = Terms::new();
-    let (_, pairs) = pair_elements(reference, candidate, tensors, complete, &mut terms);
+    let (_, pairs, _) = pair_elements(reference, candidate, scope, &mut terms);
     let mut written = 0;
     for (k, idx, va, vb) in pairs {
         if let (Val::Term(a), Val::Term(b)) = (va, vb)
@@ -426,3 +532,6 @@ pub fn unflatten(mut i: u64, shape: &[u64]) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_scope;

@@ -60,7 +60,13 @@ pub struct TensorVerdicts {
     pub tensor: u32,
     pub name: String,
     pub shape: Vec<u64>,
-    /// Elements written by at least one kernel.
+    /// The spec's `compare` box (one half-open range per dimension), when
+    /// only part of the tensor is compared.
+    pub compare_region: Option<Vec<[u64; 2]>>,
+    /// Elements written (by either kernel) outside `compare_region`: not
+    /// compared.
+    pub outside: u64,
+    /// Elements in the compared region written by at least one kernel.
     pub compared: u64,
     pub proved: u64,
     pub refuted: u64,
@@ -88,10 +94,14 @@ pub struct VerdictStats {
 /// checked), compared element-wise.
 #[derive(Clone, PartialEq, Debug, Serialize)]
 pub struct Verdicts {
-    /// The CTAs whose writes were compared.
+    /// The reference's CTAs whose writes were compared.
     pub ctas: Vec<[u32; 3]>,
-    /// Whether those CTAs are the whole grid (else elements written by one
-    /// kernel only are unknown, not differences).
+    /// The candidate's CTAs whose writes were compared (its launch may
+    /// differ from the reference's).
+    pub candidate_ctas: Vec<[u32; 3]>,
+    /// Whether, for both kernels, those CTAs include every CTA that writes
+    /// a compared element (else elements written by one kernel only are
+    /// unknown, not differences).
     pub complete: bool,
     pub tensors: Vec<TensorVerdicts>,
     /// Constant recoveries the decision procedure relied on (`log2 e` for

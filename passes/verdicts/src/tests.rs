@@ -292,3 +292,27 @@ fn outputs_are_merged_over_ctas() {
         Failure::Unsupported { reason } if reason.contains("two CTAs")
     )));
 }
+
+#[test]
+fn equal_graphs_are_imported_once() {
+    let mk = |t: &mut Terms| {
+        let (a, b) = (t.input(0, 0), t.input(0, 1));
+        let s = t.add(a, b);
+        let p = t.mul(s, a);
+        vec![(0, OutputValue::Data(s)), (1, OutputValue::Data(p))]
+    };
+    let (r, c) = (state(1, mk), state(1, mk));
+    let mut imported = Vec::new();
+    let mut terms = Terms::new();
+    let first = import_once(&r.graph, &mut terms, &mut imported);
+    let n = terms.len();
+    let second = import_once(&c.graph, &mut terms, &mut imported);
+    assert_eq!(first, second);
+    assert_eq!(terms.len(), n);
+    assert_eq!(imported.len(), 1);
+    // a different graph is imported
+    let other = state(1, |t| vec![(0, OutputValue::Data(t.input(0, 3)))]);
+    let third = import_once(&other.graph, &mut terms, &mut imported);
+    assert_eq!(imported.len(), 2);
+    assert_eq!(third, vec![terms.input(0, 3)]);
+}

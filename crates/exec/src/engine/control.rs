@@ -7,8 +7,24 @@ use super::{Engine, Flow, Frame, Halt, Private, R, RetBind, Status};
 use crate::domain::Domain;
 use crate::finding::FindingKind;
 use crate::funcinfo::FuncInfo;
-use crate::memory::{FUNC_WINDOW, Init, PRIVATE_GAP, Region, Slot, Space, store_value};
+use crate::memory::{FUNC_WINDOW, Init, PRIVATE_GAP, Region, Slot, Slots, Space, store_value};
 use crate::value::Value;
+
+/// Copies the first `n` bytes (at most) of private region `from` over
+/// private region `to` of one thread.
+fn copy_private<V: Copy + Eq>(private: &mut [Private<V>], from: usize, to: usize, n: usize) {
+    if from == to {
+        return;
+    }
+    let (src, dst) = if from < to {
+        let (a, b) = private.split_at_mut(to);
+        (&a[from], &mut b[0])
+    } else {
+        let (a, b) = private.split_at_mut(from);
+        (&b[0], &mut a[to])
+    };
+    dst.slots.copy_prefix(&src.slots, n);
+}
 
 /// What a caller passes for one callee argument.
 pub(crate) enum ArgVal<V> {
@@ -27,28 +43,36 @@ impl<D: Domain> Engine<'_, D> {
         size: u64,
         elem: u32,
     ) -> R<usize> {
-        self.memory_bytes = self.memory_bytes.saturating_add(size);
-        if size > self.input.limits.max_region_bytes
-            || self.memory_bytes > self.input.limits.max_memory_bytes
-        {
+        let th = &self.threads[t as usize];
+        let base = if space == Space::Local {
+            th.cursor_local
+        } else {
+            th.cursor_param
+        };
+        // A private region must stay inside its space's generic window
+        // (2^57 bytes for .param, the smaller one).
+        let end = base
+            .checked_add(size)
+            .map(|e| e.div_ceil(PRIVATE_GAP) * PRIVATE_GAP + PRIVATE_GAP)
+            .filter(|&e| e < 1 << 57);
+        let Some(end) = end else {
             return Err(self.fail(
                 t,
                 FindingKind::ResourceLimit,
-                "region size",
+                "address map",
                 format!(
-                    "`{name}` ({size} bytes, per thread) takes the memory in use over the limit ({} bytes per region, {} in all)",
-                    self.input.limits.max_region_bytes, self.input.limits.max_memory_bytes
+                    "`{name}` ({size} bytes, per thread) does not fit the engine's address map of per-thread .{} memory",
+                    space.name()
                 ),
             ));
-        }
+        };
         let th = &mut self.threads[t as usize];
         let cursor = if space == Space::Local {
             &mut th.cursor_local
         } else {
             &mut th.cursor_param
         };
-        let base = *cursor;
-        *cursor = (base + size).div_ceil(PRIVATE_GAP) * PRIVATE_GAP + PRIVATE_GAP;
+        *cursor = end;
         th.private.push(Private {
             region: Region {
                 name,
@@ -59,7 +83,7 @@ impl<D: Domain> Engine<'_, D> {
                 init: Init::Uninit,
                 tensor: None,
             },
-            slots: vec![Slot::Unwritten; size as usize],
+            slots: Slots::metered(size as usize, Slot::Unwritten, &self.meter),
         });
         Ok(th.private.len() - 1)
     }
@@ -138,10 +162,7 @@ impl<D: Domain> Engine<'_, D> {
                     }
                     (true, ArgVal::Region(src)) => {
                         let th = &mut self.threads[t as usize];
-                        let bytes = th.private[src].slots.clone();
-                        let dst = &mut th.private[here].slots;
-                        let n = dst.len().min(bytes.len());
-                        dst[..n].copy_from_slice(&bytes[..n]);
+                        copy_private(&mut th.private, src, here, usize::MAX);
                     }
                     (false, a) => {
                         let v = match a {
@@ -153,7 +174,7 @@ impl<D: Domain> Engine<'_, D> {
                                     &p.slots,
                                     &p.region.clone(),
                                     0,
-                                    width.min(p.slots.len() as u8),
+                                    width.min(p.slots.len().min(255) as u8),
                                     &mut self.d,
                                     self.cur_instr,
                                 );
@@ -395,10 +416,9 @@ impl<D: Domain> Engine<'_, D> {
                     offset: 0,
                 } if self.private_of_var(t, info, v.index()).is_some() => {
                     let p = self.private_of_var(t, info, v.index()).ok_or(Halt)?;
-                    let th = &self.threads[t as usize];
-                    let (slots, region) =
-                        (th.private[p].slots.clone(), th.private[p].region.clone());
-                    if slots.len() < usize::from(width) {
+                    let pr = &self.threads[t as usize].private[p];
+                    let (len, region) = (pr.slots.len(), pr.region.clone());
+                    if len < usize::from(width) {
                         return Err(self.unsupported(
                             t,
                             "call of a bound function",
@@ -410,7 +430,7 @@ impl<D: Domain> Engine<'_, D> {
                         ));
                     }
                     let (v, li) = crate::memory::load_value(
-                        &slots,
+                        &self.threads[t as usize].private[p].slots,
                         &region,
                         0,
                         width,
@@ -505,19 +525,16 @@ impl<D: Domain> Engine<'_, D> {
             match b {
                 RetBind::RegionToRegion { from, to, size } => {
                     let th = &mut self.threads[t as usize];
-                    let src = th.private[*from].slots.clone();
-                    let dst = &mut th.private[*to].slots;
-                    let n = (*size as usize).min(src.len()).min(dst.len());
-                    dst[..n].copy_from_slice(&src[..n]);
+                    copy_private(&mut th.private, *from, *to, *size as usize);
                 }
                 RetBind::RegionToReg { from, to, width } => {
                     let th = &self.threads[t as usize];
                     let p = &th.private[*from];
                     let region = p.region.clone();
-                    let slots = p.slots.clone();
-                    let w = (*width).min(slots.len() as u8);
+                    let slots = &p.slots;
+                    let w = (*width).min(slots.len().min(255) as u8);
                     let (v, _) = crate::memory::load_value(
-                        &slots,
+                        slots,
                         &region,
                         0,
                         w,
@@ -552,15 +569,8 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
         }
-        // Free the frame's private regions and their address ranges.
-        let freed: u64 = self.threads[t as usize]
-            .private
-            .get(frame.private_base..)
-            .unwrap_or(&[])
-            .iter()
-            .map(|p| p.region.size)
-            .sum();
-        self.memory_bytes = self.memory_bytes.saturating_sub(freed);
+        // Free the frame's private regions (their storage leaves the
+        // meter as it drops) and their address ranges.
         let th = &mut self.threads[t as usize];
         th.private.truncate(frame.private_base);
         let end_of = |space: Space, th: &super::Thread<D::Val>| {

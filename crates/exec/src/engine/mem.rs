@@ -12,7 +12,6 @@ use crate::int;
 use crate::memory::{Region, Slot, Space, holds_same, load_value, store_value};
 use crate::race::{Acc, Conflict, Kind, OP_COMMUTES, Rank};
 use crate::value::Value;
-use smallvec::SmallVec;
 
 /// The memory-model side of a load or store (`docs/semantics.md`,
 /// "Memory model"): weak (plain) or strong, with a scope.
@@ -421,9 +420,8 @@ impl<D: Domain> Engine<'_, D> {
         // at once when the whole store leaves the content as it is).
         let all_same = stored
             .is_some_and(|v| holds_same(&self.slots[ri], off as usize, v, width as u8, &self.d));
-        let new: Option<SmallVec<[Slot<D::Val>; 16]>> = stored.filter(|_| !all_same).map(|v| {
-            let mut tmp: SmallVec<[Slot<D::Val>; 16]> =
-                smallvec::smallvec![Slot::Unwritten; width as usize];
+        let new: Option<crate::memory::Slots<D::Val>> = stored.filter(|_| !all_same).map(|v| {
+            let mut tmp = crate::memory::Slots::new(width as usize, Slot::Unwritten);
             store_value(&mut tmp, 0, v, width as u8);
             tmp
         });
@@ -446,6 +444,10 @@ impl<D: Domain> Engine<'_, D> {
             g.mix_effect([u64::from(r), off, width << 8 | kind as u64, v]);
         }
         let mut first: Option<(u64, Conflict)> = None;
+        let wmma = self.wmma.cur_view.is_some();
+        if wmma && t.is_multiple_of(32) {
+            self.wmma.record(instr, r, off, width);
+        }
         let Some(sh) = self.shadows[ri].as_mut() else {
             return;
         };
@@ -460,7 +462,10 @@ impl<D: Domain> Engine<'_, D> {
                         k < n.len() && same_slot(&n[k], &cur[b], &self.d)
                     })
                 });
-            if let Some(c) = sh.access(&self.clocks, u, acc, same)
+            let byte = (u * gran) as u64;
+            let st = &self.wmma;
+            let exempt = |e: &Acc| wmma && st.same_view(r, byte, e);
+            if let Some(c) = sh.access_ex(&self.clocks, u, acc, same, exempt)
                 && first.is_none_or(|(_, f)| c.rank > f.rank)
             {
                 first = Some(((u * gran) as u64, c));
@@ -704,6 +709,9 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
+        if let Target::Cta(_) = target {
+            self.layout_escape(t, &v, "stored to shared or global memory")?;
+        }
         if ord.strong {
             let ty = match width {
                 1 => ptxeq_ir::ScalarType::B8,
@@ -926,6 +934,9 @@ impl<D: Domain> Engine<'_, D> {
         new: Value<D::Val>,
         width: u8,
     ) -> R<()> {
+        if let Target::Cta(_) = target {
+            self.layout_escape(t, &new, "combined into memory by an atomic")?;
+        }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &new, width),
             Target::Private(p) => store_value(

@@ -10,7 +10,8 @@
 //! - `sync`: barriers, warp collectives, deadlock analysis;
 //! - `matrix` (+ `fragments`, the layouts): `mma`, `ldmatrix`,
 //!   `stmatrix`, `movmatrix`, `wmma` as warp collectives (`wmma_check`:
-//!   guards of the fixed wmma fragment layout);
+//!   layout independence of element-wise fragment use, with the tags of
+//!   `crate::layout_tags`);
 //! - `async_copy`: `cp.async` and its commit / wait groups.
 //!
 //! Scheduling is deterministic: a FIFO run queue, initially all threads in
@@ -20,6 +21,7 @@
 
 mod async_copy;
 mod bitexact;
+mod budget;
 mod control;
 mod exec;
 mod fragments;
@@ -42,10 +44,12 @@ use crate::footprint::{FootprintBuilder, GlobalFootprint, TensorFootprint};
 use crate::funcinfo::FuncInfo;
 use crate::input::{CtaInput, ParamValue};
 use crate::memory::{
-    GLOBAL_SLOT_BITS, Init, PRIVATE_START, Region, SPACE_SLOT_BITS, Slot, Space, load_value,
+    GLOBAL_SLOT_BITS, Init, PRIVATE_START, Region, SHARED_WINDOW, SPACE_SLOT_BITS, Slot, Slots,
+    Space, load_value,
 };
 use crate::race::{Clocks, ShadowMem};
 use crate::result::{CtaRun, OutputValue, Stats, TensorOutput};
+use crate::sparse::Meter;
 use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
@@ -101,9 +105,9 @@ pub(crate) struct LastArrival {
 }
 
 /// A per-thread region: a `.local` variable or call param of a frame.
-pub(crate) struct Private<V> {
+pub(crate) struct Private<V: Copy> {
     pub region: Region,
-    pub slots: Vec<Slot<V>>,
+    pub slots: Slots<V>,
 }
 
 /// How a callee's return param flows back to the caller.
@@ -139,7 +143,7 @@ pub(crate) struct Frame<V> {
     pub rets: Vec<RetBind>,
 }
 
-pub(crate) struct Thread<V> {
+pub(crate) struct Thread<V: Copy> {
     pub tid: [u32; 3],
     pub linear: u32,
     pub frames: Vec<Frame<V>>,
@@ -151,6 +155,8 @@ pub(crate) struct Thread<V> {
     pub cursor_param: u64,
     pub last_arrival: [Option<LastArrival>; 16],
     pub tracer: ThreadTracer,
+    /// Loop iterations per back edge (names the loop at the step limit).
+    pub back_edges: budget::BackEdges,
 }
 
 /// The interpreter state of one CTA.
@@ -164,7 +170,7 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub threads: Vec<Thread<D::Val>>,
     /// CTA-wide regions.
     pub regions: Vec<Region>,
-    pub slots: Vec<Vec<Slot<D::Val>>>,
+    pub slots: Vec<Slots<D::Val>>,
     pub shadows: Vec<Option<ShadowMem>>,
     pub footprints: Vec<Option<FootprintBuilder>>,
     /// Per space (global, shared, const, param): sorted `(base, end, region)`.
@@ -192,12 +198,13 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub cur_instr: u32,
     pub sched_hash: u64,
     pub sched_events: u64,
-    /// Bytes of all regions allocated so far (against `max_memory_bytes`).
-    pub memory_bytes: u64,
+    /// Heap bytes of the per-byte state of touched memory (contents,
+    /// shadows, footprints), checked against `max_memory_state_bytes`.
+    pub meter: Meter,
     /// Outstanding `cp.async` copies.
     pub asyncs: async_copy::AsyncCopies,
-    /// Guards of the fixed wmma fragment layout.
-    pub wmma: wmma_check::WmmaState<D::Val>,
+    /// wmma instances per warp (layout tags, `wmma_check`).
+    pub wmma: wmma_check::WmmaState,
     /// CTA ids by the index stamped into accesses (`race::Acc::cta`):
     /// this CTA alone, or every CTA of a grid-level run (`crate::grid`).
     pub cta_ids: Rc<[[u32; 3]]>,
@@ -281,8 +288,11 @@ fn init_bytes(v: &ptxeq_ir::VarDecl, resolve: &dyn Fn(&str) -> Option<u64>) -> O
 }
 
 impl<'a, D: Domain> Engine<'a, D> {
-    /// Lays out memory and creates the threads. A layout problem (a
-    /// region over the size limit, a thread count over 1024) is a finding.
+    /// Lays out memory and creates the threads. A layout problem (regions
+    /// that do not fit the address map, a thread count over 1024) is a
+    /// finding. Nothing is allocated per byte of a region here: contents,
+    /// shadows and footprints are sparse and grow with what the run
+    /// touches.
     #[allow(clippy::result_large_err)] // the error path runs once, before anything else
     pub(crate) fn new(input: &'a CtaInput, cta: [u32; 3], d: D) -> Result<Self, (Finding, D)> {
         let nthreads64 = input.threads();
@@ -303,15 +313,29 @@ impl<'a, D: Domain> Engine<'a, D> {
         for f in &input.funcs {
             funcs.push(FuncInfo::new(f.clone(), &names));
         }
-        let limit = input.limits.max_region_bytes;
-        let too_big = |what: &str, size: u64| {
+        let meter = Meter::new();
+        let address_map = |what: &str, size: u64, room: &str| {
             Finding::new(
                 FindingKind::ResourceLimit,
-                format!("{what} has {size} bytes, over the limit of {limit}"),
+                format!(
+                    "{what} has {size} bytes, more than the engine's address map holds ({room})"
+                ),
             )
         };
         let mut regions: Vec<Region> = Vec::new();
-        let mut slots: Vec<Vec<Slot<D::Val>>> = Vec::new();
+        let mut slots: Vec<Slots<D::Val>> = Vec::new();
+        // Global regions are placed one after another in 64 GiB slots: a
+        // region takes as many slots as it needs to keep at least 1 MiB
+        // of gap after it (one slot for anything under 64 GiB - 1 MiB).
+        let mut next_global = 1u64 << GLOBAL_SLOT_BITS;
+        let mut place_global = |size: u64| -> Option<u64> {
+            let base = next_global;
+            let slots = size
+                .checked_add(1 << SPACE_SLOT_BITS)?
+                .div_ceil(1 << GLOBAL_SLOT_BITS);
+            next_global = base.checked_add(slots.checked_mul(1 << GLOBAL_SLOT_BITS)?)?;
+            (next_global <= SHARED_WINDOW).then_some(base)
+        };
         // Global: one region per tensor.
         for (i, t) in input.tensors.iter().enumerate() {
             if input.bindings.is_global_tensor(i as u32) {
@@ -319,9 +343,10 @@ impl<'a, D: Domain> Engine<'a, D> {
                 continue;
             }
             let size = t.byte_size();
-            if size > limit {
-                return Err((too_big(&format!("tensor `{}`", t.name), size), d));
-            }
+            let Some(base) = place_global(size) else {
+                let what = format!("tensor `{}`", t.name);
+                return Err((address_map(&what, size, "2^61 bytes of global memory"), d));
+            };
             let init = if t.role.is_read() {
                 Init::Input {
                     tensor: i as u32,
@@ -334,13 +359,13 @@ impl<'a, D: Domain> Engine<'a, D> {
             regions.push(Region {
                 name: t.name.clone(),
                 space: Space::Global,
-                base: (i as u64 + 1) << GLOBAL_SLOT_BITS,
+                base,
                 size,
                 elem: t.dtype.size_bytes() as u32,
                 init,
                 tensor: Some(i as u32),
             });
-            let mut tslots = vec![Slot::Unwritten; size as usize];
+            let mut tslots = Slots::metered(size as usize, Slot::Unwritten, &meter);
             if let Some(bytes) = input.bindings.tensor_bytes(i as u32) {
                 crate::bindings::fill(&mut tslots, bytes);
             }
@@ -349,7 +374,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         // Module and function variables with CTA-wide storage.
         let mut var_region: Vec<Vec<Option<u32>>> = Vec::new();
         let mut by_name: FxHashMap<String, u32> = FxHashMap::default();
-        let mut counters = [input.tensors.len() as u64 + 1, 1, 1]; // global, shared, const
+        let mut counters = [1u64, 1]; // shared, const
         let mut dynamic: Option<u32> = None;
         let mut pending_init: Vec<(u32, usize, usize)> = Vec::new(); // (region, func, var)
         for (fi, f) in funcs.iter().enumerate() {
@@ -379,19 +404,28 @@ impl<'a, D: Domain> Engine<'a, D> {
                 } else {
                     v.size_bytes.unwrap_or(0)
                 };
-                if size > limit || (space == Space::Shared && size >= 1 << SPACE_SLOT_BITS) {
-                    return Err((too_big(&format!("variable `{}`", v.name), size), d));
+                if space != Space::Global && size >= 1 << SPACE_SLOT_BITS {
+                    let what = format!("variable `{}`", v.name);
+                    let room = format!("1 MiB per .{} variable", space.name());
+                    return Err((address_map(&what, size, &room), d));
                 }
-                let k = match space {
-                    Space::Global => 0,
-                    Space::Shared => 1,
-                    _ => 2,
-                };
                 let base = match space {
-                    Space::Global => counters[0] << GLOBAL_SLOT_BITS,
-                    _ => counters[k] << SPACE_SLOT_BITS,
+                    Space::Global => match place_global(size) {
+                        Some(b) => b,
+                        None => {
+                            let what = format!("variable `{}`", v.name);
+                            return Err((
+                                address_map(&what, size, "2^61 bytes of global memory"),
+                                d,
+                            ));
+                        }
+                    },
+                    _ => {
+                        let k = usize::from(space != Space::Shared);
+                        counters[k] += 1;
+                        (counters[k] - 1) << SPACE_SLOT_BITS
+                    }
                 };
-                counters[k] += 1;
                 let r = regions.len() as u32;
                 let bound = if module {
                     input.bindings.global(&v.name)
@@ -429,7 +463,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 } else {
                     Slot::Unwritten
                 };
-                let mut vslots = vec![fill; size as usize];
+                let mut vslots = Slots::metered(size as usize, fill, &meter);
                 match bound {
                     // The spec's values replace the initialiser.
                     Some(GlobalContents::Bytes(bytes)) => crate::bindings::fill(&mut vslots, bytes),
@@ -469,7 +503,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             psize += p.size_bytes.unwrap_or_else(|| p.ty.size_bytes());
         }
         if psize > 1 << SPACE_SLOT_BITS {
-            return Err((too_big("the kernel parameter block", psize), d));
+            let room = "1 MiB of kernel parameters";
+            return Err((address_map("the kernel parameter block", psize, room), d));
         }
         let param_region = regions.len() as u32;
         regions.push(Region {
@@ -481,13 +516,29 @@ impl<'a, D: Domain> Engine<'a, D> {
             init: Init::Params,
             tensor: None,
         });
-        let mut pslots = vec![Slot::Unwritten; psize as usize];
+        let mut pslots = Slots::metered(psize as usize, Slot::Unwritten, &meter);
+        let mut d = d;
         for (i, p) in kparams.iter().enumerate() {
+            if let Some(&ParamValue::Symbol { input: sym }) = input.params.get(i) {
+                // A symbolic scalar: the param's bytes hold one real value,
+                // input `sym` element 0.
+                let k = (sym as usize).wrapping_sub(input.tensors.len());
+                if let Some(fmt) = input.symbols.get(k).and_then(|s| Fmt::of_dtype(s.dtype)) {
+                    let v = d.input(sym, 0, fmt);
+                    let off = param_offsets[i] as usize;
+                    for b in 0..fmt.size() {
+                        if off + (b as usize) < pslots.len() {
+                            pslots.set(off + b as usize, Slot::Data { v, fmt, idx: b });
+                        }
+                    }
+                }
+                continue;
+            }
             let off = param_offsets[i] as usize;
             let mut put = |at: usize, bits: u64, n: usize| {
                 for b in 0..n.min(8) {
-                    if let Some(s) = pslots.get_mut(at + b) {
-                        *s = Slot::Byte((bits >> (8 * b)) as u8);
+                    if at + b < pslots.len() {
+                        pslots.set(at + b, Slot::Byte((bits >> (8 * b)) as u8));
                     }
                 }
             };
@@ -526,24 +577,12 @@ impl<'a, D: Domain> Engine<'a, D> {
             if let Some(bytes) = init_bytes(v, &resolve) {
                 let s = &mut slots[r as usize];
                 for (i, b) in bytes.into_iter().enumerate() {
-                    if let Some(x) = s.get_mut(i) {
-                        *x = Slot::Byte(b);
+                    let b = Slot::Byte(b);
+                    if i < s.len() && s.get(i) != b {
+                        s.set(i, b);
                     }
                 }
             }
-        }
-        let total: u64 = regions.iter().map(|r| r.size).sum();
-        if total > input.limits.max_memory_bytes {
-            return Err((
-                Finding::new(
-                    FindingKind::ResourceLimit,
-                    format!(
-                        "the kernel's memory regions need {total} bytes, over the limit of {}",
-                        input.limits.max_memory_bytes
-                    ),
-                ),
-                d,
-            ));
         }
         let mut lookup: [Vec<(u64, u64, u32)>; 4] = Default::default();
         for (i, r) in regions.iter().enumerate() {
@@ -564,14 +603,14 @@ impl<'a, D: Domain> Engine<'a, D> {
             .iter()
             .map(|r| {
                 (matches!(r.space, Space::Global | Space::Shared) && !input_only(r))
-                    .then(|| ShadowMem::new(r.size as usize))
+                    .then(|| ShadowMem::metered(r.size as usize, &meter))
             })
             .collect();
         let footprints = regions
             .iter()
             .map(|r| {
                 (r.tensor.is_some() && !input_only(r))
-                    .then(|| FootprintBuilder::new(r.size as usize))
+                    .then(|| FootprintBuilder::metered(r.size as usize, &meter))
             })
             .collect();
         let [bx, by, _] = input.block;
@@ -587,6 +626,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 cursor_param: PRIVATE_START,
                 last_arrival: [None; 16],
                 tracer: ThreadTracer::start(0, 0),
+                back_edges: budget::BackEdges::default(),
             })
             .collect();
         let mut live = vec![u32::MAX; nwarps as usize];
@@ -627,7 +667,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             cur_instr: 0,
             sched_hash: 0,
             sched_events: 0,
-            memory_bytes: total,
+            meter,
             asyncs: async_copy::AsyncCopies::new(nthreads as usize),
             wmma: wmma_check::WmmaState::new(nwarps as usize),
             cta_ids: Rc::from(vec![cta]),
@@ -639,12 +679,78 @@ impl<'a, D: Domain> Engine<'a, D> {
                 break;
             }
         }
+        e.check_memory_state(0);
         Ok(e)
     }
 
     /// The CTA id of access-stamp index `ix`.
     pub(crate) fn cta_of(&self, ix: u32) -> [u32; 3] {
         self.cta_ids.get(ix as usize).copied().unwrap_or(self.cta)
+    }
+
+    /// Records the peak of the touched-memory state and checks it against
+    /// `max_memory_state_bytes`; over the limit, a `ResourceLimit` finding
+    /// names the regions holding the most state and the run halts
+    /// (returns `false`). `t` is the running thread (for the report).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn check_memory_state(&mut self, t: u32) -> bool {
+        let now = self.meter.bytes();
+        self.stats.peak_memory_state_bytes = self.stats.peak_memory_state_bytes.max(now);
+        let limit = self.input.limits.max_memory_state_bytes;
+        if now <= limit {
+            return true;
+        }
+        // Who holds it: CTA-wide regions, then per-thread regions summed
+        // by name.
+        let mut by_region: Vec<(u64, String)> = Vec::new();
+        for (i, r) in self.regions.iter().enumerate() {
+            let bytes = self.slots[i].bytes()
+                + self.shadows[i].as_ref().map_or(0, ShadowMem::bytes)
+                + self.footprints[i]
+                    .as_ref()
+                    .map_or(0, FootprintBuilder::bytes);
+            let what = match r.tensor {
+                Some(_) => format!("tensor `{}`", r.name),
+                None => format!(".{} `{}`", r.space.name(), r.name),
+            };
+            by_region.push((bytes, what));
+        }
+        let mut private: FxHashMap<String, u64> = FxHashMap::default();
+        for th in &self.threads {
+            for p in &th.private {
+                *private
+                    .entry(format!(
+                        ".{} `{}` (all threads)",
+                        p.region.space.name(),
+                        p.region.name
+                    ))
+                    .or_default() += p.slots.bytes();
+            }
+        }
+        by_region.extend(private.into_iter().map(|(k, v)| (v, k)));
+        by_region.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let top: Vec<String> = by_region
+            .iter()
+            .filter(|(b, _)| *b > 0)
+            .take(3)
+            .map(|(b, w)| format!("{w} {b} bytes"))
+            .collect();
+        let th = self.thread_ref(t);
+        let instr = unpack_instr(self.cur_instr);
+        let msg = format!(
+            "{th}, {instr}: the state the engine keeps for the memory this CTA touched \
+             (contents, race shadows, footprints) reached {now} bytes, over the limit of \
+             {limit} bytes (max_memory_state_bytes); most held by: {}",
+            top.join(", ")
+        );
+        self.report(
+            Finding::new(FindingKind::ResourceLimit, msg)
+                .at(Some(th), Some(instr))
+                .with_reason("memory state limit"),
+        );
+        self.halted = true;
+        false
     }
 
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
@@ -767,13 +873,13 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.sched_event(t, 1);
         let max = self.input.limits.max_steps;
         loop {
+            if self.meter.bytes() > self.stats.peak_memory_state_bytes
+                && !self.check_memory_state(t)
+            {
+                return;
+            }
             if self.stats.instructions_executed >= max {
-                let _ = self.fail(
-                    t,
-                    FindingKind::ResourceLimit,
-                    "step limit",
-                    format!("the CTA executed {max} thread-instructions (the step limit)"),
-                );
+                let _ = self.step_limit(t);
                 return;
             }
             self.stats.instructions_executed += 1;
@@ -813,6 +919,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             return self.do_return(funcs, t);
         };
         self.cur_instr = pack_instr(f, pc);
+        if D::LAYOUT_TAGS {
+            self.d.layout_at(self.cur_instr);
+        }
         self.threads[t as usize].tracer.step();
         self.guard = None;
         if let Some(g) = ins.guard {
@@ -833,6 +942,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             Flow::Jump(target) => {
                 let th = &mut self.threads[t as usize];
+                if target <= pc {
+                    th.back_edges.taken(pack_instr(f, pc));
+                }
                 th.frames.last_mut().ok_or(Halt)?.pc = target;
                 th.tracer.jump(f, target);
             }
@@ -855,7 +967,9 @@ impl<'a, D: Domain> Engine<'a, D> {
         let mut live_cells = 0u64;
         for (i, s) in self.slots.iter().enumerate() {
             if matches!(self.regions[i].space, Space::Global | Space::Shared) {
-                live_cells += s.iter().filter(|x| !matches!(x, Slot::Unwritten)).count() as u64;
+                for (_, page) in s.allocated() {
+                    live_cells += page.iter().filter(|x| **x != Slot::Unwritten).count() as u64;
+                }
             }
         }
         self.stats.max_live_cells = live_cells;
@@ -901,21 +1015,47 @@ impl<'a, D: Domain> Engine<'a, D> {
             let es = t.dtype.size_bytes() as usize;
             let fmt = Fmt::of_dtype(t.dtype);
             let region = self.regions[i].clone();
-            let n = self.slots[i].len() / es.max(1);
-            let mut elements = Vec::new();
-            for e in 0..n {
+            let es = es.max(1);
+            // The elements with a written byte, from the allocated pages
+            // only (in index order).
+            let mut written: Vec<usize> = Vec::new();
+            for (start, page) in self.slots[i].allocated() {
+                for (j, s) in page.iter().enumerate() {
+                    let e = (start + j) / es;
+                    if *s != Slot::Unwritten && written.last() != Some(&e) {
+                        written.push(e);
+                    }
+                }
+            }
+            let mut elements = Vec::with_capacity(written.len());
+            let mut undefined = Vec::new();
+            for e in written {
                 let off = e * es;
-                let bytes = &self.slots[i][off..off + es];
-                if bytes.iter().all(|s| *s == Slot::Unwritten) {
+                if off + es > self.slots[i].len() {
                     continue;
                 }
                 let (v, info) = load_value(&self.slots[i], &region, off, es as u8, &mut self.d, 0);
+                if matches!(v, Value::Undef) {
+                    undefined.push(e as u64);
+                }
                 let ov = if info.uninit {
                     OutputValue::Unsupported("partly written element".into())
                 } else {
                     self.output_value(v, fmt)
                 };
                 elements.push((e as u64, ov));
+            }
+            // An undefined value whose cause is already reported (a read of
+            // uninitialised memory) is not reported twice.
+            let cause_reported = self
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::Uninitialised);
+            if !undefined.is_empty()
+                && self.input.limits.report_undefined_outputs
+                && !cause_reported
+            {
+                self.undefined_outputs(&t.name, &undefined);
             }
             out.push(TensorOutput {
                 tensor: i as u32,

@@ -95,11 +95,11 @@ impl EngineGrid {
 }
 
 /// One global region between two CTAs: its contents and race shadow.
-type GlobalRegion<V> = (Vec<Slot<V>>, Option<ShadowMem>);
+type GlobalRegion<V> = (crate::memory::Slots<V>, Option<ShadowMem>);
 
 /// The global memory of a grid run between two CTAs: per region index,
 /// the contents and race shadows of every global region.
-struct GridMemory<V> {
+struct GridMemory<V: Copy> {
     regions: Vec<Option<GlobalRegion<V>>>,
     reported: FxHashSet<(u32, u32, u32)>,
     cta_ids: Rc<[[u32; 3]]>,
@@ -156,7 +156,10 @@ impl<D: Domain> Engine<'_, D> {
             if self.regions[r].space != Space::Global {
                 continue;
             }
-            let s = std::mem::take(&mut self.slots[r]);
+            let s = std::mem::replace(
+                &mut self.slots[r],
+                crate::memory::Slots::new(0, Slot::Unwritten),
+            );
             let sh = self.shadows[r].take();
             if let Some(x) = mem.regions.get_mut(r) {
                 *x = Some((s, sh));

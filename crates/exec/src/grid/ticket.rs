@@ -325,9 +325,12 @@ fn start_of<D: Domain>(
     let start = match (e.regions.get(r), e.slots.get(r)) {
         (Some(reg), Some(s)) => {
             let bytes: Option<Vec<u8>> = (off..off + u64::from(width))
-                .map(|b| match s.get(b as usize) {
-                    Some(Slot::Byte(x)) => Some(*x),
-                    _ => None,
+                .map(|b| match (b as usize) < s.len() {
+                    true => match s.get(b as usize) {
+                        Slot::Byte(x) => Some(x),
+                        _ => None,
+                    },
+                    false => None,
                 })
                 .collect();
             match (bytes, &reg.init) {

@@ -54,6 +54,7 @@ pub fn input(
         dynamic_shared: 0,
         params,
         tensors,
+        symbols: Vec::new(),
         limits: Limits::default(),
         bindings: Default::default(),
     }

@@ -14,7 +14,8 @@
 //! are in flight until their wait (`engine/matrix.rs`,
 //! `engine/async_copy.rs`).
 //!
-//! Entry points: [`run_cta`] (one CTA with any domain), [`replay`] (a
+//! Entry points: [`run_cta`] (one CTA with any domain),
+//! [`run_cta_with_coverage`] (the same, recording [`Coverage`]), [`replay`] (a
 //! second run checked against an earlier trace), [`check_cross_cta`]
 //! (global-memory disjointness of several CTAs' footprints).
 //!
@@ -46,6 +47,7 @@
 //!   (their reads are therefore not race-tracked).
 
 mod concrete;
+mod coverage;
 mod domain;
 mod engine;
 mod finding;
@@ -62,6 +64,7 @@ mod trace;
 mod value;
 
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
+pub use coverage::Coverage;
 pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
 pub use finding::{
     AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation, ThreadRef, WaitGroup,
@@ -86,6 +89,26 @@ pub fn run_cta<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun
             e.finish_with_domain()
         }
         Err((f, d)) => (empty_run(cta, f, input), d),
+    }
+}
+
+/// [`run_cta`], also recording which instructions ran and whether their
+/// register results were read ([`Coverage`]; off in [`run_cta`], so
+/// normal runs pay nothing for it). Used by the mutation harness.
+pub fn run_cta_with_coverage<D: Domain>(
+    input: &CtaInput,
+    cta: [u32; 3],
+    domain: D,
+) -> (CtaRun<D::Val>, D, Coverage) {
+    match engine::Engine::new(input, cta, domain) {
+        Ok(mut e) => {
+            e.enable_coverage();
+            e.run();
+            let cov = e.take_coverage().unwrap_or_default();
+            let (run, d) = e.finish_with_domain();
+            (run, d, cov)
+        }
+        Err((f, d)) => (empty_run(cta, f, input), d, Coverage::default()),
     }
 }
 

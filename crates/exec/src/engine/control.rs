@@ -170,12 +170,18 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
         }
+        let prov = if self.cov.is_some() {
+            vec![0; regs.len()]
+        } else {
+            Vec::new()
+        };
         self.threads[t as usize].frames.push(Frame {
             func,
             pc: 0,
             regs,
             private_base,
             rets: Vec::new(),
+            prov,
         });
         Ok(())
     }
@@ -373,6 +379,9 @@ impl<D: Domain> Engine<'_, D> {
                     self.write(t, caller_info, to, v)?;
                 }
                 RetBind::RegToReg { from_slot, to } => {
+                    if let Some(c) = self.cov.as_deref_mut() {
+                        c.read_from(frame.prov.get(*from_slot as usize));
+                    }
                     let v = frame
                         .regs
                         .get(*from_slot as usize)
@@ -385,6 +394,9 @@ impl<D: Domain> Engine<'_, D> {
                     to,
                     width,
                 } => {
+                    if let Some(c) = self.cov.as_deref_mut() {
+                        c.read_from(frame.prov.get(*from_slot as usize));
+                    }
                     let v = frame
                         .regs
                         .get(*from_slot as usize)

@@ -19,6 +19,16 @@
 //!   operand, a guard, a return value, or as the old value kept by a
 //!   write under a data guard (an over-approximation of liveness is the
 //!   safe direction here: it can only make more mutants count as live).
+//!
+//! And per thread, a fingerprint of every memory access in order: the
+//! instruction, the region and offset, the width, the kind, and the value
+//! a store or atomic leaves behind. Two runs with equal traces (paths and
+//! schedule), equal access fingerprints and equal outputs are the same to
+//! everything the checker judges (races, bounds, uninitialised reads,
+//! output terms): whatever else differs between the two kernels only
+//! touched registers that never reached memory, control flow or an output.
+
+use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -34,14 +44,24 @@ pub struct Coverage {
     /// Function `k` (0 = the kernel, as [`InstrRef::func`]), instruction
     /// index → flags.
     funcs: Vec<Vec<u8>>,
+    /// Per thread (linear id; CTA after CTA when merged): memory accesses
+    /// made and their fingerprint.
+    accesses: Vec<(u64, u64)>,
 }
 
 impl Coverage {
     /// An empty record for functions of the given instruction counts.
-    pub(crate) fn new(lens: impl IntoIterator<Item = usize>) -> Self {
+    pub(crate) fn new(lens: impl IntoIterator<Item = usize>, threads: usize) -> Self {
         Coverage {
             funcs: lens.into_iter().map(|n| vec![0; n]).collect(),
+            accesses: vec![(0, 0); threads],
         }
+    }
+
+    /// Per thread: how many memory accesses it made and a fingerprint of
+    /// them in order (see the module doc).
+    pub fn accesses(&self) -> &[(u64, u64)] {
+        &self.accesses
     }
 
     fn flags(&self, i: InstrRef) -> u8 {
@@ -67,8 +87,10 @@ impl Coverage {
         self.flags(i) & READ != 0
     }
 
-    /// Adds another run's record (several CTAs of one kernel).
+    /// Adds another run's record (several CTAs of one kernel; the access
+    /// fingerprints are appended, CTA after CTA).
     pub fn merge(&mut self, other: &Coverage) {
+        self.accesses.extend_from_slice(&other.accesses);
         if self.funcs.len() < other.funcs.len() {
             self.funcs.resize(other.funcs.len(), Vec::new());
         }
@@ -114,6 +136,17 @@ impl Coverage {
         self.set(packed, WROTE);
     }
 
+    /// Thread `t` made a memory access described by `what` (instruction,
+    /// place, width, kind, stored value).
+    pub(crate) fn access<A: Hash>(&mut self, t: u32, what: A) {
+        if let Some((n, h)) = self.accesses.get_mut(t as usize) {
+            let mut s = std::hash::DefaultHasher::new();
+            (*h, what).hash(&mut s);
+            *h = s.finish();
+            *n += 1;
+        }
+    }
+
     /// A register value was read; `writer` is its provenance as kept in a
     /// frame (`packed + 1`, 0 = written by no instruction).
     #[inline]
@@ -132,10 +165,10 @@ mod tests {
 
     #[test]
     fn flags_and_merge() {
-        let mut a = Coverage::new([3, 2]);
+        let mut a = Coverage::new([3, 2], 1);
         a.executed_at(1);
         a.wrote_at(1);
-        let mut b = Coverage::new([3]);
+        let mut b = Coverage::new([3], 1);
         b.read_from(Some(&2)); // instruction 1 of the kernel
         b.read_from(Some(&0)); // no writer: nothing
         b.read_from(None);

@@ -92,9 +92,10 @@ pub fn run_cta<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun
     }
 }
 
-/// [`run_cta`], also recording which instructions ran and whether their
-/// register results were read ([`Coverage`]; off in [`run_cta`], so
-/// normal runs pay nothing for it). Used by the mutation harness.
+/// [`run_cta`], also recording which instructions ran, whether their
+/// register results were read, and a fingerprint of every thread's memory
+/// accesses ([`Coverage`]; off in [`run_cta`], so normal runs pay nothing
+/// for it). Used by the mutation harness.
 pub fn run_cta_with_coverage<D: Domain>(
     input: &CtaInput,
     cta: [u32; 3],

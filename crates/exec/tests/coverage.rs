@@ -68,3 +68,41 @@ fn executed_and_read_flags() {
     let (plain, _) = run_cta(&inp, [0, 0, 0], Concrete::new(vec![]));
     assert_eq!(plain, run);
 }
+
+fn accesses(ptx: &str) -> Vec<(u64, u64)> {
+    let inp = input(
+        ptx,
+        [8, 1, 1],
+        vec![tensor("out", Role::Output, DType::U32, &[32])],
+        vec![ParamValue::Tensor { tensor: 0 }],
+    );
+    let (run, _, cov) = run_cta_with_coverage(&inp, [0, 0, 0], Concrete::new(vec![]));
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    cov.accesses().to_vec()
+}
+
+#[test]
+fn access_fingerprints_see_addresses_and_stored_values() {
+    let a = accesses(PTX);
+    assert_eq!(a.len(), 8);
+    // Each thread: two stores (the param loads are accesses too).
+    assert!(a.iter().all(|&(n, _)| n >= 2), "{a:?}");
+    // tid + 1 == tid - (-1): the same stores.
+    let same = PTX.replace("add.u32 %r3, %r1, 1;", "sub.u32 %r3, %r1, -1;");
+    assert_ne!(same, PTX);
+    assert_eq!(accesses(&same), a);
+    // A dead register changed: the same accesses.
+    let dead = PTX.replace("mov.u32 %r4, 9;", "mov.u32 %r4, 10;");
+    assert_ne!(dead, PTX);
+    assert_eq!(accesses(&dead), a);
+    // tid + 2: another value stored by every thread.
+    let value = PTX.replace("add.u32 %r3, %r1, 1;", "add.u32 %r3, %r1, 2;");
+    assert!(accesses(&value).iter().zip(&a).all(|(x, y)| x != y));
+    // Another address.
+    let addr = PTX.replace(
+        "st.global.u32 [%rd2+32], %r6;",
+        "st.global.u32 [%rd2+36], %r6;",
+    );
+    assert_ne!(addr, PTX);
+    assert!(accesses(&addr).iter().zip(&a).all(|(x, y)| x != y));
+}

@@ -428,6 +428,7 @@ impl<D: Domain> Engine<'_, D> {
         let Some((target, off)) = self.resolve(t, info, space, addr, u64::from(width))? else {
             return Ok(None);
         };
+        self.cov_access(t, target, off, width, AccessKind::Read, None);
         self.track(t, target, off, u64::from(width), AccessKind::Read);
         let (v, li) = self.read_target(t, target, off, width);
         if li.unused_param {
@@ -485,6 +486,7 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
+        self.cov_access(t, target, off, width, AccessKind::Write, Some(&v));
         self.track_store(t, target, off, &v, width);
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
@@ -496,6 +498,26 @@ impl<D: Domain> Engine<'_, D> {
             ),
         }
         Ok(())
+    }
+
+    /// Records an access in the coverage fingerprint, when coverage is on.
+    #[inline]
+    fn cov_access(
+        &mut self,
+        t: u32,
+        target: Target,
+        off: u64,
+        width: u8,
+        kind: AccessKind,
+        stored: Option<&Value<D::Val>>,
+    ) {
+        if let Some(c) = self.cov.as_deref_mut() {
+            let place = match target {
+                Target::Cta(r) => (0u8, r as usize),
+                Target::Private(p) => (1u8, p),
+            };
+            c.access(t, (self.cur_instr, place, off, width, kind, stored));
+        }
     }
 
     /// Stores go nowhere read-only: input-only tensors (their reads are not
@@ -675,6 +697,7 @@ impl<D: Domain> Engine<'_, D> {
         new: Value<D::Val>,
         width: u8,
     ) -> R<()> {
+        self.cov_access(t, target, off, width, AccessKind::Atomic, Some(&new));
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &new, width),
             Target::Private(p) => store_value(

@@ -591,7 +591,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// Starts recording [`Coverage`] (before [`Engine::run`]).
     pub(crate) fn enable_coverage(&mut self) {
         let lens = self.funcs.iter().map(|f| f.ir.instrs.len());
-        self.cov = Some(Box::new(Coverage::new(lens)));
+        self.cov = Some(Box::new(Coverage::new(lens, self.nthreads as usize)));
         for th in &mut self.threads {
             for fr in &mut th.frames {
                 fr.prov = vec![0; fr.regs.len()];

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use ptxeq_mutate::run::{Heavy, default_heavy};
 use ptxeq_mutate::{AllowList, Kernel, Op, Options, Outcome, enumerate, run_corpus};
 
 #[derive(Parser)]
@@ -33,12 +34,19 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Wall-clock budget of one mutant's check, in seconds.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 1200)]
     timeout: u64,
     /// Step budget of a mutant's coverage run: this many times the
     /// original's thread-instructions per CTA (plus 10^6).
     #[arg(long, default_value_t = 8)]
     step_factor: u64,
+    /// Fewer mutants for slow cases: `PATTERN=MUTANTS,REWRITES`
+    /// (repeatable; replaces the built-in list, see `default_heavy`).
+    #[arg(long)]
+    heavy: Vec<String>,
+    /// No reduced counts for slow cases.
+    #[arg(long)]
+    no_heavy: bool,
     /// Only cases whose name contains this (repeatable).
     #[arg(long)]
     filter: Vec<String>,
@@ -63,6 +71,28 @@ fn count(s: &str, what: &str) -> Result<Option<usize>, String> {
     s.parse()
         .map(Some)
         .map_err(|_| format!("--{what}: expected a number or `all`, got `{s}`"))
+}
+
+fn heavy_list(specs: &[String], none: bool) -> Result<Vec<Heavy>, String> {
+    if none {
+        return Ok(Vec::new());
+    }
+    if specs.is_empty() {
+        return Ok(default_heavy());
+    }
+    specs
+        .iter()
+        .map(|s| {
+            let bad = || format!("--heavy: expected PATTERN=MUTANTS,REWRITES, got `{s}`");
+            let (pattern, counts) = s.split_once('=').ok_or_else(bad)?;
+            let (m, r) = counts.split_once(',').ok_or_else(bad)?;
+            Ok(Heavy {
+                pattern: pattern.to_string(),
+                mutants: m.trim().parse().map_err(|_| bad())?,
+                rewrites: r.trim().parse().map_err(|_| bad())?,
+            })
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -92,6 +122,7 @@ fn real_main(args: Args) -> Result<ExitCode, String> {
         timeout: Duration::from_secs(args.timeout.max(1)),
         step_factor: args.step_factor.max(1),
         ops,
+        heavy: heavy_list(&args.heavy, args.no_heavy)?,
     };
     let allow_path = args.allow.unwrap_or_else(ptxeq_mutate::default_allow_path);
     let allow = AllowList::load(&allow_path)?;
@@ -101,6 +132,17 @@ fn real_main(args: Args) -> Result<ExitCode, String> {
     let summary = run_corpus(&args.corpus, &args.filter, &args.exclude, &opts, &allow, |c| {
         if let Some(why) = &c.skipped {
             eprintln!("{}: skipped: {why}", c.case);
+        } else {
+            eprintln!(
+                "{}: original proved in {} ms, {} thread-instructions{}; {} of {} mutants and \
+                 rewrites run",
+                c.case,
+                c.baseline_millis,
+                c.baseline_steps,
+                if c.heavy { " (heavy)" } else { "" },
+                c.results.len(),
+                c.available
+            );
         }
         for r in &c.results {
             let extra = match &r.outcome {

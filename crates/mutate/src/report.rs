@@ -216,3 +216,90 @@ impl Summary {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::allow::AllowList;
+    use crate::mutants::{Mutant, Op, Probe};
+    use crate::run::MutantResult;
+
+    fn result(op: Op, id: &str, outcome: Outcome) -> MutantResult {
+        MutantResult {
+            mutant: Mutant {
+                id: id.into(),
+                op,
+                instr: 0,
+                line: 1,
+                desc: "d".into(),
+                edits: Vec::new(),
+                probe: Probe::None,
+            },
+            outcome,
+            verdict: "-".into(),
+            detail: String::new(),
+            millis: 0,
+        }
+    }
+
+    #[test]
+    fn tallies_per_family_and_lists_failures() {
+        let allow = AllowList::parse(
+            "[[allow]]\ncase = \"a/x\"\nmutant = \"m3\"\nreason = \"r\"\n\
+             [[allow]]\ncase = \"a/x\"\nmutant = \"stale\"\nreason = \"r\"\n",
+        )
+        .unwrap();
+        let case = |name: &str, results| CaseResult {
+            case: name.into(),
+            family: name.split('/').next().unwrap().into(),
+            skipped: None,
+            available: 9,
+            baseline_millis: 0,
+            baseline_steps: 0,
+            heavy: false,
+            results,
+        };
+        let killed = Outcome::Killed { by: "race".into() };
+        let cases = vec![
+            case(
+                "a/x",
+                vec![
+                    result(Op::ImmInt, "m1", killed.clone()),
+                    result(Op::AddSub, "m2", Outcome::SurvivedLive { allowed: None, in_idiom: false }),
+                    result(
+                        Op::AddSub,
+                        "m3",
+                        Outcome::SurvivedLive { allowed: Some("r".into()), in_idiom: false },
+                    ),
+                    result(Op::FlipCmp, "m4", Outcome::Undecided { reason: "step budget".into() }),
+                    result(Op::Commute, "r1", Outcome::Preserved),
+                    result(Op::Reorder, "r2", Outcome::FalseRefutation { by: "not-equivalent".into() }),
+                ],
+            ),
+            case(
+                "b/y",
+                vec![
+                    result(Op::ImmInt, "m1", killed),
+                    result(Op::MaxMin, "m2", Outcome::Crash { what: "panic: x".into() }),
+                    result(Op::Reorder, "r1", Outcome::Lost { reason: "step budget".into() }),
+                ],
+            ),
+        ];
+        let s = Summary::new(7, cases, &allow);
+        let a = &s.families["a"];
+        assert_eq!((a.mutants, a.rewrites), (4, 2));
+        assert_eq!((a.killed, a.survived_live, a.survived_allowed), (1, 2, 1));
+        assert_eq!((a.preserved, a.false_refutations, a.undecided), (1, 1, 1));
+        let t = &s.total;
+        assert_eq!((t.cases, t.mutants, t.rewrites, t.killed, t.crash, t.lost), (2, 6, 3, 2, 1, 1));
+        assert_eq!(t.reasons["step budget"], 1);
+        assert_eq!(t.reasons["rewrite: step budget"], 1);
+        assert_eq!(t.kill_rate(), Some(50.0));
+        let f: Vec<String> = s.failures().into_iter().map(|(c, m, _)| format!("{c} {m}")).collect();
+        assert_eq!(f, ["a/x m2", "a/x r2", "b/y m2"]);
+        assert_eq!(s.unused_allow, [("a/x".to_string(), "stale".to_string())]);
+        let table = s.table();
+        assert!(table.contains("| a | 1 | 4 | 1 | 0 | 2 (1) | 1 | 0 | 33.3 % | 2 | 1 | 1 | 0 |"), "{table}");
+        assert!(table.contains("- 1 × step budget"), "{table}");
+    }
+}

@@ -120,6 +120,10 @@ pub struct CaseResult {
     /// Mutants and rewrites the operators could produce (before sampling).
     pub available: usize,
     pub baseline_millis: u64,
+    /// Thread-instructions of the original candidate over the CTAs checked.
+    pub baseline_steps: u64,
+    /// Listed in [`Options::heavy`]: fewer mutants were run.
+    pub heavy: bool,
     pub results: Vec<MutantResult>,
 }
 
@@ -138,6 +142,40 @@ pub struct Options {
     pub step_factor: u64,
     /// Only these operators (empty: all).
     pub ops: Vec<crate::mutants::Op>,
+    /// Cases whose mutants take minutes each (every element of a refuted
+    /// attention output is decided and confirmed): at most this many
+    /// mutations and rewrites for a case whose name contains the pattern.
+    pub heavy: Vec<Heavy>,
+}
+
+/// A case pattern with reduced mutant counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heavy {
+    pub pattern: String,
+    pub mutants: usize,
+    pub rewrites: usize,
+}
+
+/// The corpus cases whose original check alone takes ten seconds or more
+/// on the development machine, and the counts they get by default. The
+/// 512-key FlashAttention pair (minutes per refuted mutant) gets rewrites
+/// only.
+pub fn default_heavy() -> Vec<Heavy> {
+    let h = |p: &str, mutants, rewrites| Heavy {
+        pattern: p.to_string(),
+        mutants,
+        rewrites,
+    };
+    vec![
+        h("attention/fa2-q16-kv512", 0, 1),
+        h("attention/fa2-q16-kv128", 1, 1),
+        h("attention/causal-mask-q64-kv64", 1, 1),
+        h("attention/causal-skip-q64-kv64", 1, 1),
+        h("attention/fa1-libm-q16-kv64", 1, 1),
+        h("attention/fa1-q16-kv64", 1, 1),
+        h("attention/fa2-mma-f16-q16-kv64", 2, 1),
+        h("triton/layernorm-fwd", 1, 1),
+    ]
 }
 
 /// Added to the scaled step budget, so tiny kernels are not cut short.
@@ -149,9 +187,10 @@ impl Default for Options {
             mutants: Some(4),
             rewrites: Some(1),
             seed: 1,
-            timeout: Duration::from_secs(300),
+            timeout: Duration::from_secs(1200),
             step_factor: 8,
             ops: Vec::new(),
+            heavy: default_heavy(),
         }
     }
 }
@@ -372,6 +411,10 @@ fn said(r: &ptxeq_db::CheckReport) -> Said {
 /// The first clause of a reason (a stable category for the summary).
 fn short(reason: &str) -> String {
     let s = first_line(reason);
+    let s = ["reference: ", "candidate: "]
+        .iter()
+        .find_map(|p| s.strip_prefix(p))
+        .map_or(s.clone(), str::to_string);
     let cut = s
         .find([':', '(', ';', ','])
         .map_or(s.as_str(), |i| &s[..i])
@@ -387,6 +430,8 @@ struct Covered {
     runs: Vec<(Trace, Vec<Finding>, Vec<TensorOutput<OVal>>)>,
     /// The most thread-instructions any CTA ran.
     steps: u64,
+    /// Thread-instructions of all CTAs.
+    total_steps: u64,
     /// The step budget was hit.
     over_budget: bool,
 }
@@ -407,11 +452,12 @@ fn cover(input: &CtaInput, ctas: &[[u32; 3]], max_steps: Option<u64>) -> Covered
     }
     let mut cov = Coverage::default();
     let mut runs = Vec::with_capacity(ctas.len());
-    let (mut steps, mut over) = (0, false);
+    let (mut steps, mut total_steps, mut over) = (0, 0u64, false);
     for &cta in ctas {
         let (run, _, c) = run_cta_with_coverage(&inp, cta, Opaque::new());
         cov.merge(&c);
         steps = steps.max(run.stats.instructions_executed);
+        total_steps = total_steps.saturating_add(run.stats.instructions_executed);
         over |= max_steps.is_some()
             && run
                 .findings
@@ -423,6 +469,7 @@ fn cover(input: &CtaInput, ctas: &[[u32; 3]], max_steps: Option<u64>) -> Covered
         cov,
         runs,
         steps,
+        total_steps,
         over_budget: over,
     }
 }
@@ -450,6 +497,8 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
         skipped: None,
         available: 0,
         baseline_millis: 0,
+        baseline_steps: 0,
+        heavy: false,
         results: Vec::new(),
     };
     let skip = |mut r: CaseResult, why: String| {
@@ -485,13 +534,6 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
         .filter(|m| opts.ops.is_empty() || opts.ops.contains(&m.op))
         .collect();
     result.available = all.len();
-    let (rewrites, mutations): (Vec<Mutant>, Vec<Mutant>) =
-        all.into_iter().partition(|m| m.op.is_rewrite());
-    let mut chosen = pick(mutations, opts.mutants, opts.seed, &case.name);
-    chosen.extend(pick(rewrites, opts.rewrites, opts.seed, &case.name));
-    if chosen.is_empty() {
-        return result;
-    }
 
     let mut s = Session::new(&spec_path, &spec, ref_text, cand_text.clone());
     let ctas = ptxeq_db::ctas_of(&spec);
@@ -519,6 +561,20 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
         .steps
         .saturating_mul(opts.step_factor)
         .saturating_add(STEP_SLACK);
+    result.baseline_steps = orig_cov.total_steps;
+
+    // Heavy cases (a fixed list, so the sample stays deterministic) get
+    // fewer mutants.
+    let (mut n_mut, mut n_rw) = (opts.mutants, opts.rewrites);
+    if let Some(h) = opts.heavy.iter().find(|h| case.name.contains(&h.pattern)) {
+        result.heavy = true;
+        n_mut = Some(n_mut.map_or(h.mutants, |n| n.min(h.mutants)));
+        n_rw = Some(n_rw.map_or(h.rewrites, |n| n.min(h.rewrites)));
+    }
+    let (rewrites, mutations): (Vec<Mutant>, Vec<Mutant>) =
+        all.into_iter().partition(|m| m.op.is_rewrite());
+    let mut chosen = pick(mutations, n_mut, opts.seed, &case.name);
+    chosen.extend(pick(rewrites, n_rw, opts.seed, &case.name));
 
     for m in chosen {
         let r = run_mutant(&mut s, &m, &ctas, &orig_cov, budget, opts, allow, &case.name);

@@ -126,7 +126,7 @@ impl Kernel {
                 data: data.clone(),
                 start: span.start,
                 end: span.end,
-                line: lines.line_col(range.start()).0 + 1,
+                line: lines.line_col(range.start()).0,
                 opcode: text[opcode_start as usize..opcode_end as usize].to_string(),
                 opcode_start,
                 opcode_end,

@@ -28,7 +28,7 @@ struct Args {
     #[arg(long, default_value = "4")]
     mutants: String,
     /// Equivalence-preserving rewrites per case: a number or `all`.
-    #[arg(long, default_value = "1")]
+    #[arg(long, default_value = "2")]
     rewrites: String,
     /// Seed of the per-case sample.
     #[arg(long, default_value_t = 1)]

@@ -185,7 +185,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             mutants: Some(4),
-            rewrites: Some(1),
+            rewrites: Some(2),
             seed: 1,
             timeout: Duration::from_secs(1200),
             step_factor: 8,

@@ -93,7 +93,10 @@ mod tests {
         assert_eq!(l.reason("a/b", "imm-int:4:op2"), None);
         assert!(AllowList::parse(&ok.replace("dead", " ")).is_err());
         assert!(AllowList::parse(&format!("{ok}{ok}")).is_err());
-        assert!(AllowList::parse("[[allow]]\ncase = \"a\"\nmutant = \"m\"\nreason = \"r\"\nx = 1\n").is_err());
+        assert!(
+            AllowList::parse("[[allow]]\ncase = \"a\"\nmutant = \"m\"\nreason = \"r\"\nx = 1\n")
+                .is_err()
+        );
         assert!(AllowList::parse("").unwrap().is_empty());
     }
 }

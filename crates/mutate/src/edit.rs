@@ -50,7 +50,10 @@ mod tests {
         let t = "add.f32 %f1, %f2, %f3;";
         let e = [Edit::new(0, 3, "sub"), Edit::new(13, 16, "%f3")];
         assert_eq!(apply(t, &e).as_deref(), Some("sub.f32 %f1, %f3, %f3;"));
-        assert_eq!(apply(t, &[Edit::new(0, 5, "x"), Edit::new(4, 6, "y")]), None);
+        assert_eq!(
+            apply(t, &[Edit::new(0, 5, "x"), Edit::new(4, 6, "y")]),
+            None
+        );
         assert_eq!(apply(t, &[Edit::new(0, 99, "x")]), None);
     }
 }

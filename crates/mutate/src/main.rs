@@ -16,7 +16,10 @@ use ptxeq_mutate::run::{Heavy, default_heavy};
 use ptxeq_mutate::{AllowList, Kernel, Op, Options, Outcome, enumerate, run_corpus};
 
 #[derive(Parser)]
-#[command(name = "ptxeq-mutate", about = "Mutation testing of ptxeq over a corpus")]
+#[command(
+    name = "ptxeq-mutate",
+    about = "Mutation testing of ptxeq over a corpus"
+)]
 struct Args {
     /// The corpus directory.
     #[arg(default_value = "corpus")]
@@ -129,39 +132,48 @@ fn real_main(args: Args) -> Result<ExitCode, String> {
     if args.list {
         return list(&args.corpus, &args.filter, &args.exclude, &opts);
     }
-    let summary = run_corpus(&args.corpus, &args.filter, &args.exclude, &opts, &allow, |c| {
-        if let Some(why) = &c.skipped {
-            eprintln!("{}: skipped: {why}", c.case);
-        } else {
-            eprintln!(
-                "{}: original proved in {} ms, {} thread-instructions{}; {} of {} mutants and \
+    let summary = run_corpus(
+        &args.corpus,
+        &args.filter,
+        &args.exclude,
+        &opts,
+        &allow,
+        |c| {
+            if let Some(why) = &c.skipped {
+                eprintln!("{}: skipped: {why}", c.case);
+            } else {
+                eprintln!(
+                    "{}: original proved in {} ms, {} thread-instructions{}; {} of {} mutants and \
                  rewrites run",
-                c.case,
-                c.baseline_millis,
-                c.baseline_steps,
-                if c.heavy { " (heavy)" } else { "" },
-                c.results.len(),
-                c.available
-            );
-        }
-        for r in &c.results {
-            let extra = match &r.outcome {
-                Outcome::Undecided { reason } | Outcome::Lost { reason } => format!(" ({reason})"),
-                Outcome::EquivalentByConstruction { why } => format!(" ({why})"),
-                Outcome::Crash { what } => format!(" ({what})"),
-                _ => String::new(),
-            };
-            eprintln!(
-                "{} {} {}{extra} [{}, {} ms] {}",
-                c.case,
-                r.mutant.id,
-                r.outcome.class(),
-                r.verdict,
-                r.millis,
-                r.mutant.desc
-            );
-        }
-    })?;
+                    c.case,
+                    c.baseline_millis,
+                    c.baseline_steps,
+                    if c.heavy { " (heavy)" } else { "" },
+                    c.results.len(),
+                    c.available
+                );
+            }
+            for r in &c.results {
+                let extra = match &r.outcome {
+                    Outcome::Undecided { reason } | Outcome::Lost { reason } => {
+                        format!(" ({reason})")
+                    }
+                    Outcome::EquivalentByConstruction { why } => format!(" ({why})"),
+                    Outcome::Crash { what } => format!(" ({what})"),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "{} {} {}{extra} [{}, {} ms] {}",
+                    c.case,
+                    r.mutant.id,
+                    r.outcome.class(),
+                    r.verdict,
+                    r.millis,
+                    r.mutant.desc
+                );
+            }
+        },
+    )?;
     println!("{}", summary.table());
     if let Some(rate) = summary.total.kill_rate() {
         println!("kill rate over live mutants: {rate:.1} %");
@@ -216,7 +228,12 @@ fn list(
         let n = all.len();
         let (rw, mu): (Vec<_>, Vec<_>) = all.into_iter().partition(|m| m.op.is_rewrite());
         let mut chosen = ptxeq_mutate::sample::pick(mu, opts.mutants, opts.seed, &case.name);
-        chosen.extend(ptxeq_mutate::sample::pick(rw, opts.rewrites, opts.seed, &case.name));
+        chosen.extend(ptxeq_mutate::sample::pick(
+            rw,
+            opts.rewrites,
+            opts.seed,
+            &case.name,
+        ));
         println!("{} ({n} available)", case.name);
         for m in chosen {
             println!("  {} line {}: {}", m.id, m.line, m.desc);

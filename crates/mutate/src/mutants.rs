@@ -9,8 +9,7 @@
 //! instruction order, with stable ids (`op:instr[:variant]`).
 
 use ptxeq_ir::{
-    BarKind, Carry, CmpOp, Imm, Instr, MulMode, Operand, RegId,
-    ScalarType, StateSpace,
+    BarKind, Carry, CmpOp, Imm, Instr, MulMode, Operand, RegId, ScalarType, StateSpace,
 };
 use ptxeq_syntax::ast::{AddrBase, Immediate, Operand as SynOp};
 use serde::Serialize;
@@ -157,7 +156,11 @@ impl Mutant {
 pub fn enumerate(k: &Kernel) -> Vec<Mutant> {
     let mut out = Vec::new();
     for s in &k.sites {
-        let mut g = Gen { k, s, out: &mut out };
+        let mut g = Gen {
+            k,
+            s,
+            out: &mut out,
+        };
         g.imm();
         g.swap();
         g.add_sub();
@@ -397,7 +400,9 @@ impl Gen<'_> {
                 }
                 Immediate::F32Bits(b) => {
                     let x = f32::from_bits(*b);
-                    let Some(n) = scaled(f64::from(x)) else { continue };
+                    let Some(n) = scaled(f64::from(x)) else {
+                        continue;
+                    };
                     let n = n as f32;
                     if !n.is_finite() || n == x {
                         continue;
@@ -515,7 +520,12 @@ impl Gen<'_> {
         );
         if ok {
             let e = Edit::new(self.s.start, self.s.end, "");
-            self.push(Op::DeleteBarrier, "", vec![e], Probe::Original(self.s.index));
+            self.push(
+                Op::DeleteBarrier,
+                "",
+                vec![e],
+                Probe::Original(self.s.index),
+            );
         }
     }
 

@@ -50,7 +50,10 @@ impl Tally {
             Outcome::FalseRefutation { .. } => self.false_refutations += 1,
             Outcome::Lost { reason } => {
                 self.lost += 1;
-                *self.reasons.entry(format!("rewrite: {reason}")).or_default() += 1;
+                *self
+                    .reasons
+                    .entry(format!("rewrite: {reason}"))
+                    .or_default() += 1;
             }
         }
     }
@@ -151,7 +154,11 @@ impl Summary {
                         Outcome::SurvivedLive { in_idiom, .. } => format!(
                             "survived-live{}: {} (line {}) — add a reviewed reason to \
                              crates/mutate/allow.toml or fix the checker",
-                            if *in_idiom { " inside a recognised idiom" } else { "" },
+                            if *in_idiom {
+                                " inside a recognised idiom"
+                            } else {
+                                ""
+                            },
                             r.mutant.desc,
                             r.mutant.line
                         ),
@@ -176,10 +183,7 @@ impl Summary {
             s,
             "| family | cases | mutants | killed | equivalent by construction | survived-live (allowed) | undecided | crash | kill rate | rewrites | preserved | false refutations | lost |"
         );
-        let _ = writeln!(
-            s,
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         let row = |s: &mut String, name: &str, t: &Tally| {
             let rate = t
                 .kill_rate()
@@ -265,23 +269,57 @@ mod tests {
                 "a/x",
                 vec![
                     result(Op::ImmInt, "m1", killed.clone()),
-                    result(Op::AddSub, "m2", Outcome::SurvivedLive { allowed: None, in_idiom: false }),
+                    result(
+                        Op::AddSub,
+                        "m2",
+                        Outcome::SurvivedLive {
+                            allowed: None,
+                            in_idiom: false,
+                        },
+                    ),
                     result(
                         Op::AddSub,
                         "m3",
-                        Outcome::SurvivedLive { allowed: Some("r".into()), in_idiom: false },
+                        Outcome::SurvivedLive {
+                            allowed: Some("r".into()),
+                            in_idiom: false,
+                        },
                     ),
-                    result(Op::FlipCmp, "m4", Outcome::Undecided { reason: "step budget".into() }),
+                    result(
+                        Op::FlipCmp,
+                        "m4",
+                        Outcome::Undecided {
+                            reason: "step budget".into(),
+                        },
+                    ),
                     result(Op::Commute, "r1", Outcome::Preserved),
-                    result(Op::Reorder, "r2", Outcome::FalseRefutation { by: "not-equivalent".into() }),
+                    result(
+                        Op::Reorder,
+                        "r2",
+                        Outcome::FalseRefutation {
+                            by: "not-equivalent".into(),
+                        },
+                    ),
                 ],
             ),
             case(
                 "b/y",
                 vec![
                     result(Op::ImmInt, "m1", killed),
-                    result(Op::MaxMin, "m2", Outcome::Crash { what: "panic: x".into() }),
-                    result(Op::Reorder, "r1", Outcome::Lost { reason: "step budget".into() }),
+                    result(
+                        Op::MaxMin,
+                        "m2",
+                        Outcome::Crash {
+                            what: "panic: x".into(),
+                        },
+                    ),
+                    result(
+                        Op::Reorder,
+                        "r1",
+                        Outcome::Lost {
+                            reason: "step budget".into(),
+                        },
+                    ),
                 ],
             ),
         ];
@@ -291,15 +329,25 @@ mod tests {
         assert_eq!((a.killed, a.survived_live, a.survived_allowed), (1, 2, 1));
         assert_eq!((a.preserved, a.false_refutations, a.undecided), (1, 1, 1));
         let t = &s.total;
-        assert_eq!((t.cases, t.mutants, t.rewrites, t.killed, t.crash, t.lost), (2, 6, 3, 2, 1, 1));
+        assert_eq!(
+            (t.cases, t.mutants, t.rewrites, t.killed, t.crash, t.lost),
+            (2, 6, 3, 2, 1, 1)
+        );
         assert_eq!(t.reasons["step budget"], 1);
         assert_eq!(t.reasons["rewrite: step budget"], 1);
         assert_eq!(t.kill_rate(), Some(50.0));
-        let f: Vec<String> = s.failures().into_iter().map(|(c, m, _)| format!("{c} {m}")).collect();
+        let f: Vec<String> = s
+            .failures()
+            .into_iter()
+            .map(|(c, m, _)| format!("{c} {m}"))
+            .collect();
         assert_eq!(f, ["a/x m2", "a/x r2", "b/y m2"]);
         assert_eq!(s.unused_allow, [("a/x".to_string(), "stale".to_string())]);
         let table = s.table();
-        assert!(table.contains("| a | 1 | 4 | 1 | 0 | 2 (1) | 1 | 0 | 33.3 % | 2 | 1 | 1 | 0 |"), "{table}");
+        assert!(
+            table.contains("| a | 1 | 4 | 1 | 0 | 2 (1) | 1 | 0 | 33.3 % | 2 | 1 | 1 | 0 |"),
+            "{table}"
+        );
         assert!(table.contains("- 1 × step budget"), "{table}");
     }
 }

@@ -73,7 +73,9 @@ impl Outcome {
         match self {
             Outcome::Killed { .. } => "killed",
             Outcome::EquivalentByConstruction { .. } => "equivalent-by-construction",
-            Outcome::SurvivedLive { allowed: Some(_), .. } => "survived-live-allowed",
+            Outcome::SurvivedLive {
+                allowed: Some(_), ..
+            } => "survived-live-allowed",
             Outcome::SurvivedLive { .. } => "survived-live",
             Outcome::Undecided { .. } => "undecided",
             Outcome::Crash { .. } => "crash",
@@ -577,7 +579,9 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
     chosen.extend(pick(rewrites, n_rw, opts.seed, &case.name));
 
     for m in chosen {
-        let r = run_mutant(&mut s, &m, &ctas, &orig_cov, budget, opts, allow, &case.name);
+        let r = run_mutant(
+            &mut s, &m, &ctas, &orig_cov, budget, opts, allow, &case.name,
+        );
         result.results.push(r);
     }
     result

@@ -62,7 +62,9 @@ fn every_mutant_lowers_and_decodes() {
     let mut ids = std::collections::HashSet::new();
     for m in &all {
         assert!(ids.insert(m.id.clone()), "duplicate id {}", m.id);
-        let text = m.text(PTX).unwrap_or_else(|| panic!("{}: edits do not apply", m.id));
+        let text = m
+            .text(PTX)
+            .unwrap_or_else(|| panic!("{}: edits do not apply", m.id));
         assert_ne!(text, PTX, "{} changes nothing", m.id);
         let lowered = ptxeq_lower::lower_source(&text);
         assert!(
@@ -113,7 +115,10 @@ fn operators_make_the_expected_mutants() {
     let descs = |op: Op| -> Vec<String> { of(&all, op).iter().map(|m| m.desc.clone()).collect() };
     let has = |op: Op, s: &str| {
         let d = descs(op);
-        assert!(d.iter().any(|x| x.contains(s)), "{op:?}: no `{s}` in {d:#?}");
+        assert!(
+            d.iter().any(|x| x.contains(s)),
+            "{op:?}: no `{s}` in {d:#?}"
+        );
     };
     has(Op::ImmInt, "`setp.lt.s32 %p1, %r1, 8;`");
     has(Op::ImmInt, "`shl.b32 %r2, %r1, 3;`");
@@ -136,7 +141,11 @@ fn operators_make_the_expected_mutants() {
     has(Op::AddrOffset, "`st.shared.f32 [%r4+4], %f6;`");
     has(Op::StoreSource, "`st.shared.f32 [%r4], %f5;`");
     // `ld.param` offsets are not touched (param space).
-    assert!(descs(Op::AddrOffset).iter().all(|d| !d.contains("ld.param")));
+    assert!(
+        descs(Op::AddrOffset)
+            .iter()
+            .all(|d| !d.contains("ld.param"))
+    );
     // Rewrites.
     has(Op::MulTwo, "`add.f32 %f2, %f1, %f1;`");
     has(Op::MulTwo, "`mul.f32 %f8, %f7, 0f40000000;`");
@@ -154,17 +163,27 @@ fn operators_make_the_expected_mutants() {
 fn reorders_only_independent_neighbours() {
     let k = kernel();
     let all = enumerate(&k);
-    let r: Vec<String> = of(&all, Op::Reorder).iter().map(|m| m.desc.clone()).collect();
+    let r: Vec<String> = of(&all, Op::Reorder)
+        .iter()
+        .map(|m| m.desc.clone())
+        .collect();
     // mov %r3 (line of `sm`) and shl %r2 share no register: swappable.
     assert!(
-        r.iter().any(|d| d.contains("`shl.b32 %r2, %r1, 2;` and `mov.u32 %r3, sm;`")),
+        r.iter()
+            .any(|d| d.contains("`shl.b32 %r2, %r1, 2;` and `mov.u32 %r3, sm;`")),
         "{r:#?}"
     );
     // sub %f3 reads %f2 written by mul: never swapped.
-    assert!(r.iter().all(|d| !d.contains("`mul.f32 %f2, %f1, 0f40000000;` and `sub")));
+    assert!(
+        r.iter()
+            .all(|d| !d.contains("`mul.f32 %f2, %f1, 0f40000000;` and `sub"))
+    );
     // Nothing moves across the barrier or a store/load pair.
     assert!(r.iter().all(|d| !d.contains("bar.sync")));
-    assert!(r.iter().all(|d| !(d.contains("st.shared") && d.contains("ld.shared"))));
+    assert!(
+        r.iter()
+            .all(|d| !(d.contains("st.shared") && d.contains("ld.shared")))
+    );
 }
 
 #[test]

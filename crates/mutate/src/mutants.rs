@@ -449,7 +449,10 @@ impl Gen<'_> {
 
     fn mul_to_add(&mut self) {
         match &self.s.data.instr {
-            Instr::Mul { mode, .. } if matches!(mode, None | Some(MulMode::Lo)) => {}
+            Instr::Mul {
+                mode: None | Some(MulMode::Lo),
+                ..
+            } => {}
             _ => return,
         }
         let e = self.opcode(self.renamed("add", &["lo"]));
@@ -777,11 +780,26 @@ fn movable(i: &Instr) -> Option<bool> {
     })
 }
 
+/// Whether `text` (between two instructions) holds only whitespace,
+/// comments and `.loc`-style directives (no scope brace, no statement).
+fn only_trivia(text: &str) -> bool {
+    text.lines().all(|l| {
+        let l = l.split("//").next().unwrap_or("").trim();
+        l.is_empty() || (l.starts_with('.') && !l.contains(['{', '}']))
+    })
+}
+
 fn reorders(k: &Kernel, out: &mut Vec<Mutant>) {
     let label_at: std::collections::HashSet<u32> = k.ir.labels.iter().map(|l| l.target).collect();
     for w in k.sites.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         if label_at.contains(&b.index) {
+            continue;
+        }
+        // Not across a `{ }` scope (inline-asm blocks declare registers of
+        // their own) or anything but comments, directives and whitespace.
+        let between = &k.text[a.end as usize..b.start as usize];
+        if !only_trivia(between) {
             continue;
         }
         let (Some(ma), Some(mb)) = (movable(&a.data.instr), movable(&b.data.instr)) else {

@@ -209,6 +209,8 @@ struct Session {
     spec_value: CheckSpec,
     ref_text: String,
     cand_text: String,
+    /// Lowering diagnostics of the original candidate.
+    cand_problems: usize,
 }
 
 /// What one check said, extracted on the worker thread.
@@ -232,6 +234,7 @@ impl Session {
         let rf = db.add_file(&ref_path, ref_text.clone());
         let cf = db.add_file(&cand_path, cand_text.clone());
         let si = SpecInput::new(&db, spec_path.to_path_buf(), spec.clone());
+        let cand_problems = ptxeq_db::lowered_module(&db, cf).diagnostics.len();
         Session {
             db,
             spec: si,
@@ -241,6 +244,7 @@ impl Session {
             spec_value: spec.clone(),
             ref_text,
             cand_text,
+            cand_problems,
         }
     }
 
@@ -625,6 +629,14 @@ fn run_mutant(
         return finish(out, undecided("invalid mutant: edits do not apply".into()));
     };
     s.set_candidate(&text);
+    // A mutant that lowers with new problems (a name moved out of its
+    // scope, ...) is the generator's fault, not a finding.
+    let problems = ptxeq_db::lowered_module(&s.db, s.cf).diagnostics.len();
+    if problems > s.cand_problems {
+        let d = &ptxeq_db::lowered_module(&s.db, s.cf).diagnostics;
+        out.detail = d.first().map_or(String::new(), |d| first_line(&d.message));
+        return finish(out, undecided("invalid mutant: lowering problems".into()));
+    }
     // 1. bind, then the coverage run under the step budget.
     let input = match s.candidate_input() {
         Ok(i) => i,

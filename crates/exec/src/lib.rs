@@ -46,6 +46,7 @@
 //! - Input-only tensors are read-only: a store to one is unsupported
 //!   (their reads are therefore not race-tracked).
 
+mod bindings;
 mod concrete;
 mod coverage;
 mod domain;
@@ -63,6 +64,10 @@ mod result;
 mod trace;
 mod value;
 
+pub use bindings::{
+    Bindings, BoundFunction, BoundGlobal, FieldKind, FieldValue, GlobalContents,
+    initialised_vars_read, unmangled, value_bits,
+};
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
 pub use coverage::Coverage;
 pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};

@@ -91,6 +91,7 @@ enum Tag {
     BoolOp = 7,
     Select = 8,
     Const = 9,
+    Apply = 10,
 }
 
 /// The opaque domain (see the module doc).
@@ -321,6 +322,14 @@ impl Domain for Opaque {
 
     fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> OVal {
         OVal(mix(mix(Tag::Input as u64, u64::from(tensor)), index) | HASH_BIT)
+    }
+
+    fn apply(&mut self, name: &str, args: &[OVal]) -> OVal {
+        // FNV-1a of the name: a deterministic, store-free function id.
+        let id = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        self.hashed(Tag::Apply, id, args)
     }
 
     fn unary(&mut self, op: UnOp, a: OVal) -> OVal {

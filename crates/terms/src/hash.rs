@@ -54,6 +54,7 @@ pub(crate) mod tag {
     pub const XOR: u8 = 17;
     pub const SELECT: u8 = 18;
     pub const POW: u8 = 19;
+    pub const APPLY: u8 = 20;
 }
 
 /// Inline room for a node of up to `FLATTEN_LIMIT + 4` operands (the
@@ -158,6 +159,12 @@ pub(crate) fn hash_node(node: &Node, hashes: &[u128]) -> u128 {
         }
         Node::Select(c, x, y) => return hash_nary(tag::SELECT, &[*c, *x, *y], hashes),
         Node::Pow(x, y) => return hash_nary(tag::POW, &[*x, *y], hashes),
+        Node::Apply(app) => {
+            b = start(tag::APPLY);
+            b.extend_from_slice(&(app.name.len() as u64).to_le_bytes());
+            b.extend_from_slice(app.name.as_bytes());
+            push_children(&mut b, app.args.iter().copied(), hashes);
+        }
     }
     xxh3_128(&b)
 }

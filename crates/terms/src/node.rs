@@ -182,6 +182,17 @@ pub enum Node {
     /// `cond ? then : else` — `cond` is boolean; the branches are both real
     /// or both boolean.
     Select(TermId, TermId, TermId),
+    /// An uninterpreted function symbol applied to real arguments (in
+    /// call order; see [`crate::uninterpreted`]). Boxed: rare, and it
+    /// keeps `Node` small.
+    Apply(Box<Application>),
+}
+
+/// The payload of [`Node::Apply`]: `name(args…)`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Application {
+    pub name: Box<str>,
+    pub args: Operands,
 }
 
 impl Node {
@@ -202,6 +213,7 @@ impl Node {
             | Node::And(ops)
             | Node::Or(ops)
             | Node::Xor(ops) => ([none; 3], 0, ops),
+            Node::Apply(app) => ([none; 3], 0, &app.args),
             Node::Recip(a) | Node::Exp(a) | Node::Func(_, a) | Node::Not(a) => {
                 ([*a, none, none], 1, &[])
             }
@@ -234,6 +246,10 @@ impl Node {
             Node::And(ops) => Node::And(map(ops, &mut f)),
             Node::Or(ops) => Node::Or(map(ops, &mut f)),
             Node::Xor(ops) => Node::Xor(map(ops, &mut f)),
+            Node::Apply(app) => Node::Apply(Box::new(Application {
+                name: app.name.clone(),
+                args: map(&app.args, &mut f),
+            })),
             Node::Recip(a) => Node::Recip(f(*a)),
             Node::Exp(a) => Node::Exp(f(*a)),
             Node::Func(g, a) => Node::Func(*g, f(*a)),

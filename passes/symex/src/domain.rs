@@ -84,6 +84,10 @@ impl Domain for TermDomain {
         }
     }
 
+    fn apply(&mut self, name: &str, args: &[TermId]) -> TermId {
+        self.terms.apply(name, args)
+    }
+
     fn unary(&mut self, op: UnOp, a: TermId) -> TermId {
         let t = &mut self.terms;
         match op {

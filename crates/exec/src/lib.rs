@@ -14,8 +14,9 @@
 //! are in flight until their wait (`engine/matrix.rs`,
 //! `engine/async_copy.rs`).
 //!
-//! Entry points: [`run_cta`] (one CTA with any domain), [`replay`] (a
-//! second run checked against an earlier trace), [`run_grid`] (several
+//! Entry points: [`run_cta`] (one CTA with any domain),
+//! [`run_cta_with_coverage`] (the same, recording [`Coverage`]), [`replay`]
+//! (a second run checked against an earlier trace), [`run_grid`] (several
 //! CTAs over one global memory, judged like threads of one CTA; the ticket
 //! pattern explored), [`check_cross_cta`] (global-memory disjointness of
 //! several CTAs' footprints; superseded by `run_grid`, which the db uses).
@@ -51,6 +52,7 @@
 
 mod bindings;
 mod concrete;
+mod coverage;
 mod domain;
 mod engine;
 mod finding;
@@ -74,6 +76,7 @@ pub use bindings::{
     initialised_vars_read, unmangled, value_bits,
 };
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
+pub use coverage::Coverage;
 pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
 pub use finding::{
     AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation, ThreadRef, WaitGroup,
@@ -124,6 +127,27 @@ fn run_engine<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun<
             (run, d)
         }
         Err((f, d)) => (empty_run(cta, f, input), d),
+    }
+}
+
+/// [`run_cta`], also recording which instructions ran, whether their
+/// register results were read, and a fingerprint of every thread's memory
+/// accesses ([`Coverage`]; off in [`run_cta`], so normal runs pay nothing
+/// for it). Used by the mutation harness.
+pub fn run_cta_with_coverage<D: Domain>(
+    input: &CtaInput,
+    cta: [u32; 3],
+    domain: D,
+) -> (CtaRun<D::Val>, D, Coverage) {
+    match engine::Engine::new(input, cta, domain) {
+        Ok(mut e) => {
+            e.enable_coverage();
+            e.run();
+            let cov = e.take_coverage().unwrap_or_default();
+            let (run, d) = e.finish_with_domain();
+            (run, d, cov)
+        }
+        Err((f, d)) => (empty_run(cta, f, input), d, Coverage::default()),
     }
 }
 

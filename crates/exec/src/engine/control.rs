@@ -191,12 +191,18 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
         }
+        let prov = if self.cov.is_some() {
+            vec![0; regs.len()]
+        } else {
+            Vec::new()
+        };
         self.threads[t as usize].frames.push(Frame {
             func,
             pc: 0,
             regs,
             private_base,
             rets: Vec::new(),
+            prov,
         });
         Ok(())
     }
@@ -544,6 +550,9 @@ impl<D: Domain> Engine<'_, D> {
                     self.write(t, caller_info, to, v)?;
                 }
                 RetBind::RegToReg { from_slot, to } => {
+                    if let Some(c) = self.cov.as_deref_mut() {
+                        c.read_from(frame.prov.get(*from_slot as usize));
+                    }
                     let v = frame
                         .regs
                         .get(*from_slot as usize)
@@ -556,6 +565,9 @@ impl<D: Domain> Engine<'_, D> {
                     to,
                     width,
                 } => {
+                    if let Some(c) = self.cov.as_deref_mut() {
+                        c.read_from(frame.prov.get(*from_slot as usize));
+                    }
                     let v = frame
                         .regs
                         .get(*from_slot as usize)

@@ -609,6 +609,7 @@ impl<D: Domain> Engine<'_, D> {
         let Some((target, off)) = self.resolve(t, info, space, addr, u64::from(width))? else {
             return Ok(None);
         };
+        self.cov_access(t, target, off, width, AccessKind::Read, None);
         let a = Acc {
             kind: if ord.strong {
                 Kind::StrongRead
@@ -709,6 +710,7 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
+        self.cov_access(t, target, off, width, AccessKind::Write, Some(&v));
         if let Target::Cta(_) = target {
             self.layout_escape(t, &v, "stored to shared or global memory")?;
         }
@@ -744,6 +746,26 @@ impl<D: Domain> Engine<'_, D> {
             ),
         }
         Ok(())
+    }
+
+    /// Records an access in the coverage fingerprint, when coverage is on.
+    #[inline]
+    fn cov_access(
+        &mut self,
+        t: u32,
+        target: Target,
+        off: u64,
+        width: u8,
+        kind: AccessKind,
+        stored: Option<&Value<D::Val>>,
+    ) {
+        if let Some(c) = self.cov.as_deref_mut() {
+            let place = match target {
+                Target::Cta(r) => (0u8, r as usize),
+                Target::Private(p) => (1u8, p),
+            };
+            c.access(t, (self.cur_instr, place, off, width, kind, stored));
+        }
     }
 
     /// Stores go nowhere read-only: input-only tensors (their reads are not
@@ -934,6 +956,7 @@ impl<D: Domain> Engine<'_, D> {
         new: Value<D::Val>,
         width: u8,
     ) -> R<()> {
+        self.cov_access(t, target, off, width, AccessKind::Atomic, Some(&new));
         if let Target::Cta(_) = target {
             self.layout_escape(t, &new, "combined into memory by an atomic")?;
         }

@@ -38,6 +38,7 @@ use ptxeq_ir::{StateSpace, VarScope};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::bindings::{FieldKind, GlobalContents};
+use crate::coverage::Coverage;
 use crate::domain::{Domain, Fmt};
 use crate::finding::{Finding, FindingKind, InstrRef, MemLocation, ThreadRef};
 use crate::footprint::{FootprintBuilder, GlobalFootprint, TensorFootprint};
@@ -141,6 +142,9 @@ pub(crate) struct Frame<V> {
     /// First private region of this frame.
     pub private_base: usize,
     pub rets: Vec<RetBind>,
+    /// Per register slot, the instruction that wrote it (packed + 1, 0 =
+    /// none); empty unless coverage is recorded.
+    pub prov: Vec<u32>,
 }
 
 pub(crate) struct Thread<V: Copy> {
@@ -213,6 +217,9 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// The atomic being executed returns its value as is (the explored
     /// ticket word), not as an opaque integer.
     pub keep_result: bool,
+    /// Executed / result-read flags per instruction, when recorded
+    /// ([`crate::run_cta_with_coverage`]).
+    pub cov: Option<Box<Coverage>>,
 }
 
 /// Packs a function index and instruction index.
@@ -673,6 +680,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             cta_ids: Rc::from(vec![cta]),
             grid: None,
             keep_result: false,
+            cov: None,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -751,6 +759,22 @@ impl<'a, D: Domain> Engine<'a, D> {
         );
         self.halted = true;
         false
+    }
+
+    /// Starts recording [`Coverage`] (before [`Engine::run`]).
+    pub(crate) fn enable_coverage(&mut self) {
+        let lens = self.funcs.iter().map(|f| f.ir.instrs.len());
+        self.cov = Some(Box::new(Coverage::new(lens, self.nthreads as usize)));
+        for th in &mut self.threads {
+            for fr in &mut th.frames {
+                fr.prov = vec![0; fr.regs.len()];
+            }
+        }
+    }
+
+    /// The coverage recorded, if it was enabled.
+    pub(crate) fn take_coverage(&mut self) -> Option<Coverage> {
+        self.cov.take().map(|c| *c)
     }
 
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
@@ -933,6 +957,9 @@ impl<'a, D: Domain> Engine<'a, D> {
                 }
                 None => {}
             }
+        }
+        if let Some(c) = self.cov.as_deref_mut() {
+            c.executed_at(self.cur_instr);
         }
         let flow = self.exec(funcs, info, t, ins)?;
         self.guard = None;

@@ -51,7 +51,12 @@ impl<D: Domain> Engine<'_, D> {
         if let Operand::Reg(r) = op {
             let s = Self::slot(info, *r);
             return match self.threads[t as usize].frames.last() {
-                Some(fr) => Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef)),
+                Some(fr) => {
+                    if let Some(c) = self.cov.as_deref_mut() {
+                        c.read_from(fr.prov.get(s));
+                    }
+                    Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef))
+                }
                 None => Err(Halt),
             };
         }
@@ -63,11 +68,17 @@ impl<D: Domain> Engine<'_, D> {
             Operand::Reg(r) => {
                 let s = Self::slot(info, *r);
                 let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+                if let Some(c) = self.cov.as_deref_mut() {
+                    c.read_from(fr.prov.get(s));
+                }
                 Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef))
             }
             Operand::RegLane { reg, lane } => {
                 let s = Self::slot(info, *reg) + usize::from(*lane);
                 let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+                if let Some(c) = self.cov.as_deref_mut() {
+                    c.read_from(fr.prov.get(s));
+                }
                 Ok(fr.regs.get(s).cloned().unwrap_or(Value::Undef))
             }
             Operand::Imm(Imm::Int(i)) => Ok(Value::Bits(mask_bits(*i as u64, w))),
@@ -145,6 +156,12 @@ impl<D: Domain> Engine<'_, D> {
             if let Some(slot) = fr.regs.get_mut(s) {
                 *slot = v;
             }
+            if let Some(c) = self.cov.as_deref_mut() {
+                c.wrote_at(self.cur_instr);
+                if let Some(p) = fr.prov.get_mut(s) {
+                    *p = self.cur_instr + 1;
+                }
+            }
             return Ok(());
         }
         self.write_other(t, info, op, v)
@@ -174,9 +191,12 @@ impl<D: Domain> Engine<'_, D> {
         };
         let v = match self.guard {
             Some(c) => {
-                let old = self.threads[t as usize]
-                    .frames
-                    .last()
+                let fr = self.threads[t as usize].frames.last();
+                // The old value survives where the data guard is false.
+                if let Some(cov) = self.cov.as_deref_mut() {
+                    cov.read_from(fr.and_then(|f| f.prov.get(s)));
+                }
+                let old = fr
                     .and_then(|f| f.regs.get(s).cloned())
                     .unwrap_or(Value::Undef);
                 self.merge(t, c, v, old)?
@@ -186,6 +206,12 @@ impl<D: Domain> Engine<'_, D> {
         let fr = self.threads[t as usize].frames.last_mut().ok_or(Halt)?;
         if let Some(slot) = fr.regs.get_mut(s) {
             *slot = v;
+        }
+        if let Some(c) = self.cov.as_deref_mut() {
+            c.wrote_at(self.cur_instr);
+            if let Some(p) = fr.prov.get_mut(s) {
+                *p = self.cur_instr + 1;
+            }
         }
         Ok(())
     }
@@ -316,6 +342,9 @@ impl<D: Domain> Engine<'_, D> {
         if let Operand::Reg(r) = op {
             let s = Self::slot(info, *r);
             let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            if let Some(c) = self.cov.as_deref_mut() {
+                c.read_from(fr.prov.get(s));
+            }
             if let Some(Value::Data {
                 v,
                 fmt: f,

@@ -41,6 +41,8 @@ pub fn float_bits_to_f64(fmt: Fmt, bits: u64) -> f64 {
         Fmt::F32 => f64::from(f32::from_bits(bits as u32)),
         Fmt::Bf16 => f64::from(f32::from_bits(((bits as u32) & 0xFFFF) << 16)),
         Fmt::F16 => f16_to_f64(bits as u16),
+        // Not a float format (integer data): no real value.
+        Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => f64::NAN,
     }
 }
 

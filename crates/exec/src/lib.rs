@@ -62,7 +62,7 @@ mod trace;
 mod value;
 
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
-pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 pub use finding::{
     AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation, ThreadRef, WaitGroup,
     format_ranges, thread_ranges,

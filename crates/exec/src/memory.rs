@@ -278,7 +278,21 @@ pub fn load_value<D: Domain>(
                         }
                         None => match domain.int_input(tensor, elem) {
                             Some(bits) => Slot::Byte((bits >> (8 * u32::from(k))) as u8),
-                            None => Slot::Tainted(origin),
+                            // Integer data (one symbol per element).
+                            None => match cached {
+                                Some((e, Slot::Data { v, fmt, .. })) if e == elem => {
+                                    Slot::Data { v, fmt, idx: k }
+                                }
+                                _ => match Fmt::int(u32::from(esize) * 8)
+                                    .and_then(|f| domain.int_data(tensor, elem, f).map(|v| (v, f)))
+                                {
+                                    Some((v, fmt)) => {
+                                        cached = Some((elem, Slot::Data { v, fmt, idx: 0 }));
+                                        Slot::Data { v, fmt, idx: k }
+                                    }
+                                    None => Slot::Tainted(origin),
+                                },
+                            },
                         },
                     }
                 }

@@ -481,7 +481,7 @@ impl<D: Domain> Engine<'_, D> {
                         Some(loc),
                     );
                 }
-                self.merge(t, c, v, old)?
+                self.merge(t, c, v, old, u32::from(width) * 8)?
             }
             None => v,
         };
@@ -657,6 +657,45 @@ impl<D: Domain> Engine<'_, D> {
                 (IntArg::Tainted(o), _, _)
                 | (_, IntArg::Tainted(o), _)
                 | (_, _, IntArg::Tainted(o)) => Value::Tainted(o),
+                // A compare-and-swap of known values storing data.
+                (IntArg::Known(x), IntArg::Known(y), z @ IntArg::Data(_)) => {
+                    if m.op == AtomOp::Cas && x == y {
+                        self.int_result(t, z, wbits)?
+                    } else {
+                        Value::Bits(x)
+                    }
+                }
+                (x, y, _) if [x, y].iter().any(|a| matches!(a, IntArg::Data(_))) => {
+                    // Integer data: the commutative updates in the domain
+                    // (`add` is the ring sum, so any order of the atomics
+                    // gives the same polynomial).
+                    use crate::domain::IntOp;
+                    let o = match m.op {
+                        AtomOp::Add => IntOp::Add,
+                        AtomOp::Min => IntOp::Min { signed },
+                        AtomOp::Max => IntOp::Max { signed },
+                        AtomOp::And => IntOp::And,
+                        AtomOp::Or => IntOp::Or,
+                        AtomOp::Xor => IntOp::Xor,
+                        AtomOp::Exch => {
+                            let v = self.read(t, info, b, wbits)?;
+                            self.finish_atomic(t, info, dst, target, off, old, v, width)?;
+                            return Ok(());
+                        }
+                        _ => {
+                            return Err(self.unsupported(
+                                t,
+                                "integer instruction on tensor data not modelled",
+                                format!(
+                                    "atom.{} with an operand that depends on tensor data",
+                                    m.op
+                                ),
+                            ));
+                        }
+                    };
+                    let r = self.int_data_op(t, o, wbits, &[(x, wbits), (y, wbits)])?;
+                    self.int_result(t, r, wbits)?
+                }
                 _ => Value::Undef,
             }
         };

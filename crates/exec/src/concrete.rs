@@ -87,7 +87,16 @@ impl Domain for Concrete {
 
     fn int_input(&mut self, tensor: u32, index: u64) -> Option<u64> {
         let x = *self.tensors.get(tensor as usize)?.get(index as usize)?;
-        Some(x as i64 as u64)
+        // Integers beyond i64 (u64 inputs of 2^63 and more) keep their bits.
+        Some(if x >= 9_223_372_036_854_775_808.0 {
+            x as u64
+        } else {
+            x as i64 as u64
+        })
+    }
+
+    fn concrete_value(&self, a: CVal) -> Option<f64> {
+        Some(a.get())
     }
 
     fn unary(&mut self, op: UnOp, a: CVal) -> CVal {

@@ -390,6 +390,12 @@ pub trait Domain {
     fn int_to_real(&mut self, _a: Self::Val, _signed: bool) -> Option<Self::Val> {
         None
     }
+    /// The value of a real as an `f64` when this domain computes concrete
+    /// values ([`crate::Concrete`]): real-to-integer conversions of data
+    /// then give concrete bits. `None` elsewhere.
+    fn concrete_value(&self, _a: Self::Val) -> Option<f64> {
+        None
+    }
     /// A real rounded to a `w`-bit integer and saturated to the signed or
     /// unsigned range (`cvt.rzi.s32.f32` of real data).
     fn real_to_int(

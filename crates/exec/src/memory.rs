@@ -433,7 +433,7 @@ mod tests {
             v.slice(4, 4, 8),
             Value::data(d.input(2, 5, Fmt::F32), Fmt::F32)
         );
-        // integer tensors taint
+        // integer tensors read as integer data of the element's width ...
         let ri = region(
             Init::Input {
                 tensor: 0,
@@ -442,7 +442,26 @@ mod tests {
             },
             16,
         );
-        let (v, _) = load_value(&s[..16], &ri, 0, 4, &mut d, 77);
+        let (v, _) = load_value(&s[..16], &ri, 4, 4, &mut d, 77);
+        let x1 = d
+            .int_data(0, 1, Fmt::I32)
+            .expect("opaque models integer data");
+        assert_eq!(v, Value::data(x1, Fmt::I32));
+        // ... and a byte of one is that slice of the element
+        let (v, _) = load_value(&s[..16], &ri, 5, 1, &mut d, 77);
+        assert_eq!(
+            v,
+            Value::Data {
+                v: x1,
+                fmt: Fmt::I32,
+                lo: 1,
+                len: 1
+            }
+        );
+        // ... unless the domain does not model integer data: then they taint
+        let mut c = crate::Concrete::new(Vec::new());
+        let s2 = vec![Slot::Unwritten; 16];
+        let (v, _) = load_value(&s2, &ri, 0, 4, &mut c, 77);
         assert_eq!(v, Value::Tainted(77));
     }
 

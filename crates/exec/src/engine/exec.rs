@@ -1849,6 +1849,11 @@ impl<D: Domain> Engine<'_, D> {
                     }
                     Value::Undef => Value::Undef,
                     ref v => match self.as_real(t, v, sf)? {
+                        // A concrete domain knows the value: exact bits.
+                        Some(x) if self.d.concrete_value(x).is_some() => {
+                            let c = self.d.concrete_value(x).unwrap_or(0.0);
+                            Value::Bits(int::float_to_int(c, rnd, dst.bit_width(), dst.is_signed()))
+                        }
                         Some(x) => {
                             self.real_to_int_data(t, x, rnd, dst.is_signed(), dst.bit_width())?
                         }

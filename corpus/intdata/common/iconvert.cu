@@ -93,3 +93,47 @@ extern "C" __global__ void icollatz(const int *x, int *y)
     }
     y[tid] = steps;
 }
+
+// Integer data from float data: the number of positive elements, counted
+// in a shared-memory int tree (each thread first counts its strided
+// elements), ...
+template <bool strict>
+__device__ void count_positive_tree(const float *x, int *y, unsigned int n)
+{
+    unsigned int tid = threadIdx.x;
+    int c = 0;
+    for (unsigned int i = tid; i < n; i += blockDim.x)
+        c += strict ? (x[i] > 0.0f) : (x[i] >= 0.0f);
+    sdata[tid] = c;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s)
+            sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) y[0] = sdata[0];
+}
+
+extern "C" __global__ void count_positive(const float *x, int *y, unsigned int n)
+{
+    count_positive_tree<true>(x, y, n);
+}
+
+// BUG twin: counts the non-negative elements (x >= 0 instead of x > 0).
+extern "C" __global__ void count_nonnegative(const float *x, int *y, unsigned int n)
+{
+    count_positive_tree<false>(x, y, n);
+}
+
+// ... and with one shared atomic counter incremented per positive element.
+extern "C" __global__ void count_positive_atomic(const float *x, int *y, unsigned int n)
+{
+    __shared__ int count;
+    unsigned int tid = threadIdx.x;
+    if (tid == 0) count = 0;
+    __syncthreads();
+    for (unsigned int i = tid; i < n; i += blockDim.x)
+        atomicAdd(&count, x[i] > 0.0f ? 1 : 0);
+    __syncthreads();
+    if (tid == 0) y[0] = count;
+}

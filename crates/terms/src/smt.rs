@@ -612,3 +612,55 @@ mod tests {
         assert!(smt.contains("WARNING"));
     }
 }
+
+#[cfg(test)]
+mod int_tests {
+    use super::*;
+    use crate::{IntCmpOp, IntFn, IntTy};
+
+    fn balanced(s: &str) -> bool {
+        let mut depth = 0i64;
+        for ch in s.chars() {
+            match ch {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            if depth < 0 {
+                return false;
+            }
+        }
+        depth == 0
+    }
+
+    #[test]
+    fn integer_vc_is_bit_vectors() {
+        let mut t = Terms::new();
+        let ty = IntTy {
+            bits: 32,
+            signed: true,
+        };
+        let (x, y) = (t.int_input(0, 0, ty), t.int_input(0, 1, ty));
+        let s = t.int_add(32, x, y);
+        let k = t.int_const(32, 3);
+        let sh = t.int_op(IntFn::Shr { signed: true }, 32, &[s, k]);
+        let p = t.int_op(IntFn::Popc, 32, &[x]);
+        let c = t.int_cmp(IntCmpOp::Lt { signed: false }, x, y);
+        let sel = t.select(c, sh, p);
+        let a = t.int_to_real(true, sel);
+        let b = t.int_to_real(false, y);
+        let text = smtlib(&t, a, b);
+        assert!(balanced(&text), "{text}");
+        assert!(text.contains("(declare-const i0_0 (_ BitVec 32))"), "{text}");
+        assert!(text.contains("bvadd") && text.contains("bvashr") && text.contains("bvult"));
+        assert!(text.contains("(declare-fun f_popc_32_32 ((_ BitVec 32)) (_ BitVec 32))"));
+        assert!(text.contains("bv2nat"), "{text}");
+        // An 8-bit shift by a 32-bit amount clamps.
+        let z = t.int_input(1, 0, IntTy { bits: 8, signed: false });
+        let n = t.int_input(2, 0, ty);
+        let zs = t.int_op(IntFn::Shl, 8, &[z, n]);
+        let zr = t.int_to_real(false, zs);
+        let text = smtlib(&t, zr, a);
+        assert!(balanced(&text) && text.contains("bvuge"), "{text}");
+    }
+}

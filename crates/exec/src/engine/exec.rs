@@ -1655,10 +1655,12 @@ impl<D: Domain> Engine<'_, D> {
                 PredArg::Data(c) => {
                     let w = dst.bit_width();
                     let ones = Value::Bits(mask_bits(u64::MAX, w));
-                    match self.int_select(t, c, &ones, &Value::Bits(0), w)? {
-                        Some(v) => v,
-                        None => Value::Tainted(self.cur_instr),
-                    }
+                    let v = if self.models_int_data() {
+                        self.int_select(t, c, &ones, &Value::Bits(0), w)?
+                    } else {
+                        None
+                    };
+                    v.unwrap_or(Value::Tainted(self.cur_instr))
                 }
                 PredArg::Tainted(o) => Value::Tainted(o),
                 PredArg::Undef => Value::Undef,

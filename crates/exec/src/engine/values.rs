@@ -256,10 +256,12 @@ impl<D: Domain> Engine<'_, D> {
                 } else if matches!((&new, &old), (Value::Bits(_), Value::Bits(_))) {
                     // An integer chosen by a tensor-data predicate: integer
                     // data when the domain models it.
-                    match self.int_select(t, c, &new, &old, w) {
-                        Ok(Some(v)) => v,
-                        _ => Value::Tainted(self.cur_instr),
-                    }
+                    let v = if self.models_int_data() {
+                        self.int_select(t, c, &new, &old, w)?
+                    } else {
+                        None
+                    };
+                    v.unwrap_or(Value::Tainted(self.cur_instr))
                 } else {
                     return Err(self.unsupported(
                         t,
@@ -294,6 +296,11 @@ impl<D: Domain> Engine<'_, D> {
             });
         };
         Ok(Some(Value::data(self.d.select(c, x, y), fmt)))
+    }
+
+    /// Whether the domain models integer data (it makes integer constants).
+    pub(crate) fn models_int_data(&mut self) -> bool {
+        self.d.int_lit(32, 0).is_some()
     }
 
     /// An integer operand as integer data (`None`: undefined or tainted).
@@ -432,6 +439,15 @@ impl<D: Domain> Engine<'_, D> {
             Value::Bits(b) => Ok(IntArg::Known(mask_bits(*b, w))),
             Value::Undef => Ok(IntArg::Undef),
             Value::Tainted(o) => Ok(IntArg::Tainted(*o)),
+            // A data boolean read as an integer is 1 or 0 (integer data
+            // when the domain models it).
+            Value::Bool(c) if self.models_int_data() => {
+                let c = *c;
+                match self.int_select(t, c, &Value::Bits(1), &Value::Bits(0), w)? {
+                    Some(v) => self.int_of(t, &v, w),
+                    None => Ok(IntArg::Tainted(self.cur_instr)),
+                }
+            }
             Value::Bool(_) => Ok(IntArg::Tainted(self.cur_instr)),
             Value::Data {
                 v: x,

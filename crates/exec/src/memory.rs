@@ -434,6 +434,7 @@ mod tests {
             Value::data(d.input(2, 5, Fmt::F32), Fmt::F32)
         );
         // integer tensors read as integer data of the element's width ...
+        d.set_tensor_types(&[ptxeq_spec::DType::S32]);
         let ri = region(
             Init::Input {
                 tensor: 0,

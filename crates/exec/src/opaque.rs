@@ -107,6 +107,9 @@ pub struct Opaque {
     index: FxHashMap<Const, u32>,
     /// IEEE bit patterns already decoded (constants repeat in loops).
     bits: FxHashMap<(Fmt, u64), Option<OVal>>,
+    /// Which tensors hold integer data this domain models (integer dtypes
+    /// but `pred`), as the term domain does.
+    int_tensors: Vec<bool>,
 }
 
 impl Opaque {
@@ -337,7 +340,14 @@ impl Domain for Opaque {
     // integer constants exact; identities as the term store applies them
     // where cheap (`x + 0`, `x·1`, `x·0`, `x op x` comparisons).
 
+    fn set_tensor_types(&mut self, dtypes: &[ptxeq_spec::DType]) {
+        self.int_tensors = dtypes.iter().map(|d| Fmt::int_of_dtype(*d).is_some()).collect();
+    }
+
     fn int_data(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Option<OVal> {
+        if !self.int_tensors.get(tensor as usize).copied().unwrap_or(false) {
+            return None;
+        }
         let h = mix(mix(Tag::IntInput as u64, u64::from(tensor)), index);
         Some(OVal(mix(h, u64::from(fmt.bits())) | HASH_BIT))
     }

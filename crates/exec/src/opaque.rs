@@ -341,11 +341,19 @@ impl Domain for Opaque {
     // where cheap (`x + 0`, `x·1`, `x·0`, `x op x` comparisons).
 
     fn set_tensor_types(&mut self, dtypes: &[ptxeq_spec::DType]) {
-        self.int_tensors = dtypes.iter().map(|d| Fmt::int_of_dtype(*d).is_some()).collect();
+        self.int_tensors = dtypes
+            .iter()
+            .map(|d| Fmt::int_of_dtype(*d).is_some())
+            .collect();
     }
 
     fn int_data(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Option<OVal> {
-        if !self.int_tensors.get(tensor as usize).copied().unwrap_or(false) {
+        if !self
+            .int_tensors
+            .get(tensor as usize)
+            .copied()
+            .unwrap_or(false)
+        {
             return None;
         }
         let h = mix(mix(Tag::IntInput as u64, u64::from(tensor)), index);

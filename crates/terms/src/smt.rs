@@ -651,12 +651,22 @@ mod int_tests {
         let b = t.int_to_real(false, y);
         let text = smtlib(&t, a, b);
         assert!(balanced(&text), "{text}");
-        assert!(text.contains("(declare-const i0_0 (_ BitVec 32))"), "{text}");
+        assert!(
+            text.contains("(declare-const i0_0 (_ BitVec 32))"),
+            "{text}"
+        );
         assert!(text.contains("bvadd") && text.contains("bvashr") && text.contains("bvult"));
         assert!(text.contains("(declare-fun f_popc_32_32 ((_ BitVec 32)) (_ BitVec 32))"));
         assert!(text.contains("bv2nat"), "{text}");
         // An 8-bit shift by a 32-bit amount clamps.
-        let z = t.int_input(1, 0, IntTy { bits: 8, signed: false });
+        let z = t.int_input(
+            1,
+            0,
+            IntTy {
+                bits: 8,
+                signed: false,
+            },
+        );
         let n = t.int_input(2, 0, ty);
         let zs = t.int_op(IntFn::Shl, 8, &[z, n]);
         let zr = t.int_to_real(false, zs);

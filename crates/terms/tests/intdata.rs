@@ -217,3 +217,47 @@ fn comparisons_selects_and_atoms() {
     let a3 = t.int_op(IntFn::And, 32, &[xy, k2]);
     refuted(&t, a1, a3);
 }
+
+#[test]
+fn one_function_many_spellings() {
+    let mut t = Terms::new();
+    let x = t.int_input(0, 0, S32);
+    let y = t.int_input(0, 1, S32);
+    // max.s32 against setp + selp, either tie-breaking.
+    let m = t.int_op(IntFn::Max { signed: true }, 32, &[x, y]);
+    let lt = t.int_cmp(IntCmpOp::Lt { signed: true }, x, y);
+    let s1 = t.select(lt, y, x);
+    let le = t.int_cmp(IntCmpOp::Le { signed: true }, y, x);
+    let s2 = t.select(le, x, y);
+    proved(&t, m, s1);
+    proved(&t, m, s2);
+    let mn = t.int_op(IntFn::Min { signed: true }, 32, &[y, x]);
+    let s3 = t.select(lt, x, y);
+    proved(&t, mn, s3);
+    refuted(&t, m, mn);
+    // The low byte: and with 255, rem.u by 256, bfe.u 0 8, zext of trunc.
+    let k255 = t.int_const(32, 255);
+    let k256 = t.int_const(32, 256);
+    let (zero, eight) = (t.int_const(32, 0), t.int_const(32, 8));
+    let a = t.int_op(IntFn::And, 32, &[x, k255]);
+    let r = t.int_op(IntFn::Rem { signed: false }, 32, &[x, k256]);
+    let b = t.int_op(IntFn::Bfe { signed: false }, 32, &[x, zero, eight]);
+    let tr = t.int_op(IntFn::Trunc, 8, &[x]);
+    let z = t.int_op(IntFn::Zext { from: 8 }, 32, &[tr]);
+    proved(&t, a, r);
+    proved(&t, a, b);
+    proved(&t, a, z);
+    // ... and the low byte of x + 256·y is the low byte of x.
+    let sh = t.int_mul(32, k256, y);
+    let xs = t.int_add(32, x, sh);
+    let a2 = t.int_op(IntFn::And, 32, &[xs, k255]);
+    proved(&t, a, a2);
+    let k127 = t.int_const(32, 127);
+    let a3 = t.int_op(IntFn::And, 32, &[x, k127]);
+    refuted(&t, a, a3);
+    // Signed field: bfe.s 0 8 is the sign-extended low byte.
+    let bs = t.int_op(IntFn::Bfe { signed: true }, 32, &[x, zero, eight]);
+    let se = t.int_op(IntFn::Sext { from: 8 }, 32, &[tr]);
+    proved(&t, bs, se);
+    refuted(&t, bs, b);
+}

@@ -422,7 +422,20 @@ impl<D: Domain> Engine<'_, D> {
                         IntArg::Known(mask_bits(acc as u64, 32))
                     }
                     (a, b, c) if any_data(&[a, b, c]) => {
-                        return Err(self.int_data_unsupported(t, "dp4a/dp2a"));
+                        let va = self.read(t, info, op(1), 32)?;
+                        let vb = self.read(t, info, op(2), 32)?;
+                        let hi = match ins.instr {
+                            Instr::Dp2a { hi, .. } => Some(hi),
+                            _ => None,
+                        };
+                        let _ = (a, b);
+                        self.dot_product_data(
+                            t,
+                            (&va, a_ty.is_signed()),
+                            (&vb, b_ty.is_signed()),
+                            c,
+                            hi,
+                        )?
                     }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };

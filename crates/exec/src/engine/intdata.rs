@@ -221,6 +221,49 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
+    /// `dp4a` (`hi = None`) or `dp2a.lo/hi` with a data operand, exactly:
+    /// `c + Σ ext(a_i)·ext(b_i)` over the 8-bit (16-bit for `dp2a`'s `a`)
+    /// lanes, each lane read from the register's bytes — so four `s8`
+    /// elements loaded as one 32-bit word are the four inputs themselves.
+    pub(crate) fn dot_product_data(
+        &mut self,
+        t: u32,
+        (a, a_signed): (&Value<D::Val>, bool),
+        (b, b_signed): (&Value<D::Val>, bool),
+        c: IntArg<D::Val>,
+        hi: Option<bool>,
+    ) -> R<IntArg<D::Val>> {
+        let lanes: &[(u8, u8, u8)] = match hi {
+            // (a's byte offset, a's lane bytes, b's byte offset)
+            None => &[(0, 1, 0), (1, 1, 1), (2, 1, 2), (3, 1, 3)],
+            Some(false) => &[(0, 2, 0), (2, 2, 1)],
+            Some(true) => &[(0, 2, 2), (2, 2, 3)],
+        };
+        let mut acc = c;
+        for &(ao, al, bo) in lanes {
+            let aw = u32::from(al) * 8;
+            let x = a.slice(ao, al, 4);
+            let x = self.int_of(t, &x, aw)?;
+            let x = self.int_ext(t, x, aw, 32, a_signed)?;
+            let y = b.slice(bo, 1, 4);
+            let y = self.int_of(t, &y, 8)?;
+            let y = self.int_ext(t, y, 8, 32, b_signed)?;
+            let p = match (x, y) {
+                (IntArg::Known(x), IntArg::Known(y)) => {
+                    IntArg::Known(mask_bits(x.wrapping_mul(y), 32))
+                }
+                (x, y) => self.int_data_op(t, IntOp::Mul, 32, &[(x, 32), (y, 32)])?,
+            };
+            acc = match (acc, p) {
+                (IntArg::Known(x), IntArg::Known(y)) => {
+                    IntArg::Known(mask_bits(x.wrapping_add(y), 32))
+                }
+                (x, y) => self.int_data_op(t, IntOp::Add, 32, &[(x, 32), (y, 32)])?,
+            };
+        }
+        Ok(acc)
+    }
+
     /// Reports an integer instruction the engine does not model on data.
     pub(crate) fn int_data_unsupported(&mut self, t: u32, what: &str) -> super::Halt {
         self.unsupported(

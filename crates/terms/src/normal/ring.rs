@@ -685,28 +685,19 @@ impl Normalizer<'_> {
             },
             Node::IntOp(f @ (IntFn::Zext { from } | IntFn::Sext { from }), _, ops) => {
                 let p = match self.ring_get(ops[0]) {
-                    Ok(p) => p.canonical(self.budget),
+                    Ok(p) => p,
                     Err(_) => return Ok(self.ring_opaque(t, w)),
                 };
-                let signed = matches!(f, IntFn::Sext { .. });
-                let src = width_range(*from, signed);
-                if let Some(c) = p.as_const() {
-                    return Ok(RingPoly::constant(w, read(c, *from, signed) as u64));
-                }
-                let fits = p
-                    .range(&|v| self.var_range(v))
-                    .is_some_and(|r| within(r, src));
-                if fits {
-                    // The integer the polynomial computes never wrapped:
-                    // extending it is the same integer in the wider ring.
-                    p.lift(w)
-                } else {
-                    let key = RingVar::App {
-                        f: *f,
-                        w,
-                        args: vec![RingArg::Int(p)],
-                    };
-                    self.intern_var(key, src, t, w)
+                self.ring_extend(t, p, *from, matches!(f, IntFn::Sext { .. }), w)
+            }
+            // The low k bits, written as a mask, a remainder or a field:
+            // the k-bit truncation extended back (`x & 255`, `x % 256`,
+            // `bfe.u32 x, 0, 8` and `cvt.u32.u8` are one function).
+            Node::IntOp(f, _, ops) if low_bits(terms, *f, ops, w).is_some() => {
+                let (x, k, signed) = low_bits(terms, *f, ops, w).expect("checked");
+                match self.ring_get(x) {
+                    Ok(p) => self.ring_extend(t, p.reduce(k), k, signed, w),
+                    Err(_) => self.ring_opaque(t, w),
                 }
             }
             Node::IntOp(f, _, ops) => {
@@ -725,10 +716,7 @@ impl Normalizer<'_> {
                     }
                 }
                 if f.is_commutative() {
-                    args.sort_by(|x, y| match (x, y) {
-                        (RingArg::Int(a), RingArg::Int(b)) => a.cmp(b),
-                        _ => std::cmp::Ordering::Equal,
-                    });
+                    args.sort_by(arg_order);
                 }
                 let range = match f {
                     IntFn::FromReal { signed, .. } => width_range(w, *signed),
@@ -753,6 +741,24 @@ impl Normalizer<'_> {
                                 let holds = matches!(op, IntCmpOp::Eq | IntCmpOp::Le { .. });
                                 return Ok(if holds { pa } else { pb });
                             }
+                            // `x < y ? y : x` is max(x, y), `x < y ? x : y`
+                            // min (with `<=` too: at a tie both are x): the
+                            // key `max`/`min` instructions get.
+                            if let IntCmpOp::Lt { signed } | IntCmpOp::Le { signed } = *op {
+                                let pick = if (&pa, &pb) == (&py, &px) {
+                                    Some(IntFn::Max { signed })
+                                } else if (&pa, &pb) == (&px, &py) {
+                                    Some(IntFn::Min { signed })
+                                } else {
+                                    None
+                                };
+                                if let Some(f) = pick {
+                                    let mut args = vec![RingArg::Int(px), RingArg::Int(py)];
+                                    args.sort_by(arg_order);
+                                    let key = RingVar::App { f, w, args };
+                                    return Ok(self.intern_var(key, width_range(w, false), t, w));
+                                }
+                            }
                             let (px, py) = match op {
                                 IntCmpOp::Eq | IntCmpOp::Ne if py < px => (py, px),
                                 _ => (px, py),
@@ -772,6 +778,36 @@ impl Normalizer<'_> {
             }
             _ => self.ring_opaque(t, w),
         })
+    }
+
+    /// `p` (of `from` bits) sign- or zero-extended to `w` bits: the same
+    /// polynomial when its integer range fits the source reading, else a
+    /// variable over it.
+    fn ring_extend(&mut self, t: TermId, p: RingPoly, from: u8, signed: bool, w: u8) -> RingPoly {
+        let p = p.canonical(self.budget);
+        let src = width_range(from, signed);
+        if let Some(c) = p.as_const() {
+            return RingPoly::constant(w, read(c, from, signed) as u64);
+        }
+        let fits = p
+            .range(&|v| self.var_range(v))
+            .is_some_and(|r| within(r, src));
+        if fits {
+            // The integer the polynomial computes never wrapped: extending
+            // it is the same integer in the wider ring.
+            return p.lift(w);
+        }
+        let f = if signed {
+            IntFn::Sext { from }
+        } else {
+            IntFn::Zext { from }
+        };
+        let key = RingVar::App {
+            f,
+            w,
+            args: vec![RingArg::Int(p)],
+        };
+        self.intern_var(key, src, t, w)
     }
 
     /// The real normal form of `IntToReal(signed, a)` (see the module
@@ -868,6 +904,42 @@ impl Normalizer<'_> {
             }
         }
     }
+}
+
+/// The canonical order of commutative operands.
+fn arg_order(x: &RingArg, y: &RingArg) -> std::cmp::Ordering {
+    match (x, y) {
+        (RingArg::Int(a), RingArg::Int(b)) => a.cmp(b),
+        _ => std::cmp::Ordering::Equal,
+    }
+}
+
+/// `(x, k, signed)` when `f(ops)` at width `w` is the low `k < w` bits of
+/// `x`, zero-extended (or sign-extended): `and(x, 2^k − 1)`, `rem.u(x,
+/// 2^k)`, `bfe.u/s(x, 0, k)`.
+fn low_bits(terms: &crate::Terms, f: IntFn, ops: &[TermId], w: u8) -> Option<(TermId, u8, bool)> {
+    let c = |t: TermId| terms.as_int_const(t).map(|x| x.1);
+    let low = |m: u64| (m != 0 && (m & (m + 1)) == 0).then(|| m.count_ones() as u8);
+    let (x, k, signed) = match (f, ops) {
+        (IntFn::And, [a, b]) => match (c(*a), c(*b)) {
+            (_, Some(m)) => (*a, low(m)?, false),
+            (Some(m), _) => (*b, low(m)?, false),
+            _ => return None,
+        },
+        (IntFn::Rem { signed: false }, [a, b]) => {
+            let m = c(*b)?;
+            (
+                *a,
+                (m.is_power_of_two()).then(|| m.trailing_zeros() as u8)?,
+                false,
+            )
+        }
+        (IntFn::Bfe { signed }, [a, p, l]) if c(*p) == Some(0) => {
+            (*a, u8::try_from(c(*l)?).ok()?, signed)
+        }
+        _ => return None,
+    };
+    (k > 0 && k < w && terms.int_width(x) == Some(w)).then_some((x, k, signed))
 }
 
 /// An integer as an exact rational.

@@ -646,7 +646,19 @@ impl Normalizer<'_> {
             Node::IntAdd(_, ops) => {
                 let mut parts = Vec::with_capacity(ops.len());
                 for o in ops.iter() {
-                    match self.ring_get(*o) {
+                    // A single-parent operand is needed by nothing else:
+                    // take its form instead of copying it (an accumulation
+                    // chain then costs its new operands only).
+                    let single = self.parents.get(o.index()).copied() == Some(1);
+                    let p = if single {
+                        self.ring
+                            .memo
+                            .remove(o)
+                            .unwrap_or(Err(NormalizeError::NotReal(*o)))
+                    } else {
+                        self.ring_get(*o)
+                    };
+                    match p {
                         Ok(p) => parts.push(p),
                         Err(_) => return Ok(self.ring_opaque(t, w)),
                     }

@@ -95,7 +95,7 @@ pub fn run(
         ReportFormat::Json => print_json(&db, &loaded, &report, elapsed),
         ReportFormat::Sarif => {
             let spec = loaded.spec.spec(&db);
-            let names: Vec<&str> = spec.tensors.keys().map(|k| k.as_str()).collect();
+            let names = spec.input_names();
             let log = crate::sarif::render_check(&db, &report, &names);
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
@@ -195,7 +195,7 @@ pub(crate) fn print_human(
         return;
     }
     outln!();
-    let names: Vec<&str> = spec.tensors.keys().map(|k| k.as_str()).collect();
+    let names = spec.input_names();
     for t in tensors(report) {
         outln!(
             "output {}: {} element(s): {} proved ({} identical terms), {} refuted, {} unknown",
@@ -233,6 +233,9 @@ pub(crate) fn print_human(
     }
     for a in crate::cmd_race::idiom_assumptions(&report.kernels) {
         outln!("  - math idiom: {a}");
+    }
+    for a in crate::cmd_race::binding_assumptions(&report.kernels) {
+        outln!("  - binding: {a}");
     }
     let stats = report
         .verdicts
@@ -281,6 +284,9 @@ fn print_failure(name: &str, names: &[&str], f: &ElementFailure) {
                 cx.reference,
                 cx.candidate
             );
+            for f in &cx.functions {
+                outln!("    with the uninterpreted function {f}");
+            }
         }
         Failure::BitsDiffer {
             reference,
@@ -303,7 +309,7 @@ fn input_name(names: &[&str], tensor: u32, index: u64) -> String {
 
 fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed: Duration) {
     let spec = loaded.spec.spec(db);
-    let names: Vec<&String> = spec.tensors.keys().collect();
+    let names = spec.input_names();
     let slot = match &report.verdict {
         CheckVerdict::Kernel { slot, .. } => Some(slot.word()),
         _ => None,
@@ -324,6 +330,7 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "ctas_checked": ctas_line(spec, report),
         "constant_recoveries": recoveries(report),
         "idiom_assumptions": crate::cmd_race::idiom_assumptions(&report.kernels),
+        "binding_assumptions": crate::cmd_race::binding_assumptions(&report.kernels),
         "time_ms": elapsed.as_secs_f64() * 1e3,
     });
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());

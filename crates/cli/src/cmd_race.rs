@@ -63,6 +63,9 @@ fn print_human(
     for a in idiom_assumptions(reports) {
         outln!("  math idiom: {a}");
     }
+    for a in binding_assumptions(reports) {
+        outln!("  binding: {a}");
+    }
     outln!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
 }
 
@@ -182,6 +185,7 @@ fn print_json(
         "verdict": verdict.word(),
         "kernels": kernels_json(db, reports),
         "assumptions": ASSUMPTIONS,
+        "binding_assumptions": binding_assumptions(reports),
         "time_ms": elapsed.as_secs_f64() * 1e3,
     });
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
@@ -237,6 +241,35 @@ pub fn idiom_assumptions(reports: &[KernelRaceReport]) -> Vec<String> {
     a.sort();
     a.dedup();
     a
+}
+
+/// What the spec's bindings (`values`, `[functions]`, `[globals]`) and
+/// the module variables read as their initialisers make the verdict rest
+/// on (deduplicated, in kernel order).
+pub fn binding_assumptions(reports: &[KernelRaceReport]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in reports {
+        let Some(input) = &r.input else { continue };
+        let vars = ptxeq_exec::initialised_vars_read(&input.kernel, &input.funcs, &input.bindings);
+        let lines = input
+            .bindings
+            .assumptions
+            .iter()
+            .cloned()
+            .chain(vars.into_iter().map(|(name, space)| {
+            format!(
+                "module variable `{name}` (.{space}) holds its initialiser at launch (the host may \
+                     overwrite it, e.g. with cudaMemcpyToSymbol; give it values or declare it an \
+                     input in [globals])"
+            )
+        }));
+        for l in lines {
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+    }
+    out
 }
 
 /// The JSON form of each kernel's race report (shared with `ptxeq check`).

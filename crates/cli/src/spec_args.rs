@@ -32,7 +32,9 @@ pub struct SpecFlagArgs {
     #[arg(long, value_name = "BYTES")]
     pub dynamic_shared: Option<u32>,
     /// A tensor param: `name:dtype[d0,d1,...]:role` with role in|out|inout,
-    /// e.g. `x:f32[128]:in`. Repeat for each tensor.
+    /// e.g. `x:f32[128]:in`; or `scratch`, a workspace never compared that
+    /// one or both kernels use, e.g. `m_ws:f32[64]:scratch`. Repeat for
+    /// each tensor.
     #[arg(long = "tensor", value_name = "NAME:DTYPE[SHAPE]:ROLE")]
     pub tensors: Vec<String>,
     /// A scalar param: `name=value`, e.g. `n=128`. Repeat for each scalar.
@@ -40,8 +42,31 @@ pub struct SpecFlagArgs {
     pub scalars: Vec<String>,
     /// The kernel's params in order, by tensor/scalar name, `_` for unused:
     /// `x,y,n,_` (default: the tensors in flag order, then the scalars).
+    /// A by-value struct param is bound field by field in braces,
+    /// `name@offset` for a tensor, `name:dtype@offset` for a scalar:
+    /// `--params 'x,{a@0,b@8,n:s32@16}'`.
     #[arg(long)]
     pub params: Option<String>,
+    /// Concrete contents of an input, inout or scratch tensor (the verdict
+    /// then holds for these values only; gathers/scatters through it get
+    /// concrete addresses): `--values idx=3,1,2,0`, `--values idx=iota`,
+    /// `--values ws=zeros`, `--values idx=@idx.txt`. Repeat per tensor.
+    #[arg(long = "values", value_name = "NAME=VALUES")]
+    pub values: Vec<String>,
+    /// Bind a `.func` (a bodiless `.extern .func`, or one whose body is
+    /// to be replaced) by PTX or unmangled C++ name to a real function
+    /// (exp, exp2, exp10, expm1, log, log2, log10, log1p, sqrt, rsqrt,
+    /// recip, tanh, sinh, cosh, sin, cos, erf, abs, pow, min, max) or to an
+    /// uninterpreted function symbol: `--function my_exp=exp`,
+    /// `--function g=uninterpreted`. Repeat per function.
+    #[arg(long = "function", value_name = "NAME=FUNCTION")]
+    pub functions: Vec<String>,
+    /// Give a module-scope `.global`/`.const` variable values at launch or
+    /// declare its contents inputs (instead of its initialiser):
+    /// `--global MAX_KEY=32`, `--global table=1,2,3:s32`,
+    /// `--global c_weights=input:f32`. Repeat per variable.
+    #[arg(long = "global", value_name = "NAME=VALUES[:DTYPE]")]
+    pub globals: Vec<String>,
 }
 
 impl SpecFlagArgs {
@@ -53,6 +78,9 @@ impl SpecFlagArgs {
             || !self.tensors.is_empty()
             || !self.scalars.is_empty()
             || self.params.is_some()
+            || !self.values.is_empty()
+            || !self.functions.is_empty()
+            || !self.globals.is_empty()
     }
 }
 
@@ -89,6 +117,9 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
             grid: args.grid.clone(),
             ctas: args.ctas.clone(),
             dynamic_shared: args.dynamic_shared,
+            values: args.values.clone(),
+            functions: args.functions.clone(),
+            globals: args.globals.clone(),
             ..SpecFlags::default()
         };
         match CheckSpec::from_flags(&flags) {
@@ -165,6 +196,9 @@ pub fn load_pair(
         grid: args.grid.clone(),
         ctas: args.ctas.clone(),
         dynamic_shared: args.dynamic_shared,
+        values: args.values.clone(),
+        functions: args.functions.clone(),
+        globals: args.globals.clone(),
     };
     let spec = match CheckSpec::from_flags(&flags) {
         Ok(s) => s,

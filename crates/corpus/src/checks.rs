@@ -145,8 +145,13 @@ pub fn check_params(table: &str, k: &KernelRef, f: &FunctionInfo, spec: &CheckSp
         let decl = format!("param `{}` (.{})", p.name, p.ty);
         match binding {
             ParamBinding::Unused => {}
+            ParamBinding::Struct(_) if p.is_array => {}
+            ParamBinding::Struct(_) => out.push(format!(
+                "{here} is a struct, but {decl} is not a by-value aggregate (.b8 name[N])"
+            )),
             _ if p.is_array => out.push(format!(
-                "{here} binds {decl}, a by-value array; bind it to `_`"
+                "{here} binds {decl}, a by-value array; bind it to `_` or field by field \
+                 ({{ struct = [...] }})"
             )),
             ParamBinding::Tensor(_) => {
                 if !matches!(p.ty.as_str(), "u64" | "b64" | "s64") {

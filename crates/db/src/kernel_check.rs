@@ -109,18 +109,39 @@ pub(crate) fn bind<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<CtaInput,
 pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<StructuredReport> {
     let input = cta_input(db, k).as_ref().ok()?;
     let _span = tracing::info_span!("validate").entered();
+    // A tensor holds data the kernel reads when it is an input or inout
+    // without concrete `values` (concrete contents are not data: an index
+    // tensor with values gives concrete addresses).
+    let data_tensor = |t: u32| {
+        input
+            .tensors
+            .get(t as usize)
+            .is_some_and(|i| i.role.is_read())
+            && input.bindings.tensor_bytes(t).is_none()
+    };
     let tensor_params: Vec<bool> = input
         .params
         .iter()
         .map(|p| match p {
-            ptxeq_exec::ParamValue::Tensor { tensor } => input
-                .tensors
-                .get(*tensor as usize)
-                .is_some_and(|t| t.role != ptxeq_spec::Role::Output),
+            ptxeq_exec::ParamValue::Tensor { tensor } => data_tensor(*tensor),
+            ptxeq_exec::ParamValue::Struct { index } => input
+                .bindings
+                .structs
+                .get(*index as usize)
+                .into_iter()
+                .flatten()
+                .any(|f| matches!(f.what, ptxeq_exec::FieldKind::Tensor { tensor } if data_tensor(tensor))),
             _ => false,
         })
         .collect();
-    let funcs = |name: &str| input.funcs.iter().find(|f| f.name == name).map(|f| &**f);
+    // A bound function's body (if any) never runs: a black box.
+    let funcs = |name: &str| {
+        input
+            .funcs
+            .iter()
+            .find(|f| f.name == name && input.bindings.function(name).is_none())
+            .map(|f| &**f)
+    };
     Some(ptxeq_validate::validate(
         &input.kernel,
         &funcs,
@@ -340,7 +361,56 @@ pub fn race_check(
         }
         out.push(report);
     }
+    // A `[functions]`/`[globals]` key that names nothing in any kernel's
+    // module is a typo, not a binding: say so (only when every kernel of
+    // the spec is checked, since the name may live in another file).
+    let sp = spec.spec(db);
+    if files.len() == sp.kernels.iter().len()
+        && out.iter().all(|r| r.input_error.is_none())
+        && let Some(e) = unmatched_binding(db, sp, files)
+        && let Some(first) = out.first_mut()
+    {
+        first.input_error = Some(e);
+        first.verdict = RaceVerdict::Unsupported;
+    }
     out
+}
+
+/// The first `[functions]` or `[globals]` key that matches no function
+/// (by PTX or unmangled name) or module variable of any kernel's module.
+fn unmatched_binding(
+    db: &dyn Db,
+    spec: &CheckSpec,
+    files: &[(Slot, SourceFile)],
+) -> Option<String> {
+    let modules: Vec<&ptxeq_ir::ModuleIr> = files
+        .iter()
+        .map(|&(_, f)| &lowered_module(db, f).module)
+        .collect();
+    for name in spec.functions.keys() {
+        let found = modules.iter().any(|m| {
+            m.funcs
+                .iter()
+                .any(|f| &f.name == name || ptxeq_exec::unmangled(&f.name) == Some(name.as_str()))
+        });
+        if !found {
+            return Some(format!(
+                "[functions] `{name}` names no .func of the kernels' modules (give the PTX name, \
+                 e.g. _Z6my_expf, or the unmangled C++ name, e.g. my_exp)"
+            ));
+        }
+    }
+    for name in spec.globals.keys() {
+        if !modules
+            .iter()
+            .any(|m| m.globals.iter().any(|v| &v.name == name))
+        {
+            return Some(format!(
+                "[globals] `{name}` names no module-scope variable of the kernels' modules"
+            ));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -408,6 +408,51 @@ pub trait Domain {
         None
     }
 
+    /// `name(args…)`: an uninterpreted function symbol (a spec's
+    /// `[functions] name = "uninterpreted"`). A symbolic domain keeps it
+    /// a symbol; by default it is the fixed polynomial interpretation
+    /// counterexamples use (`ptxeq_terms::uninterpreted`), built from the
+    /// domain's own arithmetic, so concrete replays agree with witnesses.
+    fn apply(&mut self, name: &str, args: &[Self::Val]) -> Self::Val {
+        let f = ptxeq_terms::uninterpreted::Interpretation::of(name, args.len());
+        let mut acc = self.int_const(i128::from(f.constant));
+        let mut sum: Option<Self::Val> = None;
+        for (&l, &x) in f.linear.iter().zip(args) {
+            let c = self.int_const(i128::from(l));
+            let t = self.binary(BinOp::Mul, c, x);
+            acc = self.binary(BinOp::Add, acc, t);
+            sum = Some(match sum {
+                None => x,
+                Some(s) => self.binary(BinOp::Add, s, x),
+            });
+        }
+        if let Some(s) = sum {
+            let sq = self.binary(BinOp::Mul, s, s);
+            let q = self.int_const(i128::from(f.square));
+            let t = self.binary(BinOp::Mul, q, sq);
+            acc = self.binary(BinOp::Add, acc, t);
+        }
+        let d = self.int_const(i128::from(ptxeq_terms::uninterpreted::DENOMINATOR));
+        let poly = self.binary(BinOp::Div, acc, d);
+        // At an infinite argument the interpretation is `c/16`.
+        let (Some(pinf), Some(ninf)) = (
+            self.float_const(Fmt::F64, f64::INFINITY.to_bits()),
+            self.float_const(Fmt::F64, f64::NEG_INFINITY.to_bits()),
+        ) else {
+            return poly;
+        };
+        let mut any_inf = self.bool_const(false);
+        for &x in args {
+            let a = self.cmp(Cmp::Eq, x, pinf);
+            let b = self.cmp(Cmp::Eq, x, ninf);
+            let ab = self.bool_op(BoolOp::Or, a, b);
+            any_inf = self.bool_op(BoolOp::Or, any_inf, ab);
+        }
+        let c = self.int_const(i128::from(f.constant));
+        let at_inf = self.binary(BinOp::Div, c, d);
+        self.select(any_inf, at_inf, poly)
+    }
+
     fn unary(&mut self, op: UnOp, a: Self::Val) -> Self::Val;
     fn binary(&mut self, op: BinOp, a: Self::Val, b: Self::Val) -> Self::Val;
     /// `a·b + c`.

@@ -11,6 +11,8 @@ use ptxeq_ir::{KernelIr, ModuleIr, ScalarType};
 use ptxeq_spec::{CheckSpec, DType, KernelRef, ParamBinding, Role, ScalarValue};
 use serde::{Deserialize, Serialize};
 
+use crate::bindings::Bindings;
+
 /// What a kernel param receives.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum ParamValue {
@@ -21,6 +23,9 @@ pub enum ParamValue {
     Scalar { bits: u64 },
     /// `_`: reading it is reported as unsupported.
     Unused,
+    /// A by-value struct: the fields `CtaInput::bindings.structs[index]`;
+    /// bytes no field covers read as unused.
+    Struct { index: u32 },
 }
 
 /// A tensor of the check. The index of a tensor in [`CtaInput::tensors`]
@@ -90,6 +95,9 @@ pub struct CtaInput {
     pub params: Vec<ParamValue>,
     pub tensors: Vec<TensorInfo>,
     pub limits: Limits,
+    /// Concrete values, struct fields, bound functions and module
+    /// variables (`bindings.rs`); empty when the spec uses none.
+    pub bindings: Bindings,
 }
 
 /// A spec that does not fit the kernel.
@@ -133,7 +141,7 @@ impl CtaInput {
                 }
             },
         };
-        let tensors: Vec<TensorInfo> = spec
+        let mut tensors: Vec<TensorInfo> = spec
             .tensors
             .iter()
             .map(|(name, t)| TensorInfo {
@@ -143,6 +151,8 @@ impl CtaInput {
                 shape: t.shape.clone(),
             })
             .collect();
+        let mut bindings = Bindings::from_spec(spec, module, kernel, &mut tensors)
+            .map_err(|message| InputError { message })?;
         let args: Vec<_> = kernel.args().map(|(_, p)| p).collect();
         if args.len() != kref.params.len() {
             return err(format!(
@@ -184,6 +194,22 @@ impl CtaInput {
                         })?,
                     }
                 }
+                ParamBinding::Struct(fields) => {
+                    let size = match decl.size_bytes {
+                        Some(n) if !decl.dims.is_empty() => n,
+                        _ => {
+                            return err(format!(
+                                "{what} is .{}, not an aggregate (.param .align A .b8 name[N]); \
+                                 bind it by name, not as a struct",
+                                decl.ty
+                            ));
+                        }
+                    };
+                    let index = bindings
+                        .struct_param(&what, size, fields, spec, &tensors)
+                        .map_err(|message| InputError { message })?;
+                    ParamValue::Struct { index }
+                }
             });
         }
         let block = match spec.launch.block.or(kernel.reqntid).or(kernel.maxntid) {
@@ -208,6 +234,7 @@ impl CtaInput {
             params,
             tensors,
             limits: Limits::default(),
+            bindings,
         })
     }
 

@@ -45,6 +45,7 @@
 //! - Input-only tensors are read-only: a store to one is unsupported
 //!   (their reads are therefore not race-tracked).
 
+mod bindings;
 mod concrete;
 mod domain;
 mod engine;
@@ -61,6 +62,10 @@ mod result;
 mod trace;
 mod value;
 
+pub use bindings::{
+    Bindings, BoundFunction, BoundGlobal, FieldKind, FieldValue, GlobalContents,
+    initialised_vars_read, unmangled, value_bits,
+};
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
 pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 pub use finding::{

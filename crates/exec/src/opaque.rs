@@ -93,11 +93,12 @@ enum Tag {
     BoolOp = 7,
     Select = 8,
     Const = 9,
-    IntInput = 10,
-    IntOp = 11,
-    IntCmp = 12,
-    IntToReal = 13,
-    RealToInt = 14,
+    Apply = 10,
+    IntInput = 11,
+    IntOp = 12,
+    IntCmp = 13,
+    IntToReal = 14,
+    RealToInt = 15,
 }
 
 /// The opaque domain (see the module doc).
@@ -428,6 +429,14 @@ impl Domain for Opaque {
     fn real_to_int(&mut self, a: OVal, rnd: IntRounding, signed: bool, w: u8) -> Option<OVal> {
         let sub = (rnd as u64) * 4 + u64::from(signed) * 2 + u64::from(w) * 16;
         Some(self.hashed(Tag::RealToInt, sub, &[a]))
+    }
+
+    fn apply(&mut self, name: &str, args: &[OVal]) -> OVal {
+        // FNV-1a of the name: a deterministic, store-free function id.
+        let id = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        self.hashed(Tag::Apply, id, args)
     }
 
     fn unary(&mut self, op: UnOp, a: OVal) -> OVal {

@@ -102,13 +102,16 @@ impl FromStr for DType {
 
 /// How a kernel uses a tensor: read only, written (its final contents are
 /// compared), or both (initial contents are symbolic inputs, final contents
-/// are compared).
+/// are compared) — or scratch: a workspace either kernel may read and
+/// write, whose contents are never compared (initially unwritten unless
+/// the spec gives `values`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Input,
     Output,
     InOut,
+    Scratch,
 }
 
 impl Role {
@@ -118,6 +121,7 @@ impl Role {
             Role::Input => "input",
             Role::Output => "output",
             Role::InOut => "inout",
+            Role::Scratch => "scratch",
         }
     }
 
@@ -147,8 +151,9 @@ impl FromStr for Role {
             "input" | "in" => Ok(Role::Input),
             "output" | "out" => Ok(Role::Output),
             "inout" => Ok(Role::InOut),
+            "scratch" => Ok(Role::Scratch),
             _ => Err(format!(
-                "unknown role `{s}`, expected input (in), output (out) or inout"
+                "unknown role `{s}`, expected input (in), output (out), inout or scratch"
             )),
         }
     }

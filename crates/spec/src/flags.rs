@@ -9,6 +9,9 @@ use std::str::FromStr;
 
 use toml::Spanned;
 
+use crate::bindings::{
+    RawField, RawGlobal, RawGlobalTable, RawParam, RawStruct, RawValues, RawValuesFile,
+};
 use crate::dtype::{DType, Role};
 use crate::error::{SpecError, SpecErrorKind};
 use crate::model::{CheckSpec, ScalarValue, TensorSpec};
@@ -41,6 +44,12 @@ pub struct SpecFlags {
     pub ctas: Option<String>,
     /// `--dynamic-shared BYTES`.
     pub dynamic_shared: Option<u32>,
+    /// `--values name=iota|zeros|v0,v1,…|@FILE`: concrete tensor contents.
+    pub values: Vec<String>,
+    /// `--function name=exp|…|uninterpreted`: `[functions]`.
+    pub functions: Vec<String>,
+    /// `--global NAME=VALUES[:DTYPE]` or `NAME=input[:DTYPE]`: `[globals]`.
+    pub globals: Vec<String>,
 }
 
 fn flag_error(message: String) -> SpecError {
@@ -86,9 +95,13 @@ pub fn parse_dims(flag: &str, s: &str) -> Result<[u32; 3], SpecError> {
     Ok(out)
 }
 
-/// Parses a `--params` list: `x,y,n,_`.
+/// Parses a `--params` list: `x,y,n,_`; a struct param is one item in
+/// braces, `{a@0,n:s32@8}` (see [`parse_struct_flag`]).
 pub fn parse_param_list(s: &str) -> Result<Vec<String>, SpecError> {
-    let names: Vec<String> = s.split(',').map(|p| p.trim().to_owned()).collect();
+    let names: Vec<String> = split_top(s, ',')
+        .into_iter()
+        .map(|p| p.trim().to_owned())
+        .collect();
     if names.iter().any(String::is_empty) {
         return Err(flag_error(format!(
             "--params `{s}`: an empty name; give names separated by commas, `_` for unused params"
@@ -182,16 +195,156 @@ impl TensorSpec {
                     "--tensor `{s}`: the shape must be extents ≥ 1 separated by commas"
                 ))
             })?;
-        Ok((name.to_owned(), TensorSpec { role, dtype, shape }))
+        Ok((
+            name.to_owned(),
+            TensorSpec {
+                role,
+                dtype,
+                shape,
+                values: None,
+            },
+        ))
     }
 }
 
-fn raw_kernel(ptx: &Path, entry: Option<&String>, params: &[String]) -> Spanned<RawKernel> {
-    nowhere(RawKernel {
+/// Splits `s` at `sep` outside braces.
+fn split_top(s: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// Parses a struct param of `--params`: `{a@0,n:s32@8}` — each field
+/// `name@offset` (a tensor's address) or `name:dtype@offset` (a scalar).
+fn parse_struct_flag(item: &str) -> Result<RawParam, SpecError> {
+    let usage = "a struct param is {name@offset,name:dtype@offset,...}, like {a@0,n:s32@8}";
+    let body = item
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        .ok_or_else(|| flag_error(format!("--params `{item}`: {usage}")))?;
+    let mut fields = Vec::new();
+    for f in body.split(',') {
+        let (left, off) = f.trim().rsplit_once('@').ok_or_else(|| {
+            flag_error(format!(
+                "--params `{item}`: field `{f}` has no @offset; {usage}"
+            ))
+        })?;
+        let offset = off.trim().parse::<i64>().map_err(|_| {
+            flag_error(format!(
+                "--params `{item}`: `{off}` is not a byte offset; {usage}"
+            ))
+        })?;
+        let (bind, dtype) = match left.split_once(':') {
+            Some((n, d)) => {
+                let d = DType::from_str(d.trim())
+                    .map_err(|e| flag_error(format!("--params `{item}`: {e}")))?;
+                (n.trim(), Some(nowhere(d)))
+            }
+            None => (left.trim(), None),
+        };
+        fields.push(nowhere(RawField {
+            offset: nowhere(offset),
+            bind: nowhere(bind.to_owned()),
+            dtype,
+        }));
+    }
+    Ok(RawParam::Struct(RawStruct {
+        fields: nowhere(fields),
+    }))
+}
+
+fn raw_kernel(
+    ptx: &Path,
+    entry: Option<&String>,
+    params: &[String],
+) -> Result<Spanned<RawKernel>, SpecError> {
+    let params = params
+        .iter()
+        .map(|p| {
+            if p.starts_with('{') {
+                parse_struct_flag(p).map(nowhere)
+            } else {
+                Ok(nowhere(RawParam::Name(p.clone())))
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(nowhere(RawKernel {
         ptx: nowhere(ptx.to_string_lossy().into_owned()),
         entry: entry.map(|e| nowhere(e.clone())),
-        params: nowhere(params.iter().map(|p| nowhere(p.clone())).collect()),
-    })
+        params: nowhere(params),
+    }))
+}
+
+/// The value part of `--values` / `--global`: `iota`, `zeros`, `@FILE`
+/// or numbers separated by commas.
+fn raw_values(flag: &str, whole: &str, v: &str) -> Result<RawValues, SpecError> {
+    let v = v.trim();
+    if v == "iota" || v == "zeros" {
+        return Ok(RawValues::Word(v.to_owned()));
+    }
+    if let Some(file) = v.strip_prefix('@') {
+        return Ok(RawValues::File(RawValuesFile {
+            file: nowhere(file.to_owned()),
+        }));
+    }
+    v.split(',')
+        .map(|x| {
+            x.parse::<ScalarValue>()
+                .map(|s| match s {
+                    ScalarValue::Int(i) => RawScalar::Int(i),
+                    ScalarValue::Float(f) => RawScalar::Float(f.get()),
+                })
+                .map_err(|e| flag_error(format!("{flag} `{whole}`: {}", e.message)))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(RawValues::List)
+}
+
+/// `--global NAME=input[:DTYPE]` or `NAME=VALUES[:DTYPE]`.
+fn raw_global(s: &str) -> Result<(String, RawGlobal), SpecError> {
+    let usage =
+        "expected NAME=VALUES[:DTYPE] or NAME=input[:DTYPE], like MAX_KEY=32 or w=input:f32";
+    let (name, rest) = s
+        .split_once('=')
+        .ok_or_else(|| flag_error(format!("--global `{s}`: {usage}")))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(flag_error(format!("--global `{s}`: no name; {usage}")));
+    }
+    let (value, dtype) = match rest.rsplit_once(':') {
+        Some((v, d)) => {
+            let d = DType::from_str(d.trim())
+                .map_err(|e| flag_error(format!("--global `{s}`: {e}")))?;
+            (v, Some(nowhere(d)))
+        }
+        None => (rest, None),
+    };
+    let table = if value.trim() == "input" {
+        RawGlobalTable {
+            role: Some(nowhere("input".to_owned())),
+            dtype,
+            values: None,
+        }
+    } else {
+        RawGlobalTable {
+            role: None,
+            dtype,
+            values: Some(nowhere(raw_values("--global", s, value)?)),
+        }
+    };
+    Ok((name.to_owned(), RawGlobal::Table(table)))
 }
 
 fn raw_ctas(s: &str) -> Result<RawCtas, SpecError> {
@@ -223,6 +376,7 @@ impl CheckSpec {
                         .map(|&d| nowhere(i64::try_from(d).unwrap_or(i64::MAX)))
                         .collect(),
                 ),
+                values: None,
             };
             if tensors
                 .insert(nowhere(name.clone()), nowhere(raw))
@@ -231,6 +385,58 @@ impl CheckSpec {
                 return Err(flag_error(format!("--tensor `{name}` is given twice")));
             }
             tensor_names.push(name);
+        }
+        for v in &flags.values {
+            let usage = "expected name=iota|zeros|v0,v1,...|@FILE, like idx=3,1,2,0";
+            let (name, value) = v
+                .split_once('=')
+                .ok_or_else(|| flag_error(format!("--values `{v}`: {usage}")))?;
+            let values = raw_values("--values", v, value)?;
+            match tensors.get_mut(&nowhere(name.trim().to_owned())) {
+                Some(t) => {
+                    let t: &mut RawTensor = t.get_mut();
+                    if t.values.is_some() {
+                        return Err(flag_error(format!("--values `{name}` is given twice")));
+                    }
+                    t.values = Some(nowhere(values));
+                }
+                None => {
+                    return Err(flag_error(format!(
+                        "--values `{v}`: no --tensor `{}`",
+                        name.trim()
+                    )));
+                }
+            }
+        }
+        let mut functions = BTreeMap::new();
+        for f in &flags.functions {
+            let (name, word) = f.split_once('=').ok_or_else(|| {
+                flag_error(format!(
+                    "--function `{f}`: expected name=binding, like my_exp=exp or g=uninterpreted"
+                ))
+            })?;
+            if functions
+                .insert(
+                    nowhere(name.trim().to_owned()),
+                    nowhere(word.trim().to_owned()),
+                )
+                .is_some()
+            {
+                return Err(flag_error(format!(
+                    "--function `{}` is given twice",
+                    name.trim()
+                )));
+            }
+        }
+        let mut globals = BTreeMap::new();
+        for g in &flags.globals {
+            let (name, raw) = raw_global(g)?;
+            if globals
+                .insert(nowhere(name.clone()), nowhere(raw))
+                .is_some()
+            {
+                return Err(flag_error(format!("--global `{name}` is given twice")));
+            }
         }
         let mut scalar_names = Vec::new();
         let mut scalars = BTreeMap::new();
@@ -263,7 +469,7 @@ impl CheckSpec {
                 (
                     None,
                     None,
-                    Some(raw_kernel(single, flags.entry.as_ref(), &params)),
+                    Some(raw_kernel(single, flags.entry.as_ref(), &params)?),
                 )
             }
             [r, c] => {
@@ -273,8 +479,8 @@ impl CheckSpec {
                 };
                 let centry = flags.candidate_entry.as_ref().or(flags.entry.as_ref());
                 (
-                    Some(raw_kernel(r, flags.entry.as_ref(), &params)),
-                    Some(raw_kernel(c, centry, &cparams)),
+                    Some(raw_kernel(r, flags.entry.as_ref(), &params)?),
+                    Some(raw_kernel(c, centry, &cparams)?),
                     None,
                 )
             }
@@ -315,6 +521,8 @@ impl CheckSpec {
             tensors,
             scalars,
             expect: None,
+            functions,
+            globals,
         };
         validate::validate(raw, Path::new(""))
             .map_err(|e| SpecError::new(SpecErrorKind::Invalid, e.message))

@@ -13,6 +13,7 @@
 //! Consistency with the PTX itself (param counts, `.reqntid`) needs the
 //! parser and is checked by the callers (`ptxeq-corpus`, the CLI).
 
+mod bindings;
 mod dtype;
 mod error;
 mod flags;
@@ -23,6 +24,7 @@ mod verdict;
 
 use std::path::Path;
 
+pub use bindings::{FieldBinding, FunctionBinding, GlobalBinding, KnownFn, StructField, Values};
 pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
 pub use flags::{SpecFlags, parse_dims, parse_param_list, parse_scalar_flag};

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bindings::{FunctionBinding, GlobalBinding, StructField, Values};
 use crate::dtype::{DType, Role};
 use crate::verdict::{CaseKind, Verdict};
 
@@ -23,6 +24,10 @@ pub struct CheckSpec {
     pub scalars: BTreeMap<String, ScalarValue>,
     /// The expected outcome (corpus only).
     pub expect: Option<Expect>,
+    /// `[functions]`: `.func` name → what calls of it compute.
+    pub functions: BTreeMap<String, FunctionBinding>,
+    /// `[globals]`: module-scope variable name → its contents at launch.
+    pub globals: BTreeMap<String, GlobalBinding>,
 }
 
 impl CheckSpec {
@@ -126,6 +131,9 @@ pub enum ParamBinding {
     /// `"_"`: the param is not used by the kernel (e.g. Triton's hidden
     /// pointers); reading it is an error.
     Unused,
+    /// A by-value aggregate (`.param .align A .b8 s[N]`) bound field by
+    /// field; bytes no field covers read as unused.
+    Struct(Vec<StructField>),
 }
 
 impl ParamBinding {
@@ -134,6 +142,7 @@ impl ParamBinding {
         match self {
             ParamBinding::Tensor(n) | ParamBinding::Scalar(n) => n,
             ParamBinding::Unused => "_",
+            ParamBinding::Struct(_) => "{struct}",
         }
     }
 }
@@ -145,6 +154,10 @@ pub struct TensorSpec {
     pub dtype: DType,
     /// Row-major extents, outermost first; non-empty, no zero extent.
     pub shape: Vec<u64>,
+    /// Concrete contents at launch (`values = …`), for input, inout and
+    /// scratch tensors; `None`: symbolic (input, inout) or unwritten
+    /// (output, scratch).
+    pub values: Option<Values>,
 }
 
 impl TensorSpec {
@@ -169,6 +182,7 @@ impl fmt::Display for TensorSpec {
             Role::Input => "in",
             Role::Output => "out",
             Role::InOut => "inout",
+            Role::Scratch => "scratch",
         };
         write!(f, "{}[{}]:{role}", self.dtype, dims.join(","))
     }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use toml::Spanned;
 
+use crate::bindings::{RawGlobal, RawParam, RawValues};
 use crate::dtype::{DType, Role};
 use crate::model::Status;
 use crate::verdict::Verdict;
@@ -27,6 +28,12 @@ pub(crate) struct RawSpec {
     #[serde(default)]
     pub scalars: BTreeMap<Spanned<String>, Spanned<RawScalar>>,
     pub expect: Option<Spanned<RawExpect>>,
+    /// `[functions]`: `.func` name → binding word (see `bindings.rs`).
+    #[serde(default)]
+    pub functions: BTreeMap<Spanned<String>, Spanned<String>>,
+    /// `[globals]`: module variable name → value or table.
+    #[serde(default)]
+    pub globals: BTreeMap<Spanned<String>, Spanned<RawGlobal>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -43,7 +50,7 @@ pub(crate) struct RawLaunch {
 pub(crate) struct RawKernel {
     pub ptx: Spanned<String>,
     pub entry: Option<Spanned<String>>,
-    pub params: Spanned<Vec<Spanned<String>>>,
+    pub params: Spanned<Vec<Spanned<RawParam>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +59,8 @@ pub(crate) struct RawTensor {
     pub role: Spanned<Role>,
     pub dtype: Spanned<DType>,
     pub shape: Spanned<Vec<Spanned<i64>>>,
+    /// Concrete contents (`bindings.rs`).
+    pub values: Option<Spanned<RawValues>>,
 }
 
 #[derive(Debug, Deserialize)]

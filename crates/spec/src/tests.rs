@@ -445,7 +445,8 @@ fn tensor_flags() {
         TensorSpec {
             role: Role::Input,
             dtype: DType::F32,
-            shape: vec![128, 4]
+            shape: vec![128, 4],
+            values: None,
         }
     );
     assert_eq!(t.to_string(), "f32[128,4]:in");

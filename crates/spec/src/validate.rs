@@ -10,6 +10,8 @@ use std::path::Path;
 
 use toml::Spanned;
 
+use crate::bindings::{self, FieldBinding, RawParam};
+use crate::dtype::Role;
 use crate::model::{
     CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
     TensorSpec,
@@ -29,15 +31,15 @@ pub(crate) struct Invalid {
     pub span: Option<Range<usize>>,
 }
 
-type R<T> = Result<T, Invalid>;
+pub(crate) type R<T> = Result<T, Invalid>;
 
 /// The span of a value; empty spans (values built from CLI flags) are none.
-fn span_of<T>(s: &Spanned<T>) -> Option<Range<usize>> {
+pub(crate) fn span_of<T>(s: &Spanned<T>) -> Option<Range<usize>> {
     let r = s.span();
     (!r.is_empty()).then_some(r)
 }
 
-fn fail<T, S>(at: &Spanned<S>, message: impl Into<String>) -> R<T> {
+pub(crate) fn fail<T, S>(at: &Spanned<S>, message: impl Into<String>) -> R<T> {
     Err(Invalid {
         message: message.into(),
         span: span_of(at),
@@ -62,7 +64,7 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         None => Launch::default(),
     };
 
-    let tensors = tensors(&raw)?;
+    let tensors = tensors(&raw, base_dir)?;
     let scalars = scalars(&raw)?;
     for name in raw.scalars.keys() {
         if tensors.contains_key(name.get_ref()) {
@@ -104,6 +106,19 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         Some(e) => Some(expect(e.get_ref(), kernels.kind())?),
         None => None,
     };
+    let functions = bindings::functions(&raw.functions)?;
+    let globals = bindings::globals(&raw.globals, base_dir)?;
+    for name in raw.globals.keys() {
+        if tensors.contains_key(name.get_ref()) || scalars.contains_key(name.get_ref()) {
+            return fail(
+                name,
+                format!(
+                    "[globals] `{name}` has the name of a tensor or scalar; the names of \
+                     witnesses would be ambiguous (rename the tensor or scalar)"
+                ),
+            );
+        }
+    }
 
     Ok(CheckSpec {
         note: raw.note.map(Spanned::into_inner),
@@ -112,6 +127,8 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         tensors,
         scalars,
         expect,
+        functions,
+        globals,
     })
 }
 
@@ -315,7 +332,7 @@ fn check_name(what: &str, name: &Spanned<String>) -> R<()> {
     Ok(())
 }
 
-fn tensors(raw: &RawSpec) -> R<BTreeMap<String, TensorSpec>> {
+fn tensors(raw: &RawSpec, base_dir: &Path) -> R<BTreeMap<String, TensorSpec>> {
     let mut out = BTreeMap::new();
     for (name, t) in &raw.tensors {
         check_name("tensor", name)?;
@@ -345,12 +362,36 @@ fn tensors(raw: &RawSpec) -> R<BTreeMap<String, TensorSpec>> {
                 }
             }
         }
+        let role = *t.role.get_ref();
+        let values = match &t.values {
+            None => None,
+            Some(v) if role == Role::Output => {
+                return fail(
+                    v,
+                    format!(
+                        "tensor `{name}`: `values` on an output tensor; its elements start \
+                         unwritten (give values to an input, inout or scratch tensor)"
+                    ),
+                );
+            }
+            Some(v) => {
+                let n: u64 = shape.iter().product();
+                Some(bindings::values(
+                    &format!("tensor `{name}`"),
+                    Some(*t.dtype.get_ref()),
+                    Some(n),
+                    v,
+                    base_dir,
+                )?)
+            }
+        };
         out.insert(
             name.get_ref().clone(),
             TensorSpec {
-                role: *t.role.get_ref(),
+                role,
                 dtype: *t.dtype.get_ref(),
                 shape,
+                values,
             },
         );
     }
@@ -391,13 +432,44 @@ fn kernel(
         );
     }
     let mut params = Vec::with_capacity(k.params.get_ref().len());
-    let mut tensor_at: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tensor_at: BTreeMap<String, usize> = BTreeMap::new();
     for (i, p) in k.params.get_ref().iter().enumerate() {
-        let name = p.get_ref().as_str();
+        let name = match p.get_ref() {
+            RawParam::Name(n) => n.as_str(),
+            RawParam::Struct(st) => {
+                let kind_of = |n: &str| {
+                    if tensors.contains_key(n) {
+                        Some(true)
+                    } else if scalars.contains_key(n) {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                };
+                let fields =
+                    bindings::struct_fields(&format!("{table}.params[{i}]"), &st.fields, &kind_of)?;
+                for (f, raw_f) in fields.iter().zip(st.fields.get_ref()) {
+                    if let FieldBinding::Tensor(n) = &f.bind
+                        && let Some(first) = tensor_at.insert(n.clone(), i)
+                    {
+                        return fail(
+                            raw_f,
+                            format!(
+                                "`{table}.params[{i}]`: tensor `{n}` is also bound at param \
+                                 {first}; a tensor is bound at most once per kernel"
+                            ),
+                        );
+                    }
+                    used.insert(f.bind.name().to_owned());
+                }
+                params.push(ParamBinding::Struct(fields));
+                continue;
+            }
+        };
         let binding = if name == "_" {
             ParamBinding::Unused
         } else if tensors.contains_key(name) {
-            if let Some(first) = tensor_at.insert(name, i) {
+            if let Some(first) = tensor_at.insert(name.to_owned(), i) {
                 return fail(
                     p,
                     format!(

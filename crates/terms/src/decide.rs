@@ -75,6 +75,11 @@ pub struct Counterexample {
     pub reference: f64,
     /// The candidate term's value at `inputs`.
     pub candidate: f64,
+    /// The interpretation used for each uninterpreted function symbol
+    /// either term applies (`f(a1) = (9 + 3·a1 + 2·a1²)/16`): the witness
+    /// holds for these functions.
+    #[serde(default)]
+    pub functions: Vec<String>,
 }
 
 /// Verdict for one output element.
@@ -217,6 +222,28 @@ pub fn inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<(u32, u64)> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The interpretations of the uninterpreted functions `roots` apply
+/// (sorted by name and arity), as printed with a witness.
+pub fn interpretations_of(terms: &Terms, roots: &[TermId]) -> Vec<String> {
+    let mut seen = hashbrown::HashSet::new();
+    let mut stack: Vec<TermId> = roots.to_vec();
+    let mut found = std::collections::BTreeSet::new();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        let node = terms.node(t);
+        if let Node::Apply(app) = node {
+            found.insert((app.name.to_string(), app.args.len()));
+        }
+        stack.extend(node.children());
+    }
+    found
+        .into_iter()
+        .map(|(n, k)| crate::uninterpreted::Interpretation::of(&n, k).to_string())
+        .collect()
 }
 
 /// The integer input symbols `roots` read, with their types.
@@ -472,6 +499,7 @@ fn find_counterexample(
                     .collect(),
                 reference: v[0],
                 candidate: v[1],
+                functions: interpretations_of(terms, &[reference, candidate]),
             });
         }
     }
@@ -513,6 +541,7 @@ fn int_counterexample(
             .collect(),
         reference: signed(roots[0], a),
         candidate: signed(roots[1], b),
+        functions: interpretations_of(terms, &roots),
     })
 }
 

@@ -281,6 +281,17 @@ impl Printer<'_, '_> {
                     Task::Str(")"),
                 ],
             ),
+            Node::Apply(app) => {
+                let mut parts = vec![Task::Owned(format!("{}(", app.name))];
+                for (i, &o) in app.args.iter().enumerate() {
+                    if i > 0 {
+                        parts.push(Task::Str(", "));
+                    }
+                    parts.push(Task::Term(o, 0));
+                }
+                parts.push(Task::Str(")"));
+                self.push_seq(ATOM, ctx, parts);
+            }
             Node::Pow(a, b) => self.push_seq(
                 ATOM,
                 ctx,

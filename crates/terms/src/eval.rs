@@ -11,6 +11,7 @@ use hashbrown::HashMap;
 
 use crate::node::{CmpOp, Node, TermId};
 use crate::store::Terms;
+use crate::uninterpreted::Interpretation;
 
 impl Terms {
     /// Value of `t` with input symbol `x[i]` of tensor `k` = `input(k, i)`.
@@ -113,6 +114,10 @@ impl Terms {
                 // C's pow (Rust's `powf`): real at a negative base with an
                 // integer exponent, NaN with a non-integer one.
                 Node::Pow(a, e) => v(a).powf(v(e)),
+                Node::Apply(app) => {
+                    let args: Vec<f64> = app.args.iter().map(v).collect();
+                    Interpretation::of(&app.name, args.len()).eval_f64(&args)
+                }
                 Node::Max(ops) => extremum(ops.iter().map(v), f64::max),
                 Node::Min(ops) => extremum(ops.iter().map(v), f64::min),
                 Node::BoolConst(x) => b(f64::from(u8::from(*x))),

@@ -199,6 +199,7 @@ impl Terms {
             Node::Or(ops) => self.or_many(ops),
             Node::Xor(ops) => self.xor_many(ops),
             Node::Select(c, a, b) => self.select(*c, *a, *b),
+            Node::Apply(app) => self.apply(&app.name, &app.args),
             Node::IntConst { w, v } => self.int_const(*w, *v),
             Node::IntInput { tensor, index, ty } => self.int_input(*tensor, *index, *ty),
             Node::IntAdd(w, ops) => self.int_add_many(*w, ops),

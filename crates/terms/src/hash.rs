@@ -60,13 +60,14 @@ pub(crate) mod tag {
     pub const XOR: u8 = 17;
     pub const SELECT: u8 = 18;
     pub const POW: u8 = 19;
-    pub const INT_CONST: u8 = 20;
-    pub const INT_INPUT: u8 = 21;
-    pub const INT_ADD: u8 = 22;
-    pub const INT_MUL: u8 = 23;
-    pub const INT_OP: u8 = 24;
-    pub const INT_CMP: u8 = 25;
-    pub const INT_TO_REAL: u8 = 26;
+    pub const APPLY: u8 = 20;
+    pub const INT_CONST: u8 = 21;
+    pub const INT_INPUT: u8 = 22;
+    pub const INT_ADD: u8 = 23;
+    pub const INT_MUL: u8 = 24;
+    pub const INT_OP: u8 = 25;
+    pub const INT_CMP: u8 = 26;
+    pub const INT_TO_REAL: u8 = 27;
 }
 
 /// Inline room for a node of up to `FLATTEN_LIMIT + 4` operands (the
@@ -171,6 +172,12 @@ pub(crate) fn hash_node(node: &Node, hashes: &[u128]) -> u128 {
         }
         Node::Select(c, x, y) => return hash_nary(tag::SELECT, &[*c, *x, *y], hashes),
         Node::Pow(x, y) => return hash_nary(tag::POW, &[*x, *y], hashes),
+        Node::Apply(app) => {
+            b = start(tag::APPLY);
+            b.extend_from_slice(&(app.name.len() as u64).to_le_bytes());
+            b.extend_from_slice(app.name.as_bytes());
+            push_children(&mut b, app.args.iter().copied(), hashes);
+        }
         Node::IntConst { w, v } => {
             b = start(tag::INT_CONST);
             b.push(*w);

@@ -42,12 +42,13 @@ pub mod normal;
 mod rat;
 pub mod smt;
 mod store;
+pub mod uninterpreted;
 
 pub use build::{FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS};
 pub use display::{DEFAULT_DISPLAY_LIMIT, Display};
 pub use graph::{GraphError, TermGraph};
 pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};
-pub use node::{Children, CmpOp, Func, Node, Operands, TermId};
+pub use node::{Application, Children, CmpOp, Func, Node, Operands, TermId};
 pub use rat::Rat;
 pub use store::Terms;
 

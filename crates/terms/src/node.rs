@@ -183,6 +183,10 @@ pub enum Node {
     /// `cond ? then : else` — `cond` is boolean; the branches are both real,
     /// both boolean, or both integers of one width.
     Select(TermId, TermId, TermId),
+    /// An uninterpreted function symbol applied to real arguments (in
+    /// call order; see [`crate::uninterpreted`]). Boxed: rare, and it
+    /// keeps `Node` small.
+    Apply(Box<Application>),
 
     // Integer data (`intop.rs`): an integer term of width `w` (1..=64) is
     // an element of the ring Z/2^w, the value of a `w`-bit register.
@@ -204,6 +208,13 @@ pub enum Node {
     /// The real value of an integer read as signed (`true`) or unsigned
     /// two's complement: `cvt.rn.f32.s32` of integer data.
     IntToReal(bool, TermId),
+}
+
+/// The payload of [`Node::Apply`]: `name(args…)`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Application {
+    pub name: Box<str>,
+    pub args: Operands,
 }
 
 impl Node {
@@ -231,6 +242,7 @@ impl Node {
             | Node::And(ops)
             | Node::Or(ops)
             | Node::Xor(ops) => ([none; 3], 0, ops),
+            Node::Apply(app) => ([none; 3], 0, &app.args),
             Node::Recip(a) | Node::Exp(a) | Node::Func(_, a) | Node::Not(a) => {
                 ([*a, none, none], 1, &[])
             }
@@ -273,6 +285,10 @@ impl Node {
             Node::And(ops) => Node::And(map(ops, &mut f)),
             Node::Or(ops) => Node::Or(map(ops, &mut f)),
             Node::Xor(ops) => Node::Xor(map(ops, &mut f)),
+            Node::Apply(app) => Node::Apply(Box::new(Application {
+                name: app.name.clone(),
+                args: map(&app.args, &mut f),
+            })),
             Node::Recip(a) => Node::Recip(f(*a)),
             Node::Exp(a) => Node::Exp(f(*a)),
             Node::Func(g, a) => Node::Func(*g, f(*a)),

@@ -28,6 +28,12 @@ use std::fmt::Write as _;
 
 use crate::{CmpOp, Func, Node, Rat, TermId, Terms};
 
+/// The SMT-LIB2 symbol of an uninterpreted function: `u_<name>` quoted
+/// (`|…|`) so any PTX name is a valid symbol.
+fn uninterpreted_symbol(name: &str) -> String {
+    format!("|u_{}|", name.replace(['|', '\\'], "_"))
+}
+
 /// The SMT-LIB2 text of `reference ≠ candidate` (see the module docs).
 pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     let order = post_order(terms, &[reference, candidate]);
@@ -37,6 +43,7 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     let mut pow = false;
     let mut int_inputs = Vec::new();
     let mut int_funcs: BTreeSet<String> = BTreeSet::new();
+    let mut applied: BTreeSet<(String, usize)> = BTreeSet::new();
     for &t in &order {
         match terms.node(t) {
             Node::Func(f, _) => {
@@ -47,6 +54,9 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
             }
             Node::Pow(..) => {
                 pow = true;
+            }
+            Node::Apply(app) => {
+                applied.insert((app.name.to_string(), app.args.len()));
             }
             Node::Input { tensor, index } => inputs.push((*tensor, *index)),
             Node::IntInput { tensor, index, ty } => int_inputs.push((*tensor, *index, *ty)),
@@ -102,6 +112,14 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     }
     if pow {
         out.push_str("(declare-fun f_pow (Real Real) Real)\n");
+    }
+    for (name, arity) in &applied {
+        let _ = writeln!(
+            out,
+            "(declare-fun {} ({}) Real) ; uninterpreted (spec [functions])",
+            uninterpreted_symbol(name),
+            vec!["Real"; *arity].join(" ")
+        );
     }
     out.push_str("(define-fun max2 ((a Real) (b Real)) Real (ite (>= a b) a b))\n");
     out.push_str("(define-fun min2 ((a Real) (b Real)) Real (ite (<= a b) a b))\n");
@@ -413,6 +431,7 @@ fn expr(terms: &Terms, node: &Node) -> String {
         Node::Exp(x) => format!("(f_exp {})", a(x)),
         Node::Func(f, x) => format!("(f_{} {})", func_name(*f), a(x)),
         Node::Pow(x, y) => format!("(f_pow {} {})", a(x), a(y)),
+        Node::Apply(app) => format!("({} {})", uninterpreted_symbol(&app.name), list(&app.args)),
         Node::Max(ops) => fold("max2", ops),
         Node::Min(ops) => fold("min2", ops),
         Node::Cmp(op, x, y) => {

@@ -229,7 +229,8 @@ impl Terms {
             | Node::Recip(_)
             | Node::Exp(_)
             | Node::Func(..)
-            | Node::Pow(..) => {
+            | Node::Pow(..)
+            | Node::Apply(_) => {
                 if child_inf(&mut node.children()) {
                     FLAG_MAYBE_INF
                 } else {

@@ -38,6 +38,7 @@ fn input(k: ptxeq_ir::KernelIr, funcs: &[ptxeq_ir::KernelIr], dtype: DType) -> C
         ],
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 
@@ -512,6 +513,7 @@ fn pair_templates_compute_both_functions() {
                 t("c", Role::Output),
             ],
             limits: Limits::default(),
+            bindings: Default::default(),
         };
         let mut out = [Vec::new(), Vec::new()];
         for chunk in xs.chunks(BLOCK as usize) {

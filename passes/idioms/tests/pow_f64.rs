@@ -214,6 +214,7 @@ fn run(k: &KernelIr, funcs: &[KernelIr], xs: &[f64], ys: Option<&[f64]>) -> Vec<
             .collect(),
         tensors,
         limits: Limits::default(),
+        bindings: Default::default(),
     };
     let mut out = Vec::new();
     for (c, cx) in xs.chunks(BLOCK as usize).enumerate() {

@@ -169,6 +169,7 @@ fn input(k: KernelIr) -> CtaInput {
         params,
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 
@@ -465,6 +466,7 @@ fn run_xy(k: &KernelIr, xs: &[f64], ys: &[f64]) -> Vec<f64> {
             t("z", Role::Output),
         ],
         limits: Limits::default(),
+        bindings: Default::default(),
     };
     let mut out = Vec::new();
     for (cx, cy) in xs.chunks(BLOCK as usize).zip(ys.chunks(BLOCK as usize)) {

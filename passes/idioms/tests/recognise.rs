@@ -222,6 +222,7 @@ fn unrecognised_bit_manipulation_is_unsupported_with_a_hint() {
         ],
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
         limits: Limits::default(),
+        bindings: Default::default(),
     };
     let (run, _) = run_cta(
         &input,

@@ -203,6 +203,10 @@ impl Domain for TermDomain {
         Some(self.terms.int_op(IntFn::FromReal { rnd, signed }, w, &[a]))
     }
 
+    fn apply(&mut self, name: &str, args: &[TermId]) -> TermId {
+        self.terms.apply(name, args)
+    }
+
     fn unary(&mut self, op: UnOp, a: TermId) -> TermId {
         let t = &mut self.terms;
         match op {

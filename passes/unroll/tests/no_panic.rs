@@ -89,6 +89,7 @@ fn bind(k: &ptxeq_ir::KernelIr) -> CtaInput {
             max_steps: 200_000,
             ..Limits::default()
         },
+        bindings: Default::default(),
     }
 }
 

@@ -95,6 +95,7 @@ fn grid_kernel(index: &str) -> CtaInput {
             },
         ],
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 

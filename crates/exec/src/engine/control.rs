@@ -201,7 +201,11 @@ impl<D: Domain> Engine<'_, D> {
                 return Err(self.unsupported(
                     t,
                     "call of an external function",
-                    format!("`{name}` has no body in this module"),
+                    format!(
+                        "`{name}` has no body in this module; declare it (.extern .func) and bind \
+                         it in the spec: [functions] {name} = \"exp\" (or another function, or \
+                         \"uninterpreted\")"
+                    ),
                 ));
             }
             (None, Some(op @ Operand::Reg(_))) => {
@@ -233,11 +237,21 @@ impl<D: Domain> Engine<'_, D> {
         };
         // Callee index k refers to the engine table: 0 is the kernel.
         let cinfo = &funcs[callee as usize];
+        if let Some(b) = self.input.bindings.function(&cinfo.ir.name) {
+            let b = b.clone();
+            return self.bound_call(t, info, pc, &b);
+        }
         if !cinfo.ir.has_body {
+            let name = &cinfo.ir.name;
+            let key = crate::bindings::unmangled(name).unwrap_or(name);
             return Err(self.unsupported(
                 t,
                 "call of an external function",
-                format!("`{}` has no body", cinfo.ir.name),
+                format!(
+                    "`{name}` has no body; bind it in the spec: [functions] {key} = \"exp\" \
+                     (or another real function, or \"uninterpreted\"), flag form \
+                     --function {key}=exp"
+                ),
             ));
         }
         let list = |i: usize| -> Vec<Operand> {
@@ -336,6 +350,146 @@ impl<D: Domain> Engine<'_, D> {
         th.frames[n - 2].pc = pc + 1;
         th.frames[n - 1].rets = binds;
         Ok(Flow::Transfer)
+    }
+
+    /// A call of a `.func` bound by the spec's `[functions]`: the
+    /// arguments are read as reals, the result is the bound function of
+    /// them (or an uninterpreted application), written where the call's
+    /// return operand says; the body, if any, is not run.
+    fn bound_call(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        pc: u32,
+        b: &crate::bindings::BoundFunction,
+    ) -> R<Flow> {
+        use crate::domain::{BinOp, UnOp};
+        use ptxeq_spec::{FunctionBinding, KnownFn};
+        let ins = &info.ir.instrs[pc as usize];
+        let list = |i: usize| -> Vec<Operand> {
+            match ins.operands.get(i) {
+                Some(Operand::List(v)) => v.clone(),
+                _ => Vec::new(),
+            }
+        };
+        let (rets, args) = (list(0), list(2));
+        if args.len() != b.args.len() || rets.len() != 1 {
+            return Err(self.unsupported(
+                t,
+                "call of a bound function",
+                format!(
+                    "`{}` is called with {} argument(s) and {} result(s); its declaration has {} and 1",
+                    b.func,
+                    args.len(),
+                    rets.len(),
+                    b.args.len()
+                ),
+            ));
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for (a, &fmt) in args.iter().zip(&b.args) {
+            let width = fmt.size();
+            let v = match a {
+                Operand::Symbol {
+                    sym: Symbol::Var(v),
+                    offset: 0,
+                } if self.private_of_var(t, info, v.index()).is_some() => {
+                    let p = self.private_of_var(t, info, v.index()).ok_or(Halt)?;
+                    let th = &self.threads[t as usize];
+                    let (slots, region) =
+                        (th.private[p].slots.clone(), th.private[p].region.clone());
+                    if slots.len() < usize::from(width) {
+                        return Err(self.unsupported(
+                            t,
+                            "call of a bound function",
+                            format!(
+                                "argument `{}` is smaller than its .{}",
+                                region.name,
+                                fmt.name()
+                            ),
+                        ));
+                    }
+                    let (v, li) = crate::memory::load_value(
+                        &slots,
+                        &region,
+                        0,
+                        width,
+                        &mut self.d,
+                        self.cur_instr,
+                    );
+                    if li.uninit {
+                        return Err(self.uninit_register(t, "an argument of the bound function"));
+                    }
+                    v
+                }
+                _ => self.read(t, info, a, u32::from(width) * 8)?,
+            };
+            match self.as_real(t, &v, fmt)? {
+                Some(x) => vals.push(x),
+                None => return Err(self.uninit_register(t, "an argument of the bound function")),
+            }
+        }
+        let r = match b.binding {
+            FunctionBinding::Uninterpreted => self.d.apply(&b.key, &vals),
+            FunctionBinding::Known(k) => {
+                let un = |u: UnOp| (Some(u), None);
+                let (u, bin) = match k {
+                    KnownFn::Exp => un(UnOp::Exp),
+                    KnownFn::Exp2 => un(UnOp::Exp2),
+                    KnownFn::Exp10 => un(UnOp::Exp10),
+                    KnownFn::Expm1 => un(UnOp::Expm1),
+                    KnownFn::Log => un(UnOp::Ln),
+                    KnownFn::Log2 => un(UnOp::Lg2),
+                    KnownFn::Log10 => un(UnOp::Log10),
+                    KnownFn::Log1p => un(UnOp::Log1p),
+                    KnownFn::Sqrt => un(UnOp::Sqrt),
+                    KnownFn::Rsqrt => un(UnOp::Rsqrt),
+                    KnownFn::Recip => un(UnOp::Recip),
+                    KnownFn::Tanh => un(UnOp::Tanh),
+                    KnownFn::Sinh => un(UnOp::Sinh),
+                    KnownFn::Cosh => un(UnOp::Cosh),
+                    KnownFn::Sin => un(UnOp::Sin),
+                    KnownFn::Cos => un(UnOp::Cos),
+                    KnownFn::Erf => un(UnOp::Erf),
+                    KnownFn::Abs => un(UnOp::Abs),
+                    KnownFn::Pow => (None, Some(BinOp::Pow)),
+                    KnownFn::Min => (None, Some(BinOp::Min)),
+                    KnownFn::Max => (None, Some(BinOp::Max)),
+                };
+                match (u, bin, vals.as_slice()) {
+                    (Some(u), _, [a]) => self.d.unary(u, *a),
+                    (_, Some(op), [a, c]) => self.d.binary(op, *a, *c),
+                    _ => {
+                        return Err(self.unsupported(
+                            t,
+                            "call of a bound function",
+                            "arity".into(),
+                        ));
+                    }
+                }
+            }
+        };
+        let out = Value::data(r, b.ret);
+        let dst = &rets[0];
+        match dst {
+            Operand::Symbol {
+                sym: Symbol::Var(v),
+                offset: 0,
+            } if self.private_of_var(t, info, v.index()).is_some() => {
+                let p = self.private_of_var(t, info, v.index()).ok_or(Halt)?;
+                let slots = &mut self.threads[t as usize].private[p].slots;
+                if slots.len() < usize::from(b.ret.size()) {
+                    return Err(self.unsupported(
+                        t,
+                        "call of a bound function",
+                        "the return variable is smaller than the result".into(),
+                    ));
+                }
+                store_value(slots, 0, &out, b.ret.size());
+            }
+            _ => self.write(t, info, dst, out)?,
+        }
+        Ok(Flow::Next)
     }
 
     /// `ret` (or falling off the end of a body).

@@ -439,7 +439,16 @@ impl<D: Domain> Engine<'_, D> {
         }
         if li.uninit {
             let loc = self.location(t, target, off);
-            let what = match self.region_of(t, target).space {
+            let region = self.region_of(t, target);
+            let scratch = region.tensor.is_some_and(|k| {
+                self.input.tensors.get(k as usize).map(|i| i.role)
+                    == Some(ptxeq_spec::Role::Scratch)
+            });
+            let what = match region.space {
+                Space::Global if scratch => {
+                    "scratch-tensor memory that no thread has written yet (scratch starts \
+                     uninitialised; give it `values` if the host initialises it)"
+                }
                 Space::Global => "output-tensor memory that no thread has written yet",
                 Space::Shared => "shared memory that was never written",
                 Space::Local => "local memory that was never written",

@@ -36,6 +36,7 @@ use std::rc::Rc;
 use ptxeq_ir::{StateSpace, VarScope};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::bindings::{FieldKind, GlobalContents};
 use crate::domain::{Domain, Fmt};
 use crate::finding::{Finding, FindingKind, InstrRef, MemLocation, ThreadRef};
 use crate::footprint::{FootprintBuilder, GlobalFootprint, TensorFootprint};
@@ -308,6 +309,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         let mut slots: Vec<Vec<Slot<D::Val>>> = Vec::new();
         // Global: one region per tensor.
         for (i, t) in input.tensors.iter().enumerate() {
+            if input.bindings.is_global_tensor(i as u32) {
+                // A `[globals]` input: its memory is the module variable's.
+                continue;
+            }
             let size = t.byte_size();
             if size > limit {
                 return Err((too_big(&format!("tensor `{}`", t.name), size), d));
@@ -330,7 +335,11 @@ impl<'a, D: Domain> Engine<'a, D> {
                 init,
                 tensor: Some(i as u32),
             });
-            slots.push(vec![Slot::Unwritten; size as usize]);
+            let mut tslots = vec![Slot::Unwritten; size as usize];
+            if let Some(bytes) = input.bindings.tensor_bytes(i as u32) {
+                crate::bindings::fill(&mut tslots, bytes);
+            }
+            slots.push(tslots);
         }
         // Module and function variables with CTA-wide storage.
         let mut var_region: Vec<Vec<Option<u32>>> = Vec::new();
@@ -379,6 +388,24 @@ impl<'a, D: Domain> Engine<'a, D> {
                 };
                 counters[k] += 1;
                 let r = regions.len() as u32;
+                let bound = if module {
+                    input.bindings.global(&v.name)
+                } else {
+                    None
+                };
+                let (init, tensor) = match bound {
+                    Some(GlobalContents::Input { tensor }) => {
+                        let t = &input.tensors[*tensor as usize];
+                        let init = Init::Input {
+                            tensor: *tensor,
+                            fmt: Fmt::of_dtype(t.dtype),
+                            esize: t.dtype.size_bytes() as u8,
+                        };
+                        (init, Some(*tensor))
+                    }
+                    _ if space == Space::Shared => (Init::Uninit, None),
+                    _ => (Init::Filled, None),
+                };
                 regions.push(Region {
                     name: if is_dynamic {
                         format!("{} (dynamic shared)", v.name)
@@ -389,22 +416,26 @@ impl<'a, D: Domain> Engine<'a, D> {
                     base,
                     size,
                     elem: var_elem(v.ty, v.vector),
-                    init: if space == Space::Shared {
-                        Init::Uninit
-                    } else {
-                        Init::Filled
-                    },
-                    tensor: None,
+                    init,
+                    tensor,
                 });
-                let fill = if space == Space::Shared {
-                    Slot::Unwritten
-                } else {
+                let fill = if matches!(init, Init::Filled) {
                     Slot::Byte(0)
+                } else {
+                    Slot::Unwritten
                 };
-                slots.push(vec![fill; size as usize]);
-                if v.init.is_some() {
-                    pending_init.push((r, fi, vi));
+                let mut vslots = vec![fill; size as usize];
+                match bound {
+                    // The spec's values replace the initialiser.
+                    Some(GlobalContents::Bytes(bytes)) => crate::bindings::fill(&mut vslots, bytes),
+                    Some(GlobalContents::Input { .. }) => {}
+                    None => {
+                        if v.init.is_some() {
+                            pending_init.push((r, fi, vi));
+                        }
+                    }
                 }
+                slots.push(vslots);
                 if is_dynamic {
                     dynamic = Some(r);
                 }
@@ -447,16 +478,35 @@ impl<'a, D: Domain> Engine<'a, D> {
         });
         let mut pslots = vec![Slot::Unwritten; psize as usize];
         for (i, p) in kparams.iter().enumerate() {
-            let (bits, n) = match input.params.get(i) {
-                Some(ParamValue::Tensor { tensor }) => (regions[*tensor as usize].base, 8usize),
-                Some(ParamValue::Scalar { bits }) => (*bits, p.ty.size_bytes() as usize),
-                _ => continue,
-            };
             let off = param_offsets[i] as usize;
-            for b in 0..n.min(8) {
-                if let Some(s) = pslots.get_mut(off + b) {
-                    *s = Slot::Byte((bits >> (8 * b)) as u8);
+            let mut put = |at: usize, bits: u64, n: usize| {
+                for b in 0..n.min(8) {
+                    if let Some(s) = pslots.get_mut(at + b) {
+                        *s = Slot::Byte((bits >> (8 * b)) as u8);
+                    }
                 }
+            };
+            match input.params.get(i) {
+                Some(ParamValue::Tensor { tensor }) => put(off, regions[*tensor as usize].base, 8),
+                Some(ParamValue::Scalar { bits }) => put(off, *bits, p.ty.size_bytes() as usize),
+                Some(ParamValue::Struct { index }) => {
+                    for f in input
+                        .bindings
+                        .structs
+                        .get(*index as usize)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let at = off + f.offset as usize;
+                        match f.what {
+                            FieldKind::Tensor { tensor } => {
+                                put(at, regions[tensor as usize].base, 8)
+                            }
+                            FieldKind::Scalar { bits, bytes } => put(at, bits, usize::from(bytes)),
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         slots.push(pslots);

@@ -55,6 +55,7 @@ pub fn input(
         params,
         tensors,
         limits: Limits::default(),
+        bindings: Default::default(),
     }
 }
 

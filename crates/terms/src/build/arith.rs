@@ -539,6 +539,17 @@ impl Terms {
         self.intern(Node::Pow(x, y))
     }
 
+    /// `name(args…)`: an uninterpreted function symbol applied to real
+    /// arguments in call order (no rewrite at all: nothing is known about
+    /// the function; see [`crate::uninterpreted`]).
+    pub fn apply(&mut self, name: &str, args: &[TermId]) -> TermId {
+        let args: crate::Operands = args.iter().map(|&a| self.as_real(a)).collect();
+        self.intern(Node::Apply(Box::new(crate::node::Application {
+            name: name.into(),
+            args,
+        })))
+    }
+
     /// Compares two summands' bases (used by tests of the merge order).
     #[cfg(test)]
     pub(crate) fn base_order(&self, a: TermId, b: TermId) -> std::cmp::Ordering {

@@ -1,5 +1,7 @@
 //! Exact evaluation over the rationals, for terms without `exp` or
-//! uninterpreted functions: the strongest confirmation of a
+//! transcendental functions (an uninterpreted function symbol is
+//! evaluated with its fixed polynomial interpretation): the strongest
+//! confirmation of a
 //! counterexample (no rounding at all). Division by zero, an infinity, a
 //! transcendental node or a constant that grows past a size bound gives
 //! no value (`None`), never a guess.
@@ -73,7 +75,20 @@ pub fn eval_exact(
                     }
                     continue;
                 }
-                let v = step(terms, node, &memo, input);
+                let v = match node {
+                    // An uninterpreted function at an infinite argument:
+                    // its interpretation's value there.
+                    Node::Apply(app)
+                        if app
+                            .args
+                            .iter()
+                            .any(|a| matches!(terms.node(*a), Node::PosInf | Node::NegInf)) =>
+                    {
+                        let i = crate::uninterpreted::Interpretation::of(&app.name, app.args.len());
+                        Some(Val::Real(i.at_infinity()))
+                    }
+                    _ => step(terms, node, &memo, input),
+                };
                 memo.insert(t, v);
             }
             match memo.get(&r).cloned().flatten() {
@@ -193,6 +208,12 @@ fn step(
                 .into_iter()
                 .fold(false, |a, b| a ^ b),
         ),
+        // The fixed interpretation counterexamples use (a polynomial).
+        Node::Apply(app) => {
+            let args = app.args.iter().map(real).collect::<Option<Vec<_>>>()?;
+            let i = crate::uninterpreted::Interpretation::of(&app.name, args.len());
+            Val::Real(bounded(i.eval_rat(&args))?)
+        }
         Node::PosInf
         | Node::NegInf
         | Node::Exp(_)

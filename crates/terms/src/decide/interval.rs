@@ -285,6 +285,7 @@ fn step(
             | Node::Exp(_)
             | Node::Func(..)
             | Node::Pow(..)
+            | Node::Apply(_)
     ) && node.children().any(|c| undefined(&c))
     {
         return Some(Val::Undefined);
@@ -387,6 +388,31 @@ fn step(
                 l.mul(real(b)?)?
                     .monotone(f64::exp, f64::NEG_INFINITY, false)?,
             )
+        }
+        // The fixed polynomial interpretation, in interval arithmetic.
+        Node::Apply(app)
+            if app
+                .args
+                .iter()
+                .any(|a| matches!(terms.node(*a), Node::PosInf | Node::NegInf)) =>
+        {
+            let interp = crate::uninterpreted::Interpretation::of(&app.name, app.args.len());
+            let v = interp.at_infinity().to_f64();
+            Val::Real(Interval::widened(v, v, 1)?)
+        }
+        Node::Apply(app) => {
+            let args = app.args.iter().map(real).collect::<Option<Vec<_>>>()?;
+            let interp = crate::uninterpreted::Interpretation::of(&app.name, args.len());
+            let k = |v: i64| Interval::point(v as f64);
+            let mut sum = k(0)?;
+            let mut acc = k(interp.constant)?;
+            for (&l, &x) in interp.linear.iter().zip(&args) {
+                sum = sum.add(x)?;
+                acc = acc.add(k(l)?.mul(x)?)?;
+            }
+            acc = acc.add(k(interp.square)?.mul(sum.mul(sum)?)?)?;
+            let d = 1.0 / crate::uninterpreted::DENOMINATOR as f64;
+            Val::Real(acc.mul(Interval::point(d)?)?)
         }
         Node::Max(ops) | Node::Min(ops) => {
             let is_max = matches!(node, Node::Max(_));

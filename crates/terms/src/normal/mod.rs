@@ -187,6 +187,10 @@ pub enum AppOp {
     /// A node whose value depends on the current case split and that the
     /// normal form cannot look into: fresh per case (node, case number).
     Opaque(TermId, u32),
+    /// An uninterpreted function symbol (`Node::Apply`), by its index in
+    /// the normaliser's name table: equal names and equal argument normal
+    /// forms are one atom, nothing else is known.
+    Named(u32),
     /// The exact integer value of integer variable `v` (`ring.rs`).
     IntVar(ring::RVar),
     /// The signed or unsigned reading of an integer polynomial that may
@@ -237,6 +241,8 @@ pub struct Normalizer<'t> {
     budget: usize,
     apps: HashMap<AppKey, u32>,
     app_table: Vec<(AppKey, TermId)>,
+    /// Names of uninterpreted functions (`AppOp::Named`).
+    fn_names: Vec<Box<str>>,
     recovered: HashMap<TermId, (Recovery, f64)>,
     recover_constants: bool,
     case: Option<Case>,
@@ -267,6 +273,7 @@ impl<'t> Normalizer<'t> {
             budget,
             apps: HashMap::new(),
             app_table: Vec::new(),
+            fn_names: Vec::new(),
             recovered: HashMap::new(),
             recover_constants: true,
             case: None,
@@ -486,6 +493,7 @@ impl<'t> Normalizer<'t> {
             Node::Add(ops) | Node::Mul(ops) | Node::Max(ops) | Node::Min(ops) => ops.to_vec(),
             Node::Recip(a) | Node::Exp(a) | Node::Func(_, a) => vec![*a],
             Node::Pow(a, b) => vec![*a, *b],
+            Node::Apply(app) => app.args.to_vec(),
             _ => Vec::new(),
         }
     }
@@ -547,6 +555,23 @@ impl<'t> Normalizer<'t> {
             Node::Max(ops) => self.extremum(t, AppOp::Max, ops),
             Node::Min(ops) => self.extremum(t, AppOp::Min, ops),
             Node::Func(f, a) => self.func(t, *f, *a)?,
+            Node::Apply(app) => {
+                let mut args = Vec::with_capacity(app.args.len());
+                for a in &app.args {
+                    match self.get(*a) {
+                        Ok(r) => args.push(r.clone()),
+                        Err(_) => return Ok(self.opaque(t)),
+                    }
+                }
+                let k = match self.fn_names.iter().position(|n| *n == app.name) {
+                    Some(k) => k,
+                    None => {
+                        self.fn_names.push(app.name.clone());
+                        self.fn_names.len() - 1
+                    }
+                };
+                self.app_atom(AppOp::Named(k as u32), args, t)
+            }
             Node::Pow(a, b) => match (self.get(*a), self.get(*b)) {
                 (Ok(x), Ok(y)) => {
                     let args = vec![x.clone(), y.clone()];
@@ -942,6 +967,7 @@ impl<'t> Normalizer<'t> {
             AppOp::Pow => "pow",
             AppOp::Max => "max",
             AppOp::Min => "min",
+            AppOp::Named(k) => self.fn_names.get(k as usize).map_or("f?", |n| &**n),
             AppOp::Opaque(..) => return format!("[{}]", self.terms.display_limited(origin, 40)),
             AppOp::IntVar(v) => return self.ring_var_name(v, depth),
             AppOp::IntReal(k) => {

@@ -30,6 +30,24 @@ pub const ASSUMPTIONS: &[&str] = &[
     "an element written by one kernel and not the other is a difference (an inout element left unwritten keeps its input value)",
 ];
 
+/// What a verdict over integer tensor data rests on (printed when the
+/// spec has an integer tensor).
+pub const INT_ASSUMPTION: &str = "integer tensor data: exact arithmetic modulo 2^w at each register width (s32/u32 share Z/2^32); an integer converted to a float is its exact value (rounding ignored, as above); division by zero gives the same unspecified value in both kernels";
+
+/// [`ASSUMPTIONS`], plus [`INT_ASSUMPTION`] when `spec` has an integer
+/// tensor.
+fn assumptions(spec: &CheckSpec) -> Vec<&'static str> {
+    let mut v = ASSUMPTIONS.to_vec();
+    if spec
+        .tensors
+        .values()
+        .any(|t| !t.dtype.is_float() && t.dtype != ptxeq_spec::DType::Pred)
+    {
+        v.push(INT_ASSUMPTION);
+    }
+    v
+}
+
 /// Command-line options of `check` beyond the spec.
 pub struct CheckOptions {
     pub format: ReportFormat,
@@ -329,7 +347,7 @@ pub(crate) fn print_human(
     }
     outln!();
     outln!("assumptions:");
-    for a in ASSUMPTIONS {
+    for a in assumptions(spec) {
         outln!("  - {a}");
     }
     for a in scope_assumptions(spec, report, &names) {
@@ -435,7 +453,7 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "all_ctas_checked": report.verdicts.as_ref().map(|v| v.complete),
         "stats": report.verdicts.as_ref().map(|v| v.stats),
         "problems": report.problems,
-        "assumptions": ASSUMPTIONS,
+        "assumptions": assumptions(spec),
         "ctas_checked": ctas_lines(report).join("; "),
         "scope_assumptions": scope_assumptions(spec, report, &names),
         "constant_recoveries": recoveries(report),

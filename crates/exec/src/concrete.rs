@@ -41,6 +41,8 @@ pub fn float_bits_to_f64(fmt: Fmt, bits: u64) -> f64 {
         Fmt::F32 => f64::from(f32::from_bits(bits as u32)),
         Fmt::Bf16 => f64::from(f32::from_bits(((bits as u32) & 0xFFFF) << 16)),
         Fmt::F16 => f16_to_f64(bits as u16),
+        // Not a float format (integer data): no real value.
+        Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => f64::NAN,
     }
 }
 
@@ -85,7 +87,16 @@ impl Domain for Concrete {
 
     fn int_input(&mut self, tensor: u32, index: u64) -> Option<u64> {
         let x = *self.tensors.get(tensor as usize)?.get(index as usize)?;
-        Some(x as i64 as u64)
+        // Integers beyond i64 (u64 inputs of 2^63 and more) keep their bits.
+        Some(if x >= 9_223_372_036_854_775_808.0 {
+            x as u64
+        } else {
+            x as i64 as u64
+        })
+    }
+
+    fn concrete_value(&self, a: CVal) -> Option<f64> {
+        Some(a.get())
     }
 
     fn unary(&mut self, op: UnOp, a: CVal) -> CVal {

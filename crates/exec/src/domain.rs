@@ -28,21 +28,65 @@ use serde::{Deserialize, Serialize};
 /// The IEEE format a real value was loaded or computed in. Only widths and
 /// the decoding of constants depend on it; over the reals the value is the
 /// same in every format.
+///
+/// `I8`..`I64` are not real formats: a data value of one of them is an
+/// *integer* that depends on tensor data, an element of the ring Z/2^w of
+/// its width (signedness belongs to operations, not to values). Every
+/// place that reads a data value as a real checks [`Fmt::is_int`] first.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Fmt {
     F16,
     Bf16,
     F32,
     F64,
+    I8,
+    I16,
+    I32,
+    I64,
 }
 
 impl Fmt {
     /// Bytes of the encoding.
     pub fn size(self) -> u8 {
         match self {
-            Fmt::F16 | Fmt::Bf16 => 2,
-            Fmt::F32 => 4,
-            Fmt::F64 => 8,
+            Fmt::I8 => 1,
+            Fmt::F16 | Fmt::Bf16 | Fmt::I16 => 2,
+            Fmt::F32 | Fmt::I32 => 4,
+            Fmt::F64 | Fmt::I64 => 8,
+        }
+    }
+
+    /// Whether this is an integer width (see the type's docs).
+    pub fn is_int(self) -> bool {
+        matches!(self, Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64)
+    }
+
+    /// Bits of the encoding.
+    pub fn bits(self) -> u32 {
+        u32::from(self.size()) * 8
+    }
+
+    /// The integer format of `bits` bits (8, 16, 32 or 64).
+    pub fn int(bits: u32) -> Option<Fmt> {
+        match bits {
+            8 => Some(Fmt::I8),
+            16 => Some(Fmt::I16),
+            32 => Some(Fmt::I32),
+            64 => Some(Fmt::I64),
+            _ => None,
+        }
+    }
+
+    /// The integer format of an integer tensor dtype (`None` for floats
+    /// and `pred`).
+    pub fn int_of_dtype(d: ptxeq_spec::DType) -> Option<Fmt> {
+        use ptxeq_spec::DType as D;
+        match d {
+            D::S8 | D::U8 => Some(Fmt::I8),
+            D::S16 | D::U16 => Some(Fmt::I16),
+            D::S32 | D::U32 => Some(Fmt::I32),
+            D::S64 | D::U64 => Some(Fmt::I64),
+            _ => None,
         }
     }
 
@@ -87,6 +131,10 @@ impl Fmt {
             Fmt::Bf16 => "bf16",
             Fmt::F32 => "f32",
             Fmt::F64 => "f64",
+            Fmt::I8 => "b8",
+            Fmt::I16 => "b16",
+            Fmt::I32 => "b32",
+            Fmt::I64 => "b64",
         }
     }
 }
@@ -183,6 +231,80 @@ impl Cmp {
     }
 }
 
+/// Integer operations on integer data (see [`Domain::int_op`]). The ring
+/// operations `Add`, `Sub`, `Mul`, `Neg`, `Not` are exact modulo 2^w; the
+/// rest are PTX's integer and bit instructions (`ptxeq_terms::IntFn` has
+/// their meaning).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    Neg,
+    Not,
+    /// Zero- / sign-extension of a `from`-bit operand.
+    Zext {
+        from: u8,
+    },
+    Sext {
+        from: u8,
+    },
+    /// The low bits of a wider operand.
+    Trunc,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr {
+        signed: bool,
+    },
+    Div {
+        signed: bool,
+    },
+    Rem {
+        signed: bool,
+    },
+    MulHi {
+        signed: bool,
+    },
+    Min {
+        signed: bool,
+    },
+    Max {
+        signed: bool,
+    },
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+    Bfind {
+        signed: bool,
+        shiftamt: bool,
+    },
+    Bfe {
+        signed: bool,
+    },
+    Bfi,
+    /// `prmt` mode: 0 generic, 1..=6 f4e, b4e, rc8, ecl, ecr, rc16.
+    Prmt {
+        mode: u8,
+    },
+    Lop3 {
+        lut: u8,
+    },
+    AddSat,
+    SubSat,
+}
+
+/// Rounding of a real to an integer (`cvt.rni/rzi/rmi/rpi`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum IntRounding {
+    Nearest,
+    Zero,
+    Down,
+    Up,
+}
+
 /// Boolean connectives on data predicates.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum BoolOp {
@@ -225,8 +347,64 @@ pub trait Domain {
     /// stored in format `fmt`.
     fn input(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Self::Val;
     /// The concrete bits of an integer input element, if this domain has
-    /// them (concrete replay); `None` makes such elements opaque integers.
+    /// them (concrete replay); `None` makes such elements integer data
+    /// ([`Domain::int_data`]).
     fn int_input(&mut self, _tensor: u32, _index: u64) -> Option<u64> {
+        None
+    }
+
+    // Integer data. A domain that models it returns values for all of the
+    // following; the defaults (`None`) leave integers that depend on
+    // tensor data unsupported, which is what the concrete domains, whose
+    // integer inputs are concrete bits, never need.
+
+    /// The element types of the tensors, by tensor number (called once by
+    /// the engine before the run).
+    fn set_tensor_types(&mut self, _dtypes: &[ptxeq_spec::DType]) {}
+    /// Element `index` of integer input tensor `tensor` (its type from
+    /// [`Domain::set_tensor_types`]) as integer data of format `fmt`.
+    fn int_data(&mut self, _tensor: u32, _index: u64, _fmt: Fmt) -> Option<Self::Val> {
+        None
+    }
+    /// A concrete `w`-bit integer as integer data (to combine with data).
+    fn int_lit(&mut self, _w: u8, _bits: u64) -> Option<Self::Val> {
+        None
+    }
+    /// `op(args)` with a `w`-bit result; each operand with its width.
+    fn int_op(&mut self, _op: IntOp, _w: u8, _args: &[(Self::Val, u8)]) -> Option<Self::Val> {
+        None
+    }
+    /// `a op b` of two integers of one width, signed or unsigned: a data
+    /// boolean.
+    fn int_cmp(
+        &mut self,
+        _op: Cmp,
+        _signed: bool,
+        _a: Self::Val,
+        _b: Self::Val,
+    ) -> Option<Self::Val> {
+        None
+    }
+    /// The real value of integer data read as signed or unsigned
+    /// (`cvt.rn.f32.s32`).
+    fn int_to_real(&mut self, _a: Self::Val, _signed: bool) -> Option<Self::Val> {
+        None
+    }
+    /// The value of a real as an `f64` when this domain computes concrete
+    /// values ([`crate::Concrete`]): real-to-integer conversions of data
+    /// then give concrete bits. `None` elsewhere.
+    fn concrete_value(&self, _a: Self::Val) -> Option<f64> {
+        None
+    }
+    /// A real rounded to a `w`-bit integer and saturated to the signed or
+    /// unsigned range (`cvt.rzi.s32.f32` of real data).
+    fn real_to_int(
+        &mut self,
+        _a: Self::Val,
+        _rnd: IntRounding,
+        _signed: bool,
+        _w: u8,
+    ) -> Option<Self::Val> {
         None
     }
 

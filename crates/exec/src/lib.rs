@@ -77,7 +77,7 @@ pub use bindings::{
 };
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
 pub use coverage::Coverage;
-pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+pub use domain::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 pub use finding::{
     AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation, ThreadRef, WaitGroup,
     format_ranges, thread_ranges,

@@ -343,7 +343,21 @@ fn decode<D: Domain>(
                         }
                         None => match domain.int_input(tensor, elem) {
                             Some(bits) => Slot::Byte((bits >> (8 * u32::from(k))) as u8),
-                            None => Slot::Tainted(origin),
+                            // Integer data (one symbol per element).
+                            None => match cached {
+                                Some((e, Slot::Data { v, fmt, .. })) if e == elem => {
+                                    Slot::Data { v, fmt, idx: k }
+                                }
+                                _ => match Fmt::int(u32::from(esize) * 8)
+                                    .and_then(|f| domain.int_data(tensor, elem, f).map(|v| (v, f)))
+                                {
+                                    Some((v, fmt)) => {
+                                        cached = Some((elem, Slot::Data { v, fmt, idx: 0 }));
+                                        Slot::Data { v, fmt, idx: k }
+                                    }
+                                    None => Slot::Tainted(origin),
+                                },
+                            },
                         },
                     }
                 }
@@ -484,7 +498,8 @@ mod tests {
             v.slice(4, 4, 8),
             Value::data(d.input(2, 5, Fmt::F32), Fmt::F32)
         );
-        // integer tensors taint
+        // integer tensors read as integer data of the element's width ...
+        d.set_tensor_types(&[ptxeq_spec::DType::S32]);
         let ri = region(
             Init::Input {
                 tensor: 0,
@@ -493,8 +508,27 @@ mod tests {
             },
             16,
         );
-        let s = Slots::new(16, Slot::Unwritten);
-        let (v, _) = load_value(&s, &ri, 0, 4, &mut d, 77);
+        let s16 = Slots::new(16, Slot::Unwritten);
+        let (v, _) = load_value(&s16, &ri, 4, 4, &mut d, 77);
+        let x1 = d
+            .int_data(0, 1, Fmt::I32)
+            .expect("opaque models integer data");
+        assert_eq!(v, Value::data(x1, Fmt::I32));
+        // ... and a byte of one is that slice of the element
+        let (v, _) = load_value(&s16, &ri, 5, 1, &mut d, 77);
+        assert_eq!(
+            v,
+            Value::Data {
+                v: x1,
+                fmt: Fmt::I32,
+                lo: 1,
+                len: 1
+            }
+        );
+        // ... unless the domain does not model integer data: then they taint
+        let mut c = crate::Concrete::new(Vec::new());
+        let s2 = Slots::new(16, Slot::Unwritten);
+        let (v, _) = load_value(&s2, &ri, 0, 4, &mut c, 77);
         assert_eq!(v, Value::Tainted(77));
     }
 

@@ -28,7 +28,7 @@ use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use rustc_hash::FxHashMap;
 
-use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 
 /// An opaque data value: a constant (index into the domain's table) or a
 /// structural hash (top bit set).
@@ -77,6 +77,8 @@ impl ExtReal {
 enum Const {
     Real(ExtReal),
     Bool(bool),
+    /// A concrete integer combined with integer data: width, bits.
+    Int(u8, u64),
 }
 
 /// Operation tags mixed into hashes.
@@ -92,6 +94,11 @@ enum Tag {
     Select = 8,
     Const = 9,
     Apply = 10,
+    IntInput = 11,
+    IntOp = 12,
+    IntCmp = 13,
+    IntToReal = 14,
+    RealToInt = 15,
 }
 
 /// The opaque domain (see the module doc).
@@ -101,6 +108,9 @@ pub struct Opaque {
     index: FxHashMap<Const, u32>,
     /// IEEE bit patterns already decoded (constants repeat in loops).
     bits: FxHashMap<(Fmt, u64), Option<OVal>>,
+    /// Which tensors hold integer data this domain models (integer dtypes
+    /// but `pred`), as the term domain does.
+    int_tensors: Vec<bool>,
 }
 
 impl Opaque {
@@ -115,7 +125,7 @@ impl Opaque {
         }
         match &self.consts.get(v.0 as usize)?.0 {
             Const::Real(r) => Some(r),
-            Const::Bool(_) => None,
+            Const::Bool(_) | Const::Int(..) => None,
         }
     }
 
@@ -170,7 +180,7 @@ impl Opaque {
         }
         match self.consts.get(v.0 as usize)?.0 {
             Const::Bool(b) => Some(b),
-            Const::Real(_) => None,
+            Const::Real(_) | Const::Int(..) => None,
         }
     }
 
@@ -246,6 +256,7 @@ fn hash_const(c: &Const) -> u64 {
     let base = Tag::Const as u64;
     match c {
         Const::Bool(b) => mix(base, 10 + u64::from(*b)),
+        Const::Int(w, v) => mix(mix(base, 40 + u64::from(*w)), *v),
         Const::Real(ExtReal::PosInf) => mix(base, 20),
         Const::Real(ExtReal::NegInf) => mix(base, 21),
         Const::Real(ExtReal::Finite(r)) => {
@@ -262,6 +273,8 @@ pub fn decode_float(fmt: Fmt, bits: u64) -> Option<ExtReal> {
         Fmt::Bf16 => (8, 7),
         Fmt::F32 => (8, 23),
         Fmt::F64 => (11, 52),
+        // Not a float format (integer data): no real value.
+        Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => return None,
     };
     let total = 1 + ebits + mbits;
     let bits = if total >= 64 {
@@ -322,6 +335,100 @@ impl Domain for Opaque {
 
     fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> OVal {
         OVal(mix(mix(Tag::Input as u64, u64::from(tensor)), index) | HASH_BIT)
+    }
+
+    // Integer data: structural hashes (commutative operands sorted), the
+    // integer constants exact; identities as the term store applies them
+    // where cheap (`x + 0`, `x·1`, `x·0`, `x op x` comparisons).
+
+    fn set_tensor_types(&mut self, dtypes: &[ptxeq_spec::DType]) {
+        self.int_tensors = dtypes
+            .iter()
+            .map(|d| Fmt::int_of_dtype(*d).is_some())
+            .collect();
+    }
+
+    fn int_data(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Option<OVal> {
+        if !self
+            .int_tensors
+            .get(tensor as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            return None;
+        }
+        let h = mix(mix(Tag::IntInput as u64, u64::from(tensor)), index);
+        Some(OVal(mix(h, u64::from(fmt.bits())) | HASH_BIT))
+    }
+
+    fn int_lit(&mut self, w: u8, bits: u64) -> Option<OVal> {
+        Some(self.intern(Const::Int(w, bits)))
+    }
+
+    fn int_op(&mut self, op: IntOp, w: u8, args: &[(OVal, u8)]) -> Option<OVal> {
+        let int_of = |s: &Self, v: OVal| match (!v.is_hash())
+            .then(|| s.consts.get(v.0 as usize))
+            .flatten()
+        {
+            Some((Const::Int(_, x), _)) => Some(*x),
+            _ => None,
+        };
+        if let [(a, _), (b, _)] = args {
+            let (ka, kb) = (int_of(self, *a), int_of(self, *b));
+            match op {
+                IntOp::Add if kb == Some(0) => return Some(*a),
+                IntOp::Add if ka == Some(0) => return Some(*b),
+                IntOp::Mul if kb == Some(1) => return Some(*a),
+                IntOp::Mul if ka == Some(1) => return Some(*b),
+                IntOp::Mul if ka == Some(0) || kb == Some(0) => {
+                    return self.int_lit(w, 0);
+                }
+                _ => {}
+            }
+        }
+        let mut ops: smallvec::SmallVec<[OVal; 4]> = args.iter().map(|x| x.0).collect();
+        let commutative = matches!(
+            op,
+            IntOp::Add
+                | IntOp::Mul
+                | IntOp::And
+                | IntOp::Or
+                | IntOp::Xor
+                | IntOp::Min { .. }
+                | IntOp::Max { .. }
+                | IntOp::AddSat
+        );
+        if commutative {
+            ops.sort_by_key(|&v| self.code(v));
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        std::hash::Hash::hash(&(op, w), &mut h);
+        let sub = std::hash::Hasher::finish(&h);
+        Some(self.hashed(Tag::IntOp, sub, &ops))
+    }
+
+    fn int_cmp(&mut self, op: Cmp, signed: bool, a: OVal, b: OVal) -> Option<OVal> {
+        if a == b {
+            return Some(self.bool_const(matches!(op, Cmp::Eq | Cmp::Le | Cmp::Ge)));
+        }
+        let (op, a, b) = match op {
+            Cmp::Gt | Cmp::Ge => (op.swapped(), b, a),
+            Cmp::Eq | Cmp::Ne => {
+                let (x, y) = self.sorted2(a, b);
+                (op, x, y)
+            }
+            _ => (op, a, b),
+        };
+        Some(self.hashed(Tag::IntCmp, 2 * (op as u64) + u64::from(signed), &[a, b]))
+    }
+
+    fn int_to_real(&mut self, a: OVal, signed: bool) -> Option<OVal> {
+        Some(self.hashed(Tag::IntToReal, u64::from(signed), &[a]))
+    }
+
+    fn real_to_int(&mut self, a: OVal, rnd: IntRounding, signed: bool, w: u8) -> Option<OVal> {
+        let sub = (rnd as u64) * 4 + u64::from(signed) * 2 + u64::from(w) * 16;
+        Some(self.hashed(Tag::RealToInt, sub, &[a]))
     }
 
     fn apply(&mut self, name: &str, args: &[OVal]) -> OVal {
@@ -511,6 +618,7 @@ impl Domain for Opaque {
         }
         match self.consts.get(v.0 as usize).map(|c| &c.0) {
             Some(Const::Bool(b)) => b.to_string(),
+            Some(Const::Int(w, v)) => format!("{v:#x} (b{w})"),
             Some(Const::Real(ExtReal::PosInf)) => "+inf".into(),
             Some(Const::Real(ExtReal::NegInf)) => "-inf".into(),
             Some(Const::Real(ExtReal::Finite(r))) => {

@@ -246,3 +246,33 @@ fn attention_d64(b: Bencher<'_, '_>, keys: u64) {
     b.counter(ItemsCount::new(pairs.len()))
         .bench(|| check_all(&t, &pairs));
 }
+
+/// Integer data (issue 14): per-block `int` sums of `n` s32 elements, a
+/// left-to-right chain against a stride-halving tree (the classic
+/// reduction pair), 64 blocks — ring normal forms modulo 2^32.
+fn int_reduce(n: u64, blocks: u64) -> (Terms, Vec<(TermId, TermId)>) {
+    let ty = ptxeq_terms::IntTy {
+        bits: 32,
+        signed: true,
+    };
+    let mut t = Terms::new();
+    let pairs = (0..blocks)
+        .map(|blk| {
+            let xs: Vec<TermId> = (0..n).map(|i| t.int_input(0, blk * n + i, ty)).collect();
+            let mut seq = xs[0];
+            for &x in &xs[1..] {
+                seq = t.int_add(32, seq, x);
+            }
+            let tr = tree(&mut t, &xs, |t, a, b| t.int_add(32, a, b));
+            (seq, tr)
+        })
+        .collect();
+    (t, pairs)
+}
+
+#[divan::bench(args = [256, 1024], sample_count = 5)]
+fn int_reduce_s32(b: Bencher<'_, '_>, n: u64) {
+    let (t, pairs) = int_reduce(n, 64);
+    b.counter(ItemsCount::new(pairs.len()))
+        .bench(|| check_all(&t, &pairs));
+}

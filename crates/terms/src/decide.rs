@@ -85,7 +85,7 @@ pub struct Counterexample {
     /// When the two values are too close for `f64` to tell apart (the
     /// normal forms differ by a tiny constant such as 2⁻¹⁴⁹): how they
     /// differ, exactly.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub exact_difference: Option<String>,
 }
 
@@ -129,6 +129,17 @@ pub fn decide(
                 find_counterexample(n.terms(), reference, candidate, &recovered, opts, &[])
             {
                 return ElementDecision::Refuted(cx);
+            }
+            if n.terms().is_int(reference) || n.terms().is_int(candidate) {
+                // Canonical polynomials modulo 2^w are equal exactly when
+                // the functions are (for variables of 8 bits or more), but
+                // atoms over different arguments may still agree.
+                return ElementDecision::Unknown {
+                    reason: "the integer normal forms (polynomials modulo 2^w) differ and no \
+                             sampled integer input separates them"
+                        .into(),
+                    residual: Some(residual),
+                };
             }
             // A nonzero constant residual: the terms differ wherever both
             // are defined, by an amount sampling in f64 may never see.
@@ -220,7 +231,7 @@ pub fn inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<(u32, u64)> {
             continue;
         }
         let node = terms.node(t);
-        if let Node::Input { tensor, index } = node {
+        if let Node::Input { tensor, index } | Node::IntInput { tensor, index, .. } = node {
             out.push((*tensor, *index));
         }
         stack.extend(node.children());
@@ -250,6 +261,74 @@ pub fn interpretations_of(terms: &Terms, roots: &[TermId]) -> Vec<String> {
         .into_iter()
         .map(|(n, k)| crate::uninterpreted::Interpretation::of(&n, k).to_string())
         .collect()
+}
+
+/// The integer input symbols `roots` read, with their types.
+fn int_inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<((u32, u64), crate::IntTy)> {
+    let mut seen = hashbrown::HashSet::new();
+    let mut stack: Vec<TermId> = roots.to_vec();
+    let mut out = Vec::new();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        let node = terms.node(t);
+        if let Node::IntInput { tensor, index, ty } = node {
+            out.push(((*tensor, *index), *ty));
+        }
+        stack.extend(node.children());
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A value of integer type `ty` for sample round `round`, exact in `f64`
+/// (64-bit values are a 53-bit mantissa times a power of two). The
+/// distributions: small values; the whole range; the extremes and their
+/// neighbours; powers of two and their neighbours; the whole range again;
+/// values in ±1000 (those cycle with [`sample`]'s).
+fn sample_int(round: u32, ty: crate::IntTy, state: &mut u64) -> f64 {
+    let (lo, hi) = (ty.lowest(), ty.highest());
+    let r = splitmix(state);
+    let clamp = |v: i128| v.clamp(lo, hi);
+    let whole = |r: u64| -> i128 {
+        let span = (hi - lo) as u128;
+        if ty.bits <= 52 {
+            lo + (u128::from(r) % (span + 1)) as i128
+        } else {
+            // m·2^k with m < 2^53: exact in f64, any magnitude.
+            let m = (r >> 11) as i128;
+            let k = (r & 63) as u32 % (u32::from(ty.bits) - 52);
+            let v = m << k;
+            let v = if ty.signed && (r >> 10) & 1 == 1 {
+                -v
+            } else {
+                v
+            };
+            v.clamp(lo, hi)
+        }
+    };
+    let v = match round % DISTRIBUTIONS {
+        0 => clamp((r % 9) as i128 - if ty.signed { 4 } else { 0 }),
+        1 | 4 => whole(r),
+        2 => {
+            let d = (r % 3) as i128;
+            if (r >> 8) & 1 == 1 { hi - d } else { lo + d }
+        }
+        3 => {
+            let k = (r % u64::from(ty.bits.min(63))) as u32;
+            let p = 1i128 << k;
+            let v = p + ((r >> 8) % 3) as i128 - 1;
+            clamp(if ty.signed && (r >> 16) & 1 == 1 {
+                -v
+            } else {
+                v
+            })
+        }
+        _ => clamp((r % 2001) as i128 - if ty.signed { 1000 } else { 0 }),
+    };
+    v as f64
 }
 
 /// SplitMix64: a tiny, deterministic generator for sample points.
@@ -391,18 +470,30 @@ fn find_counterexample(
     fixed: &[((u32, u64), f64)],
 ) -> Option<Counterexample> {
     let inputs = inputs_of(terms, &[reference, candidate]);
+    let ints = int_inputs_of(terms, &[reference, candidate]);
+    let int_roots = terms.is_int(reference) || terms.is_int(candidate);
     let algebraic = is_algebraic(terms, &[reference, candidate]);
     let mut state = opts.seed;
     for round in 0..opts.samples {
         let vals = sample(round, inputs.len(), &mut state);
         let mut values: hashbrown::HashMap<(u32, u64), f64> =
             inputs.iter().copied().zip(vals.iter().copied()).collect();
+        for (k, ty) in &ints {
+            values.insert(*k, sample_int(round, *ty, &mut state));
+        }
         for (k, v) in fixed {
             if let Some(x) = values.get_mut(k) {
                 *x = *v;
             }
         }
         let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(0.0);
+        if int_roots {
+            // Integers: exact evaluation is the test and the confirmation.
+            if let Some(cx) = int_counterexample(terms, [reference, candidate], &inputs, &f) {
+                return Some(cx);
+            }
+            continue;
+        }
         let v = terms.eval_many_f64(&[reference, candidate], &f);
         let one_nan = v[0].is_nan() != v[1].is_nan() && (v[0].is_finite() || v[1].is_finite());
         if !one_nan && (!(v[0].is_finite() && v[1].is_finite()) || v[0] == v[1]) {
@@ -494,6 +585,46 @@ fn constant_witness(
     None
 }
 
+/// The witness at `point` when the two integer terms' exact values differ
+/// there (values reported as signed readings).
+fn int_counterexample(
+    terms: &Terms,
+    roots: [TermId; 2],
+    inputs: &[(u32, u64)],
+    point: &dyn Fn(u32, u64) -> f64,
+) -> Option<Counterexample> {
+    let exact = |k: u32, i: u64| crate::normal::rat_of_f64(point(k, i));
+    let v = eval_exact(terms, &roots, &exact);
+    let (Some(a), Some(b)) = (&v[0], &v[1]) else {
+        return None;
+    };
+    if a == b {
+        return None;
+    }
+    let signed = |t: TermId, r: &crate::Rat| {
+        let x = r.to_f64();
+        match terms.int_width(t) {
+            Some(w) if w < 64 && x >= (1u64 << (w - 1)) as f64 => x - (1u64 << w) as f64,
+            Some(64) if x >= 9_223_372_036_854_775_808.0 => x - 18_446_744_073_709_551_616.0,
+            _ => x,
+        }
+    };
+    Some(Counterexample {
+        inputs: inputs
+            .iter()
+            .map(|&(tensor, index)| WitnessInput {
+                tensor,
+                index,
+                value: point(tensor, index),
+            })
+            .collect(),
+        reference: signed(roots[0], a),
+        candidate: signed(roots[1], b),
+        functions: interpretations_of(terms, &roots),
+        exact_difference: None,
+    })
+}
+
 /// Whether `cx` really separates the two terms: both values re-evaluated
 /// at its inputs, confirmed as in [`decide`] (for tests and replay).
 pub fn check_counterexample(
@@ -508,6 +639,10 @@ pub fn check_counterexample(
         .map(|w| ((w.tensor, w.index), w.value))
         .collect();
     let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(f64::NAN);
+    if terms.is_int(reference) || terms.is_int(candidate) {
+        let inputs = inputs_of(terms, &[reference, candidate]);
+        return int_counterexample(terms, [reference, candidate], &inputs, &f).is_some();
+    }
     let algebraic = is_algebraic(terms, &[reference, candidate]);
     let none = hashbrown::HashMap::new();
     if cx.reference.is_nan() != cx.candidate.is_nan() {

@@ -151,6 +151,11 @@ impl Printer<'_, '_> {
             Node::Const(r) => r.is_negative(),
             Node::NegInf => true,
             Node::Mul(ops) => matches!(self.terms.node(ops[0]), Node::Const(r) if r.is_negative()),
+            Node::IntConst { w, v } => crate::intop::read(*v, *w, true) < 0,
+            Node::IntMul(_, ops) => matches!(
+                self.terms.node(ops[0]),
+                Node::IntConst { w, v } if crate::intop::read(*v, *w, true) < 0
+            ),
             _ => false,
         }
     }
@@ -354,6 +359,91 @@ impl Printer<'_, '_> {
                     Task::Str(")"),
                 ],
             ),
+            Node::IntConst { w, v } => {
+                // The signed reading: `-1` rather than `4294967295`.
+                let x = crate::intop::read(*v, *w, true);
+                let x = if magnitude { x.abs() } else { x };
+                let prec = if x < 0 { UNARY } else { ATOM };
+                self.push_seq(prec, ctx, vec![Task::Owned(x.to_string())]);
+            }
+            Node::IntInput { tensor, index, .. } => {
+                let name = match terms.tensor_names.get(*tensor as usize) {
+                    Some(n) => format!("{n}[{index}]"),
+                    None => format!("x{tensor}[{index}]"),
+                };
+                self.stack.push(Task::Owned(name));
+            }
+            Node::IntAdd(_, ops) => {
+                let mut parts = Vec::with_capacity(2 * ops.len());
+                for (i, &o) in ops.iter().enumerate() {
+                    if i == 0 {
+                        parts.push(Task::Term(o, ADD));
+                    } else if self.is_negative(o) {
+                        parts.push(Task::Str(" - "));
+                        parts.push(Task::Magnitude(o, MUL));
+                    } else {
+                        parts.push(Task::Str(" + "));
+                        parts.push(Task::Term(o, ADD));
+                    }
+                }
+                self.push_seq(ADD, ctx, parts);
+            }
+            Node::IntMul(_, ops) => {
+                let mut parts = Vec::with_capacity(2 * ops.len());
+                let mut rest: &[TermId] = ops;
+                if let Some(&first) = ops.first()
+                    && let Node::IntConst { w, v } = terms.node(first)
+                {
+                    let c = crate::intop::read(*v, *w, true);
+                    rest = &ops[1..];
+                    if c < 0 && !magnitude {
+                        parts.push(Task::Str("-"));
+                    }
+                    if c.abs() != 1 {
+                        parts.push(Task::Owned(c.abs().to_string()));
+                        parts.push(Task::Str(" * "));
+                    }
+                }
+                for (i, &x) in rest.iter().enumerate() {
+                    if i > 0 {
+                        parts.push(Task::Str(" * "));
+                    }
+                    parts.push(Task::Term(x, MUL));
+                }
+                self.push_seq(MUL, ctx, parts);
+            }
+            Node::IntOp(f, _, ops) => {
+                let mut parts = vec![Task::Owned(f.name()), Task::Str("(")];
+                for (i, &o) in ops.iter().enumerate() {
+                    if i > 0 {
+                        parts.push(Task::Str(", "));
+                    }
+                    parts.push(Task::Term(o, 0));
+                }
+                parts.push(Task::Str(")"));
+                self.push_seq(ATOM, ctx, parts);
+            }
+            Node::IntCmp(op, a, b) => self.push_seq(
+                CMP,
+                ctx,
+                vec![
+                    Task::Term(*a, ADD),
+                    Task::Str(" "),
+                    Task::Owned(op.symbol()),
+                    Task::Str(" "),
+                    Task::Term(*b, ADD),
+                ],
+            ),
+            Node::IntToReal(signed, a) => {
+                // `s32(x[0] + x[1])`: the integer (mod 2^32) read as signed.
+                let w = terms.int_width(*a).unwrap_or(0);
+                let name = format!("{}{w}(", if *signed { 's' } else { 'u' });
+                self.push_seq(
+                    ATOM,
+                    ctx,
+                    vec![Task::Owned(name), Task::Term(*a, 0), Task::Str(")")],
+                );
+            }
         }
     }
 }

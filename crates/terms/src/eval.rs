@@ -22,11 +22,12 @@ impl Terms {
     /// Values of several roots, sharing one memo.
     pub fn eval_many_f64(&self, roots: &[TermId], input: &dyn Fn(u32, u64) -> f64) -> Vec<f64> {
         let mut memo: HashMap<u32, f64> = HashMap::new();
+        let mut ints: HashMap<u32, u64> = HashMap::new();
         let mut stack: Vec<(TermId, bool)> = Vec::new();
         roots
             .iter()
             .map(|&r| {
-                self.eval_into(r, input, &mut memo, &mut stack);
+                self.eval_into(r, input, &mut memo, &mut ints, &mut stack);
                 memo.get(&r.0).copied().unwrap_or(f64::NAN)
             })
             .collect()
@@ -37,6 +38,7 @@ impl Terms {
         root: TermId,
         input: &dyn Fn(u32, u64) -> f64,
         memo: &mut HashMap<u32, f64>,
+        ints: &mut HashMap<u32, u64>,
         stack: &mut Vec<(TermId, bool)>,
     ) {
         stack.push((root, false));
@@ -56,6 +58,49 @@ impl Terms {
             }
             let v = |c: &TermId| memo.get(&c.0).copied().unwrap_or(f64::NAN);
             let b = |x: f64| if x != 0.0 { 1.0 } else { 0.0 };
+            if self.is_int(t) || matches!(node, Node::IntCmp(..) | Node::IntToReal(..)) {
+                // Integers are evaluated exactly (modulo 2^w); `memo` gets
+                // the unsigned value (NaN where undefined) as a marker.
+                let (iv, val) = {
+                    let int = |c: TermId| ints.get(&c.0).copied();
+                    let boolean = |c: TermId| memo.get(&c.0).map(|x| *x != 0.0);
+                    let from_real = |rnd, signed, w, c: TermId| {
+                        let x = memo.get(&c.0).copied()?;
+                        let r = crate::normal::rat_of_f64(x)?;
+                        Some(crate::intop::from_real(&r, rnd, signed, w))
+                    };
+                    let inp = |k: u32, i: u64| crate::intop::f64_integer(input(k, i));
+                    let env = crate::intop::IntEnv {
+                        int: &int,
+                        boolean: &boolean,
+                        from_real: &from_real,
+                        input: &inp,
+                    };
+                    match node {
+                        Node::IntCmp(op, a, c) => (
+                            None,
+                            crate::intop::eval_cmp(self, *op, *a, *c, &env)
+                                .map_or(f64::NAN, |k| f64::from(u8::from(k))),
+                        ),
+                        Node::IntToReal(signed, a) => (
+                            None,
+                            match (int(*a), self.int_width(*a)) {
+                                (Some(x), Some(w)) => crate::intop::read(x, w, *signed) as f64,
+                                _ => f64::NAN,
+                            },
+                        ),
+                        _ => {
+                            let x = crate::intop::eval_node(self, node, &env);
+                            (x, x.map_or(f64::NAN, |x| x as f64))
+                        }
+                    }
+                };
+                if let Some(x) = iv {
+                    ints.insert(t.0, x);
+                }
+                memo.insert(t.0, val);
+                continue;
+            }
             let value = match node {
                 Node::Const(r) => r.to_f64(),
                 Node::PosInf => f64::INFINITY,
@@ -101,6 +146,14 @@ impl Terms {
                         v(y)
                     }
                 }
+                // Handled above.
+                Node::IntConst { .. }
+                | Node::IntInput { .. }
+                | Node::IntAdd(..)
+                | Node::IntMul(..)
+                | Node::IntOp(..)
+                | Node::IntCmp(..)
+                | Node::IntToReal(..) => f64::NAN,
             };
             memo.insert(t.0, value);
         }

@@ -247,6 +247,13 @@ impl Terms {
             Node::Xor(ops) => self.xor_many(ops),
             Node::Select(c, a, b) => self.select(*c, *a, *b),
             Node::Apply(app) => self.apply(&app.name, &app.args),
+            Node::IntConst { w, v } => self.int_const(*w, *v),
+            Node::IntInput { tensor, index, ty } => self.int_input(*tensor, *index, *ty),
+            Node::IntAdd(w, ops) => self.int_add_many(*w, ops),
+            Node::IntMul(w, ops) => self.int_mul_many(*w, ops),
+            Node::IntOp(f, w, ops) => self.int_op(*f, *w, ops),
+            Node::IntCmp(op, a, b) => self.int_cmp(*op, *a, *b),
+            Node::IntToReal(signed, a) => self.int_to_real(*signed, *a),
         }
     }
 }

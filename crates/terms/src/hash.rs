@@ -10,6 +10,12 @@
 //! - `Func`: a function code byte, then the argument's hash;
 //! - `Cmp`: an operator code byte, then both operands' hashes;
 //! - `BoolConst`: `0`/`1`;
+//! - `IntConst`: width byte, value as LE `u64`; `IntInput`: tensor, index,
+//!   the type's bits and signedness bytes;
+//! - `IntAdd`/`IntMul`: width byte, then the children's hashes;
+//!   `IntOp`: the function's three code bytes (`IntFn::code`), width byte,
+//!   children's hashes; `IntCmp`: the operator's two code bytes, both hashes; `IntToReal`: the
+//!   signedness byte, the argument's hash;
 //! - every other kind: the children's hashes (LE `u128`) in stored order.
 //!
 //! `tests/hashing.rs` recomputes some of these from this description.
@@ -55,6 +61,13 @@ pub(crate) mod tag {
     pub const SELECT: u8 = 18;
     pub const POW: u8 = 19;
     pub const APPLY: u8 = 20;
+    pub const INT_CONST: u8 = 21;
+    pub const INT_INPUT: u8 = 22;
+    pub const INT_ADD: u8 = 23;
+    pub const INT_MUL: u8 = 24;
+    pub const INT_OP: u8 = 25;
+    pub const INT_CMP: u8 = 26;
+    pub const INT_TO_REAL: u8 = 27;
 }
 
 /// Inline room for a node of up to `FLATTEN_LIMIT + 4` operands (the
@@ -164,6 +177,43 @@ pub(crate) fn hash_node(node: &Node, hashes: &[u128]) -> u128 {
             b.extend_from_slice(&(app.name.len() as u64).to_le_bytes());
             b.extend_from_slice(app.name.as_bytes());
             push_children(&mut b, app.args.iter().copied(), hashes);
+        }
+        Node::IntConst { w, v } => {
+            b = start(tag::INT_CONST);
+            b.push(*w);
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        Node::IntInput { tensor, index, ty } => {
+            b = start(tag::INT_INPUT);
+            b.extend_from_slice(&tensor.to_le_bytes());
+            b.extend_from_slice(&index.to_le_bytes());
+            b.push(ty.bits);
+            b.push(u8::from(ty.signed));
+        }
+        Node::IntAdd(w, ops) | Node::IntMul(w, ops) => {
+            b = start(if matches!(node, Node::IntAdd(..)) {
+                tag::INT_ADD
+            } else {
+                tag::INT_MUL
+            });
+            b.push(*w);
+            push_children(&mut b, ops.iter().copied(), hashes);
+        }
+        Node::IntOp(f, w, ops) => {
+            b = start(tag::INT_OP);
+            b.extend_from_slice(&f.code());
+            b.push(*w);
+            push_children(&mut b, ops.iter().copied(), hashes);
+        }
+        Node::IntCmp(op, x, y) => {
+            b = start(tag::INT_CMP);
+            b.extend_from_slice(&op.code());
+            push_children(&mut b, [*x, *y].into_iter(), hashes);
+        }
+        Node::IntToReal(signed, x) => {
+            b = start(tag::INT_TO_REAL);
+            b.push(u8::from(*signed));
+            push_children(&mut b, std::iter::once(*x), hashes);
         }
     }
     xxh3_128(&b)

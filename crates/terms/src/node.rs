@@ -19,6 +19,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
+use crate::intop::{IntCmpOp, IntFn, IntTy};
 use crate::rat::Rat;
 
 /// Handle of an interned term. Only meaningful for the store that made it
@@ -179,13 +180,34 @@ pub enum Node {
     Or(Operands),
     /// Exclusive or (parity) of at least two booleans.
     Xor(Operands),
-    /// `cond ? then : else` — `cond` is boolean; the branches are both real
-    /// or both boolean.
+    /// `cond ? then : else` — `cond` is boolean; the branches are both real,
+    /// both boolean, or both integers of one width.
     Select(TermId, TermId, TermId),
     /// An uninterpreted function symbol applied to real arguments (in
     /// call order; see [`crate::uninterpreted`]). Boxed: rare, and it
     /// keeps `Node` small.
     Apply(Box<Application>),
+
+    // Integer data (`intop.rs`): an integer term of width `w` (1..=64) is
+    // an element of the ring Z/2^w, the value of a `w`-bit register.
+    /// An integer constant `v < 2^w`.
+    IntConst { w: u8, v: u64 },
+    /// Element `index` of integer input tensor number `tensor`: an
+    /// integer in `ty`'s range, as an element of Z/2^(ty.bits).
+    IntInput { tensor: u32, index: u64, ty: IntTy },
+    /// Sum modulo 2^w of at least two operands of width `w`.
+    IntAdd(u8, Operands),
+    /// Product modulo 2^w of at least two operands of width `w`.
+    IntMul(u8, Operands),
+    /// Any other integer operation, with a result of width `w` (its
+    /// operands' widths are their own; see [`IntFn`]).
+    IntOp(IntFn, u8, Operands),
+    /// A comparison of two integers of one width (only `Eq`, `Ne`, `Lt`,
+    /// `Le` occur; signedness is part of the operator).
+    IntCmp(IntCmpOp, TermId, TermId),
+    /// The real value of an integer read as signed (`true`) or unsigned
+    /// two's complement: `cvt.rn.f32.s32` of integer data.
+    IntToReal(bool, TermId),
 }
 
 /// The payload of [`Node::Apply`]: `name(args…)`.
@@ -205,7 +227,14 @@ impl Node {
             | Node::PosInf
             | Node::NegInf
             | Node::Input { .. }
-            | Node::BoolConst(_) => ([none; 3], 0, &[]),
+            | Node::BoolConst(_)
+            | Node::IntConst { .. }
+            | Node::IntInput { .. } => ([none; 3], 0, &[]),
+            Node::IntAdd(_, ops) | Node::IntMul(_, ops) | Node::IntOp(_, _, ops) => {
+                ([none; 3], 0, ops)
+            }
+            Node::IntCmp(_, a, b) => ([*a, *b, none], 2, &[]),
+            Node::IntToReal(_, a) => ([*a, none, none], 1, &[]),
             Node::Add(ops)
             | Node::Mul(ops)
             | Node::Max(ops)
@@ -238,7 +267,17 @@ impl Node {
             | Node::PosInf
             | Node::NegInf
             | Node::Input { .. }
-            | Node::BoolConst(_) => self.clone(),
+            | Node::BoolConst(_)
+            | Node::IntConst { .. }
+            | Node::IntInput { .. } => self.clone(),
+            Node::IntAdd(w, ops) => Node::IntAdd(*w, map(ops, &mut f)),
+            Node::IntMul(w, ops) => Node::IntMul(*w, map(ops, &mut f)),
+            Node::IntOp(g, w, ops) => Node::IntOp(*g, *w, map(ops, &mut f)),
+            Node::IntCmp(op, a, b) => {
+                let a = f(*a);
+                Node::IntCmp(*op, a, f(*b))
+            }
+            Node::IntToReal(s, a) => Node::IntToReal(*s, f(*a)),
             Node::Add(ops) => Node::Add(map(ops, &mut f)),
             Node::Mul(ops) => Node::Mul(map(ops, &mut f)),
             Node::Max(ops) => Node::Max(map(ops, &mut f)),

@@ -13,6 +13,15 @@
 //! infinities are not reals: a VC that mentions one declares `pos_inf` /
 //! `neg_inf` as unconstrained constants and says so in a comment, since
 //! the exported query then over-approximates the term semantics.
+//!
+//! Integer terms are bit-vectors `(_ BitVec w)` (`bvadd`, `bvmul`,
+//! extensions, shifts, comparisons); an integer input is a declared
+//! bit-vector constant `i<tensor>_<index>` of its type's width (every bit
+//! pattern is a value of the type); `IntToReal` is `bv2nat` read as
+//! signed or unsigned; the integer functions without an SMT-LIB operator
+//! (`popc`, `prmt`, real-to-integer rounding, ...) are uninterpreted
+//! `f_<name>_<width>`. SMT-LIB's division by zero is total where PTX's is
+//! unspecified.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -32,6 +41,8 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     let mut inputs = Vec::new();
     let mut infinities = BTreeSet::new();
     let mut pow = false;
+    let mut int_inputs = Vec::new();
+    let mut int_funcs: BTreeSet<String> = BTreeSet::new();
     let mut applied: BTreeSet<(String, usize)> = BTreeSet::new();
     for &t in &order {
         match terms.node(t) {
@@ -48,6 +59,12 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
                 applied.insert((app.name.to_string(), app.args.len()));
             }
             Node::Input { tensor, index } => inputs.push((*tensor, *index)),
+            Node::IntInput { tensor, index, ty } => int_inputs.push((*tensor, *index, *ty)),
+            Node::IntOp(..) => {
+                if let Some(d) = int_decl(terms, terms.node(t)) {
+                    int_funcs.insert(d);
+                }
+            }
             Node::PosInf => {
                 infinities.insert("pos_inf");
             }
@@ -67,6 +84,21 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
         if names.get(tensor as usize).is_some() {
             let _ = write!(out, " ; {}", terms.input_label(tensor, index));
         }
+        out.push('\n');
+    }
+    for (tensor, index, ty) in int_inputs {
+        let _ = write!(
+            out,
+            "(declare-const i{tensor}_{index} (_ BitVec {}))",
+            ty.bits
+        );
+        if let Some(n) = names.get(tensor as usize) {
+            let _ = write!(out, " ; {n}[{index}], {}", ty.name());
+        }
+        out.push('\n');
+    }
+    for d in &int_funcs {
+        out.push_str(d);
         out.push('\n');
     }
     for c in &infinities {
@@ -95,11 +127,21 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
         let node = terms.node(t);
         if matches!(
             node,
-            Node::Input { .. } | Node::Const(_) | Node::PosInf | Node::NegInf | Node::BoolConst(_)
+            Node::Input { .. }
+                | Node::Const(_)
+                | Node::PosInf
+                | Node::NegInf
+                | Node::BoolConst(_)
+                | Node::IntConst { .. }
+                | Node::IntInput { .. }
         ) {
             continue;
         }
-        let sort = if terms.is_bool(t) { "Bool" } else { "Real" };
+        let sort = match terms.int_width(t) {
+            Some(w) => format!("(_ BitVec {w})"),
+            None if terms.is_bool(t) => "Bool".into(),
+            None => "Real".into(),
+        };
         let _ = writeln!(
             out,
             "(define-fun t{} () {sort} {})",
@@ -174,7 +216,184 @@ fn atom(terms: &Terms, t: TermId) -> String {
         Node::PosInf => "pos_inf".into(),
         Node::NegInf => "neg_inf".into(),
         Node::BoolConst(b) => b.to_string(),
+        Node::IntConst { w, v } => format!("(_ bv{v} {w})"),
+        Node::IntInput { tensor, index, .. } => format!("i{tensor}_{index}"),
         _ => format!("t{}", t.raw()),
+    }
+}
+
+/// The declaration of the uninterpreted function an integer operation
+/// becomes, if it has no SMT-LIB operator.
+fn int_decl(terms: &Terms, node: &Node) -> Option<String> {
+    let Node::IntOp(f, w, ops) = node else {
+        return None;
+    };
+    if exact_bv(*f) {
+        return None;
+    }
+    let sorts: Vec<String> = ops
+        .iter()
+        .map(|o| match terms.int_width(*o) {
+            Some(u) => format!("(_ BitVec {u})"),
+            None => "Real".into(),
+        })
+        .collect();
+    Some(format!(
+        "(declare-fun {} ({}) (_ BitVec {w}))",
+        int_fn_name(terms, *f, *w, ops),
+        sorts.join(" ")
+    ))
+}
+
+/// Whether `f` is written with SMT-LIB bit-vector operators.
+fn exact_bv(f: crate::IntFn) -> bool {
+    use crate::IntFn as F;
+    matches!(
+        f,
+        F::Zext { .. }
+            | F::Sext { .. }
+            | F::Trunc
+            | F::And
+            | F::Or
+            | F::Xor
+            | F::Shl
+            | F::Shr { .. }
+            | F::Div { .. }
+            | F::Rem { .. }
+            | F::Min { .. }
+            | F::Max { .. }
+    )
+}
+
+/// The name of an uninterpreted integer function (with its operand and
+/// result widths, so that one name has one signature).
+fn int_fn_name(terms: &Terms, f: crate::IntFn, w: u8, ops: &[TermId]) -> String {
+    let base: String = f
+        .name()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let widths: Vec<String> = ops
+        .iter()
+        .map(|o| terms.int_width(*o).map_or("r".into(), |u| u.to_string()))
+        .collect();
+    format!("f_{base}_{}_{w}", widths.join("_"))
+}
+
+/// A bit-vector operand `t` (of width `from`) brought to width `to`.
+fn resize(x: String, from: u8, to: u8) -> String {
+    use std::cmp::Ordering::*;
+    match from.cmp(&to) {
+        Equal => x,
+        Less => format!("((_ zero_extend {}) {x})", to - from),
+        Greater => format!("((_ extract {} 0) {x})", to - 1),
+    }
+}
+
+/// The defining expression of an integer node.
+fn int_expr(terms: &Terms, node: &Node) -> String {
+    use crate::{IntCmpOp as C, IntFn as F};
+    let a = |t: &TermId| atom(terms, *t);
+    let wd = |t: &TermId| terms.int_width(*t).unwrap_or(1);
+    match node {
+        Node::IntAdd(_, ops) | Node::IntMul(_, ops) => {
+            let f = if matches!(node, Node::IntAdd(..)) {
+                "bvadd"
+            } else {
+                "bvmul"
+            };
+            let mut acc = a(&ops[0]);
+            for o in &ops[1..] {
+                acc = format!("({f} {acc} {})", a(o));
+            }
+            acc
+        }
+        Node::IntOp(f, w, ops) if exact_bv(*f) => {
+            let w = *w;
+            let x = || a(&ops[0]);
+            let y = || resize(a(&ops[1]), wd(&ops[1]), w);
+            let bin = |op: &str| format!("({op} {} {})", x(), y());
+            match f {
+                F::Zext { from } => format!("((_ zero_extend {}) {})", w - from, x()),
+                F::Sext { from } => format!("((_ sign_extend {}) {})", w - from, x()),
+                F::Trunc => format!("((_ extract {} 0) {})", w - 1, x()),
+                F::And => bin("bvand"),
+                F::Or => bin("bvor"),
+                F::Xor => bin("bvxor"),
+                F::Shl | F::Shr { .. } => {
+                    let op = match f {
+                        F::Shl => "bvshl",
+                        F::Shr { signed: true } => "bvashr",
+                        _ => "bvlshr",
+                    };
+                    let nw = wd(&ops[1]);
+                    if nw <= w {
+                        bin(op)
+                    } else {
+                        // An amount wider than the operand: `w` or more
+                        // shifts everything out (PTX clamps).
+                        let n = a(&ops[1]);
+                        let fill = if op == "bvashr" {
+                            format!("(bvashr {} (_ bv{} {w}))", x(), w - 1)
+                        } else {
+                            format!("(_ bv0 {w})")
+                        };
+                        format!(
+                            "(ite (bvuge {n} (_ bv{w} {nw})) {fill} ({op} {} ((_ extract {} 0) {n})))",
+                            x(),
+                            w - 1
+                        )
+                    }
+                }
+                F::Div { signed: true } => bin("bvsdiv"),
+                F::Div { signed: false } => bin("bvudiv"),
+                F::Rem { signed: true } => bin("bvsrem"),
+                F::Rem { signed: false } => bin("bvurem"),
+                F::Min { signed } | F::Max { signed } => {
+                    let le = if *signed { "bvsle" } else { "bvule" };
+                    let (p, q) = if matches!(f, F::Min { .. }) {
+                        (x(), y())
+                    } else {
+                        (y(), x())
+                    };
+                    format!("(ite ({le} {} {}) {p} {q})", x(), y())
+                }
+                _ => unreachable!("exact_bv"),
+            }
+        }
+        Node::IntOp(f, w, ops) => {
+            let args: Vec<String> = ops.iter().map(a).collect();
+            format!("({} {})", int_fn_name(terms, *f, *w, ops), args.join(" "))
+        }
+        Node::IntCmp(op, x, y) => {
+            let (x, y) = (a(x), a(y));
+            let s = |signed: bool, sop: &str, uop: &str| {
+                format!("({} {x} {y})", if signed { sop } else { uop })
+            };
+            match op {
+                C::Eq => format!("(= {x} {y})"),
+                C::Ne => format!("(not (= {x} {y}))"),
+                C::Lt { signed } => s(*signed, "bvslt", "bvult"),
+                C::Le { signed } => s(*signed, "bvsle", "bvule"),
+                C::Gt { signed } => s(*signed, "bvsgt", "bvugt"),
+                C::Ge { signed } => s(*signed, "bvsge", "bvuge"),
+            }
+        }
+        Node::IntToReal(signed, x) => {
+            let w = wd(x);
+            let nat = format!("(to_real (bv2nat {}))", a(x));
+            if *signed {
+                format!(
+                    "(ite (= ((_ extract {m} {m}) {v}) #b1) (- {nat} {p}.0) {nat})",
+                    m = w - 1,
+                    v = a(x),
+                    p = num_bigint::BigInt::from(1) << usize::from(w)
+                )
+            } else {
+                nat
+            }
+        }
+        _ => String::new(),
     }
 }
 
@@ -231,7 +450,18 @@ fn expr(terms: &Terms, node: &Node) -> String {
         Node::Or(ops) => format!("(or {})", list(ops)),
         Node::Xor(ops) => fold("xor", ops),
         Node::Select(c, x, y) => format!("(ite {} {} {})", a(c), a(x), a(y)),
-        Node::Const(_) | Node::Input { .. } | Node::PosInf | Node::NegInf | Node::BoolConst(_) => {
+        Node::IntAdd(..)
+        | Node::IntMul(..)
+        | Node::IntOp(..)
+        | Node::IntCmp(..)
+        | Node::IntToReal(..) => int_expr(terms, node),
+        Node::Const(_)
+        | Node::Input { .. }
+        | Node::PosInf
+        | Node::NegInf
+        | Node::BoolConst(_)
+        | Node::IntConst { .. }
+        | Node::IntInput { .. } => {
             unreachable!("leaves are referenced inline")
         }
     }
@@ -399,5 +629,67 @@ mod tests {
         let smt = smtlib(&t, s, x);
         check_structure(&smt);
         assert!(smt.contains("WARNING"));
+    }
+}
+
+#[cfg(test)]
+mod int_tests {
+    use super::*;
+    use crate::{IntCmpOp, IntFn, IntTy};
+
+    fn balanced(s: &str) -> bool {
+        let mut depth = 0i64;
+        for ch in s.chars() {
+            match ch {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            if depth < 0 {
+                return false;
+            }
+        }
+        depth == 0
+    }
+
+    #[test]
+    fn integer_vc_is_bit_vectors() {
+        let mut t = Terms::new();
+        let ty = IntTy {
+            bits: 32,
+            signed: true,
+        };
+        let (x, y) = (t.int_input(0, 0, ty), t.int_input(0, 1, ty));
+        let s = t.int_add(32, x, y);
+        let k = t.int_const(32, 3);
+        let sh = t.int_op(IntFn::Shr { signed: true }, 32, &[s, k]);
+        let p = t.int_op(IntFn::Popc, 32, &[x]);
+        let c = t.int_cmp(IntCmpOp::Lt { signed: false }, x, y);
+        let sel = t.select(c, sh, p);
+        let a = t.int_to_real(true, sel);
+        let b = t.int_to_real(false, y);
+        let text = smtlib(&t, a, b);
+        assert!(balanced(&text), "{text}");
+        assert!(
+            text.contains("(declare-const i0_0 (_ BitVec 32))"),
+            "{text}"
+        );
+        assert!(text.contains("bvadd") && text.contains("bvashr") && text.contains("bvult"));
+        assert!(text.contains("(declare-fun f_popc_32_32 ((_ BitVec 32)) (_ BitVec 32))"));
+        assert!(text.contains("bv2nat"), "{text}");
+        // An 8-bit shift by a 32-bit amount clamps.
+        let z = t.int_input(
+            1,
+            0,
+            IntTy {
+                bits: 8,
+                signed: false,
+            },
+        );
+        let n = t.int_input(2, 0, ty);
+        let zs = t.int_op(IntFn::Shl, 8, &[z, n]);
+        let zr = t.int_to_real(false, zs);
+        let text = smtlib(&t, zr, a);
+        assert!(balanced(&text) && text.contains("bvuge"), "{text}");
     }
 }

@@ -32,6 +32,9 @@ pub(crate) const FLAG_CONST: u8 = 4;
 /// The node is a finite `Mul` whose first operand is a constant: a
 /// summand `c · base` with its own base key (see `base_key`).
 pub(crate) const FLAG_SCALED: u8 = 8;
+/// The node is integer-valued (`IntConst`, `IntInput`, `IntAdd`, ..., or
+/// a `Select` of integers): an element of Z/2^w for its width `w`.
+pub(crate) const FLAG_INT: u8 = 16;
 
 /// The store of hash-consed terms. Single-threaded (build on one thread,
 /// share `&Terms` for reading); `Clone` copies everything.
@@ -137,6 +140,32 @@ impl Terms {
         self.flags[t.index()] & FLAG_BOOL != 0
     }
 
+    /// Whether `t` is integer-valued (see [`Terms::int_width`]).
+    pub fn is_int(&self, t: TermId) -> bool {
+        self.flags[t.index()] & FLAG_INT != 0
+    }
+
+    /// The width `w` of an integer term (an element of Z/2^w); `None` for
+    /// a real or boolean term.
+    pub fn int_width(&self, t: TermId) -> Option<u8> {
+        let mut t = t;
+        // Selects nest only through their branches; each step is a child.
+        loop {
+            if !self.is_int(t) {
+                return None;
+            }
+            match &self.nodes[t.index()] {
+                Node::IntConst { w, .. }
+                | Node::IntAdd(w, _)
+                | Node::IntMul(w, _)
+                | Node::IntOp(_, w, _) => return Some(*w),
+                Node::IntInput { ty, .. } => return Some(ty.bits),
+                Node::Select(_, a, _) => t = *a,
+                _ => return None,
+            }
+        }
+    }
+
     /// Whether `t` may take the value ±inf: it contains `PosInf`/`NegInf`
     /// somewhere a `max`/`min`/`select` can let through. Inputs are finite
     /// reals, so a term built from inputs and finite constants is never
@@ -191,8 +220,15 @@ impl Terms {
             | Node::And(_)
             | Node::Or(_)
             | Node::Xor(_) => FLAG_BOOL,
+            Node::IntConst { .. }
+            | Node::IntInput { .. }
+            | Node::IntAdd(..)
+            | Node::IntMul(..)
+            | Node::IntOp(..) => FLAG_INT,
+            Node::IntCmp(..) => FLAG_BOOL,
+            Node::IntToReal(..) => 0,
             Node::Select(_, a, b) => {
-                let mut f = self.flags[a.index()] & FLAG_BOOL;
+                let mut f = self.flags[a.index()] & (FLAG_BOOL | FLAG_INT);
                 if child_inf(&mut [*a, *b].into_iter()) {
                     f |= FLAG_MAYBE_INF;
                 }

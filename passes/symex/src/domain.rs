@@ -2,8 +2,9 @@
 //! real-valued terms.
 
 use ptxeq_exec::sparse::SparseVec;
-use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
-use ptxeq_terms::{BigRational, CmpOp, Func, Rat, TermId, Terms};
+use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
+use ptxeq_spec::DType;
+use ptxeq_terms::{BigRational, CmpOp, Func, IntCmpOp, IntFn, IntRound, IntTy, Rat, TermId, Terms};
 
 /// [`Domain`] over a [`Terms`] store. Every float value a kernel computes
 /// becomes a term; equal terms are one node, so the reference's and the
@@ -18,6 +19,8 @@ pub struct TermDomain {
     /// far cheaper than a lookup in the store's large hash table. Sparse
     /// (pages on first use), so a huge tensor costs only what is read.
     inputs: Vec<SparseVec<Option<TermId>>>,
+    /// The integer type of each integer tensor (by tensor number).
+    int_types: Vec<Option<IntTy>>,
 }
 
 /// Elements beyond this index go to the store directly (bounds the side
@@ -29,8 +32,57 @@ impl TermDomain {
         TermDomain {
             terms,
             inputs: Vec::new(),
+            int_types: Vec::new(),
         }
     }
+}
+
+/// The integer type of a tensor dtype.
+fn int_ty(d: DType) -> Option<IntTy> {
+    let (bits, signed) = match d {
+        DType::S8 => (8, true),
+        DType::U8 => (8, false),
+        DType::S16 => (16, true),
+        DType::U16 => (16, false),
+        DType::S32 => (32, true),
+        DType::U32 => (32, false),
+        DType::S64 => (64, true),
+        DType::U64 => (64, false),
+        _ => return None,
+    };
+    Some(IntTy { bits, signed })
+}
+
+/// The term function of an engine integer operation (the ring operations
+/// have their own constructors).
+fn int_fn(op: IntOp) -> Option<IntFn> {
+    Some(match op {
+        IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Neg | IntOp::Not => return None,
+        IntOp::Zext { from } => IntFn::Zext { from },
+        IntOp::Sext { from } => IntFn::Sext { from },
+        IntOp::Trunc => IntFn::Trunc,
+        IntOp::And => IntFn::And,
+        IntOp::Or => IntFn::Or,
+        IntOp::Xor => IntFn::Xor,
+        IntOp::Shl => IntFn::Shl,
+        IntOp::Shr { signed } => IntFn::Shr { signed },
+        IntOp::Div { signed } => IntFn::Div { signed },
+        IntOp::Rem { signed } => IntFn::Rem { signed },
+        IntOp::MulHi { signed } => IntFn::MulHi { signed },
+        IntOp::Min { signed } => IntFn::Min { signed },
+        IntOp::Max { signed } => IntFn::Max { signed },
+        IntOp::Abs => IntFn::Abs,
+        IntOp::Popc => IntFn::Popc,
+        IntOp::Clz => IntFn::Clz,
+        IntOp::Brev => IntFn::Brev,
+        IntOp::Bfind { signed, shiftamt } => IntFn::Bfind { signed, shiftamt },
+        IntOp::Bfe { signed } => IntFn::Bfe { signed },
+        IntOp::Bfi => IntFn::Bfi,
+        IntOp::Prmt { mode } => IntFn::Prmt { mode },
+        IntOp::Lop3 { lut } => IntFn::Lop3 { lut },
+        IntOp::AddSat => IntFn::AddSat,
+        IntOp::SubSat => IntFn::SubSat,
+    })
 }
 
 fn cmp_op(c: Cmp) -> CmpOp {
@@ -54,6 +106,8 @@ impl Domain for TermDomain {
             Fmt::Bf16 => self.terms.from_bf16_bits(bits as u16),
             Fmt::F32 => self.terms.from_f32_bits(bits as u32),
             Fmt::F64 => self.terms.from_f64_bits(bits),
+            // Not float formats: integer data has no real constant.
+            Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => None,
         }
     }
 
@@ -81,6 +135,71 @@ impl Domain for TermDomain {
                 id
             }
         }
+    }
+
+    fn set_tensor_types(&mut self, dtypes: &[DType]) {
+        self.int_types = dtypes.iter().map(|&d| int_ty(d)).collect();
+    }
+
+    fn int_data(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Option<TermId> {
+        let ty = (*self.int_types.get(tensor as usize)?)?;
+        if u32::from(ty.bits) != fmt.bits() {
+            return None;
+        }
+        let t = &mut self.terms;
+        Some(t.int_input(tensor, index, ty))
+    }
+
+    fn int_lit(&mut self, w: u8, bits: u64) -> Option<TermId> {
+        Some(self.terms.int_const(w, bits))
+    }
+
+    fn int_op(&mut self, op: IntOp, w: u8, args: &[(TermId, u8)]) -> Option<TermId> {
+        let t = &mut self.terms;
+        let a = |i: usize| args.get(i).map(|x| x.0);
+        Some(match op {
+            IntOp::Add => t.int_add(w, a(0)?, a(1)?),
+            IntOp::Sub => t.int_sub(w, a(0)?, a(1)?),
+            IntOp::Mul => t.int_mul(w, a(0)?, a(1)?),
+            IntOp::Neg => t.int_neg(w, a(0)?),
+            // ~a = −1 − a.
+            IntOp::Not => {
+                let m1 = t.int_const(w, u64::MAX);
+                let na = t.int_neg(w, a(0)?);
+                t.int_add(w, m1, na)
+            }
+            other => {
+                let f = int_fn(other)?;
+                let ops: Vec<TermId> = args.iter().map(|x| x.0).collect();
+                t.int_op(f, w, &ops)
+            }
+        })
+    }
+
+    fn int_cmp(&mut self, op: Cmp, signed: bool, a: TermId, b: TermId) -> Option<TermId> {
+        let op = match op {
+            Cmp::Eq => IntCmpOp::Eq,
+            Cmp::Ne => IntCmpOp::Ne,
+            Cmp::Lt => IntCmpOp::Lt { signed },
+            Cmp::Le => IntCmpOp::Le { signed },
+            Cmp::Gt => IntCmpOp::Gt { signed },
+            Cmp::Ge => IntCmpOp::Ge { signed },
+        };
+        Some(self.terms.int_cmp(op, a, b))
+    }
+
+    fn int_to_real(&mut self, a: TermId, signed: bool) -> Option<TermId> {
+        Some(self.terms.int_to_real(signed, a))
+    }
+
+    fn real_to_int(&mut self, a: TermId, rnd: IntRounding, signed: bool, w: u8) -> Option<TermId> {
+        let rnd = match rnd {
+            IntRounding::Nearest => IntRound::Nearest,
+            IntRounding::Zero => IntRound::Zero,
+            IntRounding::Down => IntRound::Down,
+            IntRounding::Up => IntRound::Up,
+        };
+        Some(self.terms.int_op(IntFn::FromReal { rnd, signed }, w, &[a]))
     }
 
     fn apply(&mut self, name: &str, args: &[TermId]) -> TermId {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use ptxeq_exec::{Concrete, CtaInput, OutputValue, run_cta};
-use ptxeq_spec::CheckSpec;
+use ptxeq_spec::{CheckSpec, DType};
 use ptxeq_terms::Terms;
 
 fn corpus() -> PathBuf {
@@ -39,6 +39,30 @@ impl Rng {
         let v = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
         // Uniform in [-2, 2): bounded inputs keep exp() and products tame.
         ((v >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
+    }
+
+    /// An integer element of `dtype` (exact in `f64`): half the time small,
+    /// half the time anywhere in the type's range (below 2^53), so sums
+    /// wrap.
+    fn next_int(&mut self, dtype: DType) -> f64 {
+        let (bits, signed) = match dtype {
+            DType::S8 => (8, true),
+            DType::U8 | DType::Pred => (8, false),
+            DType::S16 => (16, true),
+            DType::U16 => (16, false),
+            DType::S32 => (32, true),
+            DType::U32 => (32, false),
+            DType::S64 => (53, true),
+            _ => (53, false),
+        };
+        let r = (self.next_f64() + 2.0) / 4.0; // [0, 1)
+        let span = 2f64.powi(bits);
+        let v = if self.next_f64() < 0.0 {
+            (r * 17.0).floor() - 8.0
+        } else {
+            (r * span).floor() - if signed { span / 2.0 } else { 0.0 }
+        };
+        if signed { v } else { v.abs() }
     }
 }
 
@@ -99,7 +123,17 @@ fn output_terms_evaluate_to_the_concrete_run() {
             let mut values: Vec<Vec<f64>> = input
                 .tensors
                 .iter()
-                .map(|t| (0..t.elements()).map(|_| rng.next_f64()).collect())
+                .map(|t| {
+                    (0..t.elements())
+                        .map(|_| {
+                            if t.dtype.is_float() {
+                                rng.next_f64()
+                            } else {
+                                rng.next_int(t.dtype)
+                            }
+                        })
+                        .collect()
+                })
                 .collect();
             for _ in &input.symbols {
                 values.push(vec![rng.next_f64()]);
@@ -110,11 +144,22 @@ fn output_terms_evaluate_to_the_concrete_run() {
             let env = |t: u32, i: u64| values[t as usize][i as usize];
             for (out, (tensor, elems)) in run.outputs.iter().zip(&symbolic) {
                 assert_eq!(out.tensor, *tensor);
+                // Integer tensors: the concrete run's bits against the
+                // integer term's exact value (its bits, unsigned).
+                let bits = input.tensors[*tensor as usize].dtype.size_bytes() * 8;
                 let concrete: std::collections::HashMap<u64, f64> = out
                     .elements
                     .iter()
                     .filter_map(|(i, v)| match v {
                         OutputValue::Data(c) => Some((*i, c.get())),
+                        OutputValue::Bits(b) if elems.iter().any(|e| e.0 == *i) => {
+                            let m = if bits >= 64 {
+                                *b
+                            } else {
+                                b & ((1u64 << bits) - 1)
+                            };
+                            Some((*i, m as f64))
+                        }
                         _ => None,
                     })
                     .collect();

@@ -157,17 +157,37 @@ fn problem(
     let (chain, root) = walk(wit, x.sink.slot, x.def, i, f.instrs.len());
     let subject = format!("{} {}", subject(x.sink.what), slot_name(names, x.sink.slot));
     let provenance = provenance(names, x.def, root);
+    let int_note = match root {
+        Root::TensorLoad { instr, .. } if loads_integers(f, instr) => match kind {
+            ProblemKind::Branch | ProblemKind::LoopBound => {
+                " (integer tensor data used as a branch condition)"
+            }
+            ProblemKind::Address => " (integer tensor data used as an address)",
+            _ => " (integer tensor data)",
+        },
+        _ => "",
+    };
     StructuredProblem {
         instr: i,
         function: f.name.clone(),
         calls: Vec::new(),
         kind,
-        message: format!("{headline}: {subject} {provenance}"),
+        message: format!("{headline}: {subject} {provenance}{int_note}"),
         origin: match root {
             Root::TensorLoad { instr, .. } => Some(instr),
             _ => None,
         },
         chain,
+    }
+}
+
+/// Whether instruction `instr` loads signed or unsigned integers (integer
+/// tensor data: its values stay exact integers, but still may not decide
+/// a branch or an address).
+fn loads_integers(f: &KernelIr, instr: u32) -> bool {
+    match f.instrs.get(instr as usize).map(|d| &d.instr) {
+        Some(Instr::Ld(m) | Instr::Ldu(m)) => m.ty.is_signed() || m.ty.is_unsigned(),
+        _ => false,
     }
 }
 

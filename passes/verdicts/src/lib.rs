@@ -260,7 +260,7 @@ pub fn compare_scoped(
             }) {
                 Some(ElementDecision::Proved { .. }) => None,
                 Some(ElementDecision::Refuted(cx)) => Some(Failure::Refuted {
-                    counterexample: cx.clone(),
+                    counterexample: as_tensor_values(cx.clone(), tensors.get(k as usize)),
                 }),
                 Some(ElementDecision::Unknown { reason, residual }) => Some(Failure::Unknown {
                     reason: reason.clone(),
@@ -402,12 +402,30 @@ fn pair_elements(
                 *outside.entry(k).or_default() += 1;
                 continue;
             }
+            let int_ty = info.and_then(|t| int_ty(t.dtype));
             if inout {
                 // An unwritten inout element keeps its input value — known
                 // only when that kernel ran every CTA that could write it.
                 for (v, complete) in [(&mut va, scope.complete[0]), (&mut vb, scope.complete[1])] {
                     if complete && matches!(v, Val::Unwritten) {
-                        *v = Val::Term(terms.input(k, idx));
+                        *v = Val::Term(match int_ty {
+                            Some(ty) => terms.int_input(k, idx, ty),
+                            None => terms.input(k, idx),
+                        });
+                    }
+                }
+            }
+            // An integer element: concrete bits against integer data
+            // compare as the constant of the tensor's width.
+            if let Some(ty) = int_ty
+                && matches!(
+                    (&va, &vb),
+                    (Val::Term(_), Val::Bits(_)) | (Val::Bits(_), Val::Term(_))
+                )
+            {
+                for v in [&mut va, &mut vb] {
+                    if let Val::Bits(b) = v {
+                        *v = Val::Term(terms.int_const(ty.bits, *b));
                     }
                 }
             }
@@ -416,6 +434,43 @@ fn pair_elements(
     }
 
     (numbers, pairs, outside)
+}
+
+/// The integer type of an integer tensor dtype (`None` for floats and
+/// `pred`).
+fn int_ty(d: ptxeq_spec::DType) -> Option<ptxeq_terms::IntTy> {
+    use ptxeq_spec::DType as D;
+    let (bits, signed) = match d {
+        D::S8 => (8, true),
+        D::U8 => (8, false),
+        D::S16 => (16, true),
+        D::U16 => (16, false),
+        D::S32 => (32, true),
+        D::U32 => (32, false),
+        D::S64 => (64, true),
+        D::U64 => (64, false),
+        _ => return None,
+    };
+    Some(ptxeq_terms::IntTy { bits, signed })
+}
+
+/// A counterexample's output values read as the tensor's type: the
+/// decision procedure reports integers as signed readings.
+fn as_tensor_values(
+    mut cx: ptxeq_terms::decide::Counterexample,
+    info: Option<&TensorInfo>,
+) -> ptxeq_terms::decide::Counterexample {
+    if let Some(ty) = info.and_then(|t| int_ty(t.dtype))
+        && !ty.signed
+    {
+        let m = 2f64.powi(i32::from(ty.bits));
+        for v in [&mut cx.reference, &mut cx.candidate] {
+            if *v < 0.0 {
+                *v += m;
+            }
+        }
+    }
+    cx
 }
 
 /// Per tensor number, the kernel's written elements over all its CTAs

@@ -8,7 +8,7 @@ use ptxeq_ir::{
 
 use super::values::{IntArg, PredArg};
 use super::{Engine, Flow, Halt, R, space_of};
-use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
+use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, UnOp};
 use crate::finding::{FindingKind, InstrRef};
 use crate::funcinfo::FuncInfo;
 use crate::int;
@@ -90,7 +90,7 @@ fn int_cmp(c: CmpOp, a: u64, b: u64, w: u32, signed: bool) -> Option<bool> {
     })
 }
 
-fn tainted2(a: IntArg, b: IntArg) -> Option<IntArg> {
+fn tainted2<V: Copy>(a: IntArg<V>, b: IntArg<V>) -> Option<IntArg<V>> {
     match (a, b) {
         (IntArg::Undef, _) | (_, IntArg::Undef) => Some(IntArg::Undef),
         (IntArg::Tainted(o), _) | (_, IntArg::Tainted(o)) => Some(IntArg::Tainted(o)),
@@ -98,12 +98,9 @@ fn tainted2(a: IntArg, b: IntArg) -> Option<IntArg> {
     }
 }
 
-fn int_value<V>(a: IntArg) -> Value<V> {
-    match a {
-        IntArg::Known(b) => Value::Bits(b),
-        IntArg::Undef => Value::Undef,
-        IntArg::Tainted(o) => Value::Tainted(o),
-    }
+/// Whether any operand is integer data.
+fn any_data<V>(args: &[IntArg<V>]) -> bool {
+    args.iter().any(|a| matches!(a, IntArg::Data(_)))
 }
 
 fn is_control(i: &Instr) -> bool {
@@ -241,17 +238,19 @@ impl<D: Domain> Engine<'_, D> {
                 let a = self.read_int(t, info, op(1), w)?;
                 let b = self.read_int(t, info, op(2), w)?;
                 let s = ty.is_signed();
+                let mode = mode.unwrap_or(MulMode::Lo);
+                let rw = if mode == MulMode::Wide { 2 * w } else { w };
                 let r = match (a, b) {
-                    (IntArg::Known(a), IntArg::Known(b)) => {
-                        IntArg::Known(match mode.unwrap_or(MulMode::Lo) {
-                            MulMode::Lo => int::mul_lo(a, b, w),
-                            MulMode::Hi => int::mul_hi(a, b, w, s),
-                            MulMode::Wide => int::mul_wide(a, b, w, s),
-                        })
-                    }
+                    (IntArg::Known(a), IntArg::Known(b)) => IntArg::Known(match mode {
+                        MulMode::Lo => int::mul_lo(a, b, w),
+                        MulMode::Hi => int::mul_hi(a, b, w, s),
+                        MulMode::Wide => int::mul_wide(a, b, w, s),
+                    }),
+                    (a, b) if any_data(&[a, b]) => self.int_data_mul(t, mode, s, w, a, b)?,
                     (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, rw)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Mad {
@@ -269,9 +268,13 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(a), IntArg::Known(b)) => {
                         IntArg::Known(int::mul24(a, b, *hi, ty.is_signed()))
                     }
+                    (a, b) if any_data(&[a, b]) => {
+                        return Err(self.int_data_unsupported(t, "mul24"));
+                    }
                     (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Mad24 { ty, hi, sat } => {
@@ -285,9 +288,13 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
                         IntArg::Known(int::add(int::mul24(a, b, *hi, ty.is_signed()), c, 32))
                     }
+                    (a, b, c) if any_data(&[a, b, c]) => {
+                        return Err(self.int_data_unsupported(t, "mad24"));
+                    }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Fma { ty, relu, .. } => self.float_fma(t, info, ops, *ty, *relu),
@@ -310,9 +317,14 @@ impl<D: Domain> Engine<'_, D> {
                     IntArg::Known(a) => {
                         IntArg::Known(if neg { int::neg(a, w) } else { int::abs(a, w) })
                     }
+                    IntArg::Data(_) => {
+                        let o = if neg { IntOp::Neg } else { IntOp::Abs };
+                        self.int_data_op(t, o, w, &[(a, w)])?
+                    }
                     other => other,
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Min { ty, mods } | Instr::Max { ty, mods } => {
@@ -355,15 +367,34 @@ impl<D: Domain> Engine<'_, D> {
                         } else {
                             int::max(a, b, w, s)
                         }),
+                        (a, b) if any_data(&[a, b]) => {
+                            let o = if is_min {
+                                IntOp::Min { signed: s }
+                            } else {
+                                IntOp::Max { signed: s }
+                            };
+                            self.int_data_op(t, o, w, &[(a, w), (b, w)])?
+                        }
                         (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
                     };
                 }
-                if mods.relu
-                    && let IntArg::Known(a) = acc
-                {
-                    acc = IntArg::Known(int::max(a, 0, w, true));
+                if mods.relu {
+                    acc = match acc {
+                        IntArg::Known(a) => IntArg::Known(int::max(a, 0, w, true)),
+                        IntArg::Data(_) => {
+                            let z = IntArg::Known(0);
+                            self.int_data_op(
+                                t,
+                                IntOp::Max { signed: true },
+                                w,
+                                &[(acc, w), (z, w)],
+                            )?
+                        }
+                        other => other,
+                    };
                 }
-                self.write(t, info, op(0), int_value(acc))?;
+                let v = self.int_result(t, acc, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Copysign { ty } => self.copysign(t, info, ops, *ty),
@@ -378,9 +409,13 @@ impl<D: Domain> Engine<'_, D> {
                         let d = (int::read(a, w, s) - int::read(b, w, s)).unsigned_abs() as u64;
                         IntArg::Known(int::add(c, d, w))
                     }
+                    (a, b, c) if any_data(&[a, b, c]) => {
+                        return Err(self.int_data_unsupported(t, "sad"));
+                    }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Dp4a { a_ty, b_ty } | Instr::Dp2a { a_ty, b_ty, .. } => {
@@ -406,9 +441,26 @@ impl<D: Domain> Engine<'_, D> {
                         }
                         IntArg::Known(mask_bits(acc as u64, 32))
                     }
+                    (a, b, c) if any_data(&[a, b, c]) => {
+                        let va = self.read(t, info, op(1), 32)?;
+                        let vb = self.read(t, info, op(2), 32)?;
+                        let hi = match ins.instr {
+                            Instr::Dp2a { hi, .. } => Some(hi),
+                            _ => None,
+                        };
+                        let _ = (a, b);
+                        self.dot_product_data(
+                            t,
+                            (&va, a_ty.is_signed()),
+                            (&vb, b_ty.is_signed()),
+                            c,
+                            hi,
+                        )?
+                    }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Math { func, ty, .. } => {
@@ -484,9 +536,18 @@ impl<D: Domain> Engine<'_, D> {
                         BoolOp::Or => a | b,
                         BoolOp::Xor => a ^ b,
                     }),
+                    (a, b) if any_data(&[a, b]) => {
+                        let o = match bop {
+                            BoolOp::And => IntOp::And,
+                            BoolOp::Or => IntOp::Or,
+                            BoolOp::Xor => IntOp::Xor,
+                        };
+                        self.int_data_op(t, o, w, &[(a, w), (b, w)])?
+                    }
                     (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Not { ty } | Instr::Cnot { ty } => {
@@ -506,9 +567,30 @@ impl<D: Domain> Engine<'_, D> {
                     } else {
                         mask_bits(!a, w)
                     }),
+                    IntArg::Data(_) if cnot => {
+                        // cnot a = (a == 0 ? 1 : 0).
+                        let z = IntArg::Known(0);
+                        match self.int_data_pred(t, CmpOp::Eq, false, a, z, w)? {
+                            PredArg::Data(c) => {
+                                let (one, zero) = (Value::Bits(1), Value::Bits(0));
+                                match self.int_select(t, c, &one, &zero, w)? {
+                                    Some(v) => {
+                                        self.write(t, info, op(0), v)?;
+                                        return Ok(Flow::Next);
+                                    }
+                                    None => IntArg::Undef,
+                                }
+                            }
+                            PredArg::Known(k) => IntArg::Known(u64::from(k)),
+                            PredArg::Tainted(o) => IntArg::Tainted(o),
+                            PredArg::Undef => IntArg::Undef,
+                        }
+                    }
+                    IntArg::Data(_) => self.int_data_op(t, IntOp::Not, w, &[(a, w)])?,
                     other => other,
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Lop3 { ty } => {
@@ -524,9 +606,19 @@ impl<D: Domain> Engine<'_, D> {
                         IntArg::Known(c),
                         IntArg::Known(l),
                     ] => IntArg::Known(int::lop3(a, b, c, l, w)),
+                    [a, b, c, IntArg::Known(l)] if any_data(&[a, b, c]) => self.int_data_op(
+                        t,
+                        IntOp::Lop3 { lut: l as u8 },
+                        w,
+                        &[(a, w), (b, w), (c, w)],
+                    )?,
+                    [a, b, c, l] if any_data(&[a, b, c, l]) => {
+                        return Err(self.int_data_unsupported(t, "lop3 with a data look-up table"));
+                    }
                     [a, b, c, l] => tainted2(a, b).or(tainted2(c, l)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Shl { ty } | Instr::Shr { ty } => {
@@ -540,9 +632,20 @@ impl<D: Domain> Engine<'_, D> {
                     } else {
                         int::shr(a, b, w, ty.is_signed())
                     }),
+                    (a, b) if any_data(&[a, b]) => {
+                        let o = if left {
+                            IntOp::Shl
+                        } else {
+                            IntOp::Shr {
+                                signed: ty.is_signed(),
+                            }
+                        };
+                        self.int_data_op(t, o, w, &[(a, w), (b, 32)])?
+                    }
                     (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Shf { left, mode, .. } => {
@@ -554,9 +657,13 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
                         IntArg::Known(int::shf(a, b, c, *left, clamp))
                     }
+                    (a, b, c) if any_data(&[a, b, c]) => {
+                        return Err(self.int_data_unsupported(t, "shf"));
+                    }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Bfe { ty } => {
@@ -568,9 +675,18 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(a), IntArg::Known(p), IntArg::Known(l)) => {
                         IntArg::Known(int::bfe(a, p, l, w, ty.is_signed()))
                     }
+                    (a, p, l) if any_data(&[a, p, l]) => self.int_data_op(
+                        t,
+                        IntOp::Bfe {
+                            signed: ty.is_signed(),
+                        },
+                        w,
+                        &[(a, w), (p, 32), (l, 32)],
+                    )?,
                     (a, p, l) => tainted2(a, p).or(tainted2(l, l)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Bfi { ty } => {
@@ -583,9 +699,13 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(f), IntArg::Known(b), IntArg::Known(p), IntArg::Known(l)) => {
                         IntArg::Known(int::bfi(f, b, p, l, w))
                     }
+                    (f, b, p, l) if any_data(&[f, b, p, l]) => {
+                        self.int_data_op(t, IntOp::Bfi, w, &[(f, w), (b, w), (p, 32), (l, 32)])?
+                    }
                     (f, b, p, l) => tainted2(f, b).or(tainted2(p, l)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Prmt { mode, .. } => {
@@ -596,9 +716,28 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
                         IntArg::Known(int::prmt(a, b, c, *mode))
                     }
+                    (a, b, c) if any_data(&[a, b, c]) => {
+                        use ptxeq_ir::PrmtMode as M;
+                        let m = match mode {
+                            None => 0,
+                            Some(M::F4e) => 1,
+                            Some(M::B4e) => 2,
+                            Some(M::Rc8) => 3,
+                            Some(M::Ecl) => 4,
+                            Some(M::Ecr) => 5,
+                            Some(M::Rc16) => 6,
+                        };
+                        self.int_data_op(
+                            t,
+                            IntOp::Prmt { mode: m },
+                            32,
+                            &[(a, 32), (b, 32), (c, 32)],
+                        )?
+                    }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Popc { ty }
@@ -607,6 +746,12 @@ impl<D: Domain> Engine<'_, D> {
             | Instr::Bfind { ty, .. } => {
                 let w = ty.bit_width();
                 let a = self.read_int(t, info, op(1), w)?;
+                // `brev` keeps the operand's width; the others give a .u32.
+                let rw = if matches!(ins.instr, Instr::Brev { .. }) {
+                    w
+                } else {
+                    32
+                };
                 let r = match a {
                     IntArg::Known(a) => IntArg::Known(match &ins.instr {
                         Instr::Popc { .. } => int::popc(a, w),
@@ -617,9 +762,23 @@ impl<D: Domain> Engine<'_, D> {
                         }
                         _ => 0,
                     }),
+                    IntArg::Data(_) => {
+                        let o = match &ins.instr {
+                            Instr::Popc { .. } => IntOp::Popc,
+                            Instr::Clz { .. } => IntOp::Clz,
+                            Instr::Brev { .. } => IntOp::Brev,
+                            Instr::Bfind { shiftamt, .. } => IntOp::Bfind {
+                                signed: ty.is_signed(),
+                                shiftamt: *shiftamt,
+                            },
+                            _ => IntOp::Popc,
+                        };
+                        self.int_data_op(t, o, rw, &[(a, w)])?
+                    }
                     other => other,
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, rw)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Fns { .. } => {
@@ -630,9 +789,13 @@ impl<D: Domain> Engine<'_, D> {
                     (IntArg::Known(a), IntArg::Known(b), IntArg::Known(c)) => {
                         IntArg::Known(int::fns(a, b, c))
                     }
+                    (a, b, c) if any_data(&[a, b, c]) => {
+                        return Err(self.int_data_unsupported(t, "fns"));
+                    }
                     (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Bmsk { mode, .. } | Instr::Szext { mode, .. } => {
@@ -645,9 +808,13 @@ impl<D: Domain> Engine<'_, D> {
                         Instr::Szext { ty, .. } => int::szext(a, b, clamp, ty.is_signed()),
                         _ => 0,
                     }),
+                    (a, b) if any_data(&[a, b]) => {
+                        return Err(self.int_data_unsupported(t, "bmsk/szext"));
+                    }
                     (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, 32)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Setp {
@@ -668,7 +835,7 @@ impl<D: Domain> Engine<'_, D> {
                 let a = self.read(t, info, op(1), w)?;
                 let b = self.read(t, info, op(2), w)?;
                 let p = self.read_pred(t, info, op(3))?;
-                let v = self.select(t, p, a, b, Fmt::of(*ty))?;
+                let v = self.select(t, p, a, b, Fmt::of(*ty), w)?;
                 self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
@@ -693,9 +860,12 @@ impl<D: Domain> Engine<'_, D> {
                         IntArg::Known(c) => PredArg::Known(int::sext(c, 32) >= 0),
                         IntArg::Undef => PredArg::Undef,
                         IntArg::Tainted(o) => PredArg::Tainted(o),
+                        c @ IntArg::Data(_) => {
+                            self.int_data_pred(t, CmpOp::Ge, true, c, IntArg::Known(0), 32)?
+                        }
                     }
                 };
-                let v = self.select(t, p, a, b, Fmt::of(*dst_ty))?;
+                let v = self.select(t, p, a, b, Fmt::of(*dst_ty), w)?;
                 self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
@@ -721,9 +891,17 @@ impl<D: Domain> Engine<'_, D> {
                         },
                         w,
                     )),
+                    IntArg::Data(_) => {
+                        return Err(self.unsupported(
+                            t,
+                            "address depends on tensor data",
+                            "integer tensor data used as an address (cvta)".into(),
+                        ));
+                    }
                     other => other,
                 };
-                self.write(t, info, op(0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, op(0), v)?;
                 Ok(Flow::Next)
             }
             Instr::Ld(m) | Instr::Ldu(m) => {
@@ -754,7 +932,7 @@ impl<D: Domain> Engine<'_, D> {
                     } else {
                         v.slice(es * k as u8, es, total as u8)
                     };
-                    let part = self.extend(info, d, part, m.ty);
+                    let part = self.extend(t, info, d, part, m.ty)?;
                     self.write(t, info, d, part)?;
                 }
                 Ok(Flow::Next)
@@ -803,7 +981,14 @@ impl<D: Domain> Engine<'_, D> {
                         let s = Space::of_generic(a);
                         Value::Bits(u64::from(space_of(*space) == Some(s)))
                     }
-                    other => int_value(other),
+                    IntArg::Data(_) => {
+                        return Err(self.unsupported(
+                            t,
+                            "address depends on tensor data",
+                            "integer tensor data used as an address (isspacep)".into(),
+                        ));
+                    }
+                    other => self.int_result(t, other, 1)?,
                 };
                 self.write(t, info, op(0), r)?;
                 Ok(Flow::Next)
@@ -898,23 +1083,30 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
-    /// Sign- or zero-extends a narrow loaded integer into a wider register.
+    /// Sign- or zero-extends a narrow loaded integer into a wider register
+    /// (PTX: by the load type's signedness; integer data likewise).
     fn extend(
-        &self,
+        &mut self,
+        t: u32,
         info: &FuncInfo,
         d: &Operand,
         v: Value<D::Val>,
         ty: ScalarType,
-    ) -> Value<D::Val> {
-        let Value::Bits(b) = v else {
-            return v;
-        };
+    ) -> R<Value<D::Val>> {
         let rw = self.operand_width(info, d).unwrap_or(64);
         let w = ty.bit_width();
-        if rw > w && ty.is_signed() {
-            Value::Bits(mask_bits(int::sext(b, w) as u64, rw))
-        } else {
-            Value::Bits(b)
+        match v {
+            Value::Bits(b) => Ok(if rw > w && ty.is_signed() {
+                Value::Bits(mask_bits(int::sext(b, w) as u64, rw))
+            } else {
+                Value::Bits(b)
+            }),
+            ref x if rw > w && !ty.is_float() && super::values::has_int_data(x) => {
+                let a = self.int_of(t, x, w)?;
+                let r = self.int_ext(t, a, w, rw, ty.is_signed())?;
+                self.int_result(t, r, rw)
+            }
+            other => Ok(other),
         }
     }
 
@@ -944,9 +1136,35 @@ impl<D: Domain> Engine<'_, D> {
         let b = self.read_int(t, info, opnd(ops, 2), w)?;
         let (a, b) = match (a, b) {
             (IntArg::Known(a), IntArg::Known(b)) => (a, b),
+            (a, b) if any_data(&[a, b]) => {
+                if sat || matches!(carry, Carry::Out | Carry::InOut) {
+                    if !sat {
+                        return Err(self.int_data_unsupported(t, "add.cc/sub.cc (carry out)"));
+                    }
+                    if ty != ScalarType::S32 {
+                        return Err(self.int_data_unsupported(t, "add.sat/sub.sat"));
+                    }
+                }
+                let op = match (sat, sub) {
+                    (true, false) => IntOp::AddSat,
+                    (true, true) => IntOp::SubSat,
+                    (false, false) => IntOp::Add,
+                    (false, true) => IntOp::Sub,
+                };
+                let mut r = self.int_data_op(t, op, w, &[(a, w), (b, w)])?;
+                // A carry in (addc/subc) is a concrete bit.
+                if matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry {
+                    let o = if sub { IntOp::Sub } else { IntOp::Add };
+                    r = self.int_data_op(t, o, w, &[(r, w), (IntArg::Known(1), w)])?;
+                }
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, opnd(ops, 0), v)?;
+                return Ok(Flow::Next);
+            }
             (a, b) => {
                 let r = tainted2(a, b).unwrap_or(IntArg::Undef);
-                self.write(t, info, opnd(ops, 0), int_value(r))?;
+                let v = self.int_result(t, r, w)?;
+                self.write(t, info, opnd(ops, 0), v)?;
                 return Ok(Flow::Next);
             }
         };
@@ -1011,10 +1229,45 @@ impl<D: Domain> Engine<'_, D> {
                 }
                 IntArg::Known(mask_bits(full as u64, cw))
             }
+            (a, b, c) if any_data(&[a, b, c]) => {
+                if matches!(carry, Carry::Out | Carry::InOut) {
+                    return Err(self.int_data_unsupported(t, "mad.cc (carry out)"));
+                }
+                let p = self.int_data_mul(t, mode, s, w, a, b)?;
+                let mut r = self.int_data_op(t, IntOp::Add, cw, &[(p, cw), (c, cw)])?;
+                if matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry {
+                    r = self.int_data_op(t, IntOp::Add, cw, &[(r, cw), (IntArg::Known(1), cw)])?;
+                }
+                r
+            }
             (a, b, c) => tainted2(a, b).or(tainted2(c, c)).unwrap_or(IntArg::Undef),
         };
-        self.write(t, info, opnd(ops, 0), int_value(r))?;
+        let v = self.int_result(t, r, cw)?;
+        self.write(t, info, opnd(ops, 0), v)?;
         Ok(Flow::Next)
+    }
+
+    /// `a · b` of `w`-bit integers, one of them data: `.lo` is the ring
+    /// product, `.wide` the product of the extended operands in the
+    /// `2w`-bit ring, `.hi` an uninterpreted high half.
+    fn int_data_mul(
+        &mut self,
+        t: u32,
+        mode: MulMode,
+        signed: bool,
+        w: u32,
+        a: IntArg<D::Val>,
+        b: IntArg<D::Val>,
+    ) -> R<IntArg<D::Val>> {
+        match mode {
+            MulMode::Lo => self.int_data_op(t, IntOp::Mul, w, &[(a, w), (b, w)]),
+            MulMode::Hi => self.int_data_op(t, IntOp::MulHi { signed }, w, &[(a, w), (b, w)]),
+            MulMode::Wide => {
+                let x = self.int_ext(t, a, w, 2 * w, signed)?;
+                let y = self.int_ext(t, b, w, 2 * w, signed)?;
+                self.int_data_op(t, IntOp::Mul, 2 * w, &[(x, 2 * w), (y, 2 * w)])
+            }
+        }
     }
 
     fn int_divrem(
@@ -1052,9 +1305,32 @@ impl<D: Domain> Engine<'_, D> {
                     }
                 }
             }
+            (a, b) if any_data(&[a, b]) => {
+                if b == IntArg::Known(0) {
+                    self.note(
+                        t,
+                        FindingKind::DivisionByZero,
+                        format!(
+                            "integer {} by zero (result unspecified)",
+                            if rem { "remainder" } else { "division" }
+                        ),
+                        None,
+                    );
+                    IntArg::Undef
+                } else {
+                    let signed = ty.is_signed();
+                    let o = if rem {
+                        IntOp::Rem { signed }
+                    } else {
+                        IntOp::Div { signed }
+                    };
+                    self.int_data_op(t, o, w, &[(a, w), (b, w)])?
+                }
+            }
             (a, b) => tainted2(a, b).unwrap_or(IntArg::Undef),
         };
-        self.write(t, info, opnd(ops, 0), int_value(r))?;
+        let v = self.int_result(t, r, w)?;
+        self.write(t, info, opnd(ops, 0), v)?;
         Ok(Flow::Next)
     }
 
@@ -1212,6 +1488,7 @@ impl<D: Domain> Engine<'_, D> {
         a: Value<D::Val>,
         b: Value<D::Val>,
         fmt: Option<Fmt>,
+        w: u32,
     ) -> R<Value<D::Val>> {
         match p {
             PredArg::Known(true) => Ok(a),
@@ -1249,7 +1526,7 @@ impl<D: Domain> Engine<'_, D> {
                         _ => Value::Undef,
                     });
                 }
-                self.merge(t, c, a, b)
+                self.merge(t, c, a, b, w)
             }
         }
     }
@@ -1294,6 +1571,7 @@ impl<D: Domain> Engine<'_, D> {
                     Err(self.unsupported(t, "comparison not valid for integers", format!(".{cmp}")))
                 }
             },
+            (x, y) if any_data(&[x, y]) => self.int_data_pred(t, cmp, ty.is_signed(), x, y, w),
             (IntArg::Tainted(o), _) | (_, IntArg::Tainted(o)) => Ok(PredArg::Tainted(o)),
             _ => Ok(PredArg::Undef),
         }
@@ -1421,7 +1699,14 @@ impl<D: Domain> Engine<'_, D> {
                 }),
                 PredArg::Data(c) => {
                     self.layout_escape_bool(t, c, "turned into an integer by set")?;
-                    Value::Tainted(self.cur_instr)
+                    let w = dst.bit_width();
+                    let ones = Value::Bits(mask_bits(u64::MAX, w));
+                    let v = if self.models_int_data() {
+                        self.int_select(t, c, &ones, &Value::Bits(0), w)?
+                    } else {
+                        None
+                    };
+                    v.unwrap_or(Value::Tainted(self.cur_instr))
                 }
                 PredArg::Tainted(o) => Value::Tainted(o),
                 PredArg::Undef => Value::Undef,
@@ -1595,6 +1880,12 @@ impl<D: Domain> Engine<'_, D> {
                             format!("the integer comes from {}", super::unpack_instr(o)),
                         ));
                     }
+                    // The exact integer (rounding is the identity on real
+                    // values, design.md §4).
+                    IntArg::Data(v) => {
+                        let x = self.int_data_to_real(t, v, src.is_signed())?;
+                        Value::data(x, df)
+                    }
                 }
             }
             (None, Some(sf)) => {
@@ -1605,13 +1896,17 @@ impl<D: Domain> Engine<'_, D> {
                         Value::Bits(int::float_to_int(x, rnd, dst.bit_width(), dst.is_signed()))
                     }
                     Value::Undef => Value::Undef,
-                    _ => {
-                        return Err(self.unsupported(
-                            t,
-                            "conversion of a real value to an integer",
-                            format!("cvt.{dst}.{src} of a tensor value"),
-                        ));
-                    }
+                    ref v => match self.as_real(t, v, sf)? {
+                        // A concrete domain knows the value: exact bits.
+                        Some(x) if self.d.concrete_value(x).is_some() => {
+                            let c = self.d.concrete_value(x).unwrap_or(0.0);
+                            Value::Bits(int::float_to_int(c, rnd, dst.bit_width(), dst.is_signed()))
+                        }
+                        Some(x) => {
+                            self.real_to_int_data(t, x, rnd, dst.is_signed(), dst.bit_width())?
+                        }
+                        None => Value::Undef,
+                    },
                 }
             }
             (None, None) => {
@@ -1626,7 +1921,20 @@ impl<D: Domain> Engine<'_, D> {
                         dst.is_signed(),
                         sat,
                     )),
-                    other => int_value(other),
+                    other => {
+                        let r = self.int_data_convert(
+                            t,
+                            other,
+                            (sw, src.is_signed()),
+                            (dw, dst.is_signed()),
+                            sat,
+                        )?;
+                        // A conversion into a wider register than the
+                        // type (cvt.u32.u16 %r) zero-extends.
+                        let rw = self.operand_width(info, op(0)).unwrap_or(dw).max(dw);
+                        let r = self.int_ext(t, r, dw, rw, false)?;
+                        self.int_result(t, r, rw)?
+                    }
                 }
             }
         };

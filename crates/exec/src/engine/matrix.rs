@@ -241,6 +241,13 @@ impl<D: Domain> Engine<'_, D> {
                 "address depends on tensor data",
                 format!("{what} is computed from tensor values"),
             )),
+            IntArg::Data(_) => Err(self.unsupported(
+                t,
+                "address depends on tensor data",
+                format!(
+                    "integer tensor data used as an address: {what} is computed from tensor values"
+                ),
+            )),
         }
     }
 

@@ -706,7 +706,7 @@ impl<D: Domain> Engine<'_, D> {
                         Some(loc),
                     );
                 }
-                self.merge(t, c, v, old)?
+                self.merge(t, c, v, old, u32::from(width) * 8)?
             }
             None => v,
         };
@@ -938,6 +938,53 @@ impl<D: Domain> Engine<'_, D> {
                 (IntArg::Tainted(o), _, _)
                 | (_, IntArg::Tainted(o), _)
                 | (_, _, IntArg::Tainted(o)) => Value::Tainted(o),
+                // A compare-and-swap of known values storing data.
+                (IntArg::Known(x), IntArg::Known(y), z @ IntArg::Data(_)) => {
+                    if m.op == AtomOp::Cas && x == y {
+                        self.int_result(t, z, wbits)?
+                    } else {
+                        Value::Bits(x)
+                    }
+                }
+                (x, y, _) if [x, y].iter().any(|a| matches!(a, IntArg::Data(_))) => {
+                    // Integer data: the commutative updates in the domain
+                    // (`add` is the ring sum, so any order of the atomics
+                    // gives the same polynomial).
+                    use crate::domain::IntOp;
+                    let o = match m.op {
+                        AtomOp::Add => IntOp::Add,
+                        AtomOp::Min => IntOp::Min { signed },
+                        AtomOp::Max => IntOp::Max { signed },
+                        AtomOp::And => IntOp::And,
+                        AtomOp::Or => IntOp::Or,
+                        AtomOp::Xor => IntOp::Xor,
+                        AtomOp::Exch => {
+                            let v = self.read(t, info, b, wbits)?;
+                            self.finish_atomic(t, info, dst, target, off, old, v, width)?;
+                            return Ok(());
+                        }
+                        // inc/dec/cas on integer data: not a ring
+                        // operation; the new content is an opaque integer
+                        // that depends on tensor data (as without integer
+                        // data: any branch, address or output made of it
+                        // is unsupported where it is used).
+                        _ => {
+                            self.finish_atomic(
+                                t,
+                                info,
+                                dst,
+                                target,
+                                off,
+                                old,
+                                Value::Tainted(self.cur_instr),
+                                width,
+                            )?;
+                            return Ok(());
+                        }
+                    };
+                    let r = self.int_data_op(t, o, wbits, &[(x, wbits), (y, wbits)])?;
+                    self.int_result(t, r, wbits)?
+                }
                 _ => Value::Undef,
             }
         };

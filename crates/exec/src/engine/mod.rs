@@ -25,6 +25,7 @@ mod budget;
 mod control;
 mod exec;
 mod fragments;
+mod intdata;
 mod matrix;
 mod mem;
 mod sync;
@@ -302,6 +303,9 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// touches.
     #[allow(clippy::result_large_err)] // the error path runs once, before anything else
     pub(crate) fn new(input: &'a CtaInput, cta: [u32; 3], d: D) -> Result<Self, (Finding, D)> {
+        let mut d = d;
+        let dtypes: Vec<ptxeq_spec::DType> = input.tensors.iter().map(|t| t.dtype).collect();
+        d.set_tensor_types(&dtypes);
         let nthreads64 = input.threads();
         if nthreads64 == 0 || nthreads64 > 1024 {
             return Err((
@@ -1040,7 +1044,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 continue;
             }
             let es = t.dtype.size_bytes() as usize;
-            let fmt = Fmt::of_dtype(t.dtype);
+            let fmt = Fmt::of_dtype(t.dtype).or(Fmt::int_of_dtype(t.dtype));
             let region = self.regions[i].clone();
             let es = es.max(1);
             // The elements with a written byte, from the allocated pages
@@ -1095,6 +1099,7 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     fn output_value(&mut self, v: Value<D::Val>, fmt: Option<Fmt>) -> OutputValue<D::Val> {
         match (v, fmt) {
+            // Integer data in an integer tensor of its width.
             (
                 Value::Data {
                     v,
@@ -1102,8 +1107,37 @@ impl<'a, D: Domain> Engine<'a, D> {
                     len,
                     fmt: f,
                 },
-                Some(_),
-            ) if len == f.size() => OutputValue::Data(v),
+                Some(tf),
+            ) if f.is_int() && tf == f && len == f.size() => OutputValue::Data(v),
+            (Value::Data { fmt: f, .. }, Some(tf)) if f.is_int() && !tf.is_int() => {
+                OutputValue::Unsupported(
+                    "the bits of integer tensor data stored into a float tensor".into(),
+                )
+            }
+            (Value::Data { fmt: f, .. }, Some(tf)) if !f.is_int() && tf.is_int() => {
+                OutputValue::Unsupported("real value stored into an integer tensor".into())
+            }
+            (v @ (Value::Data { .. } | Value::Pack(_)), Some(tf))
+                if tf.is_int() && values::has_int_data(&v) =>
+            {
+                // Slices of integer data making up the element.
+                match self.element_int(&v, tf) {
+                    Some(x) => OutputValue::Data(x),
+                    None => OutputValue::Unsupported(
+                        "an integer element assembled from parts of integer data".into(),
+                    ),
+                }
+            }
+            (Value::Bits(b), Some(tf)) if tf.is_int() => OutputValue::Bits(b),
+            (
+                Value::Data {
+                    v,
+                    lo: 0,
+                    len,
+                    fmt: f,
+                },
+                Some(tf),
+            ) if len == f.size() && !f.is_int() && !tf.is_int() => OutputValue::Data(v),
             (Value::Bits(b), Some(fmt)) => match self.d.float_const(fmt, b) {
                 Some(x) => OutputValue::Data(x),
                 None => OutputValue::Unsupported("NaN stored".into()),
@@ -1118,6 +1152,15 @@ impl<'a, D: Domain> Engine<'a, D> {
                 OutputValue::Unsupported("real value stored into an integer tensor".into())
             }
             _ => OutputValue::Unsupported("mixed-width access to a real value".into()),
+        }
+    }
+
+    /// An integer element made of slices of integer data (and concrete
+    /// bytes), as one integer of the tensor's width.
+    fn element_int(&mut self, v: &Value<D::Val>, fmt: Fmt) -> Option<D::Val> {
+        match self.int_of(0, v, fmt.bits()) {
+            Ok(values::IntArg::Data(x)) => Some(x),
+            _ => None,
         }
     }
 

@@ -242,7 +242,7 @@ impl<D: Domain> Engine<'_, D> {
         match self.read_int(t, info, op, 32)? {
             IntArg::Known(v) => Ok(v as u32),
             IntArg::Undef => Err(self.uninit_register(t, what)),
-            IntArg::Tainted(_) => Err(self.unsupported(
+            IntArg::Tainted(_) | IntArg::Data(_) => Err(self.unsupported(
                 t,
                 "synchronisation depends on tensor data",
                 format!("{what} is computed from tensor values"),
@@ -885,6 +885,7 @@ impl<D: Domain> Engine<'_, D> {
                 let signed = ty.is_signed();
                 let mut acc: Option<u64> = None;
                 let mut taint = None;
+                let mut data: Vec<IntArg<D::Val>> = Vec::new();
                 for &l in &members {
                     match &args[l as usize] {
                         Some(CollArg::Val(Value::Bits(b))) => {
@@ -903,6 +904,10 @@ impl<D: Domain> Engine<'_, D> {
                         }
                         Some(CollArg::Val(Value::Tainted(o))) => taint = Some(*o),
                         Some(CollArg::Val(Value::Undef)) => {}
+                        Some(CollArg::Val(v)) if super::values::has_int_data(v) => {
+                            let x = self.int_of(base + l, &v.clone(), 32)?;
+                            data.push(x);
+                        }
                         _ => {
                             return Err(self.unsupported(
                                 base + l,
@@ -914,6 +919,28 @@ impl<D: Domain> Engine<'_, D> {
                 }
                 let r = match (taint, acc) {
                     (Some(o), _) => Value::Tainted(o),
+                    // Integer data: the same reduction, in the domain
+                    // (lane order; `add` is the ring sum, the others atoms).
+                    (None, acc) if !data.is_empty() => {
+                        use crate::domain::IntOp;
+                        let o = match rop {
+                            ptxeq_ir::ReduxOp::Add => IntOp::Add,
+                            ptxeq_ir::ReduxOp::Min => IntOp::Min { signed },
+                            ptxeq_ir::ReduxOp::Max => IntOp::Max { signed },
+                            ptxeq_ir::ReduxOp::And => IntOp::And,
+                            ptxeq_ir::ReduxOp::Or => IntOp::Or,
+                            ptxeq_ir::ReduxOp::Xor => IntOp::Xor,
+                        };
+                        let mut it = data.into_iter();
+                        let mut x = match acc {
+                            Some(a) => IntArg::Known(a),
+                            None => it.next().unwrap_or(IntArg::Undef),
+                        };
+                        for y in it {
+                            x = self.int_data_op(base, o, 32, &[(x, 32), (y, 32)])?;
+                        }
+                        self.int_result(base, x, 32)?
+                    }
                     (None, Some(a)) => Value::Bits(a),
                     _ => Value::Undef,
                 };

@@ -4,7 +4,7 @@
 use ptxeq_ir::{Imm, Operand, SpecialReg};
 
 use super::{Engine, Halt, R};
-use crate::domain::{Domain, Fmt};
+use crate::domain::{Domain, Fmt, IntOp};
 use crate::finding::FindingKind;
 use crate::funcinfo::FuncInfo;
 use crate::memory::{FUNC_WINDOW, Space};
@@ -17,11 +17,25 @@ pub(crate) const LIBM_HINT: &str = "this looks like an inlined libm routine ptxe
 
 /// An integer operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IntArg {
+pub(crate) enum IntArg<V> {
     Known(u64),
     Undef,
-    /// Depends on tensor data (origin instruction).
+    /// Depends on tensor data in a way the domain does not model (origin
+    /// instruction).
     Tainted(u32),
+    /// Integer data of the domain, of the width it was read at.
+    Data(V),
+}
+
+/// Whether a value holds integer data (whole, a slice, or in a pack).
+pub(crate) fn has_int_data<V: Copy + Eq>(v: &Value<V>) -> bool {
+    match v {
+        Value::Data { fmt, .. } => fmt.is_int(),
+        Value::Pack(parts) => parts
+            .iter()
+            .any(|p| matches!(p.val, Value::Data { fmt, .. } if fmt.is_int())),
+        _ => false,
+    }
 }
 
 /// A predicate operand.
@@ -199,7 +213,13 @@ impl<D: Domain> Engine<'_, D> {
                 let old = fr
                     .and_then(|f| f.regs.get(s).cloned())
                     .unwrap_or(Value::Undef);
-                self.merge(t, c, v, old)?
+                let w = match op {
+                    Operand::Reg(r) | Operand::RegLane { reg: r, .. } => {
+                        info.reg_width.get(r.index()).copied().unwrap_or(64)
+                    }
+                    _ => 64,
+                };
+                self.merge(t, c, v, old, w)?
             }
             None => v,
         };
@@ -216,13 +236,14 @@ impl<D: Domain> Engine<'_, D> {
         Ok(())
     }
 
-    /// `c ? new : old` for register contents.
+    /// `c ? new : old` for register contents of `w` bits.
     pub(crate) fn merge(
         &mut self,
         t: u32,
         c: D::Val,
         new: Value<D::Val>,
         old: Value<D::Val>,
+        w: u32,
     ) -> R<Value<D::Val>> {
         if new == old {
             return Ok(new);
@@ -237,6 +258,12 @@ impl<D: Domain> Engine<'_, D> {
             (Value::Bits(a), Value::Bool(b)) => {
                 let ab = self.d.bool_const(a & 1 != 0);
                 Value::Bool(self.d.select(c, ab, *b))
+            }
+            _ if has_int_data(&new) || has_int_data(&old) => {
+                match self.int_select(t, c, &new, &old, w)? {
+                    Some(v) => v,
+                    None => Value::Tainted(self.cur_instr),
+                }
             }
             _ => {
                 if let Some(fmt) = new
@@ -253,9 +280,15 @@ impl<D: Domain> Engine<'_, D> {
                 } else if let (Value::Tainted(o), _) | (_, Value::Tainted(o)) = (&new, &old) {
                     Value::Tainted(*o)
                 } else if matches!((&new, &old), (Value::Bits(_), Value::Bits(_))) {
-                    // An integer chosen by a tensor-data predicate.
                     self.layout_escape_bool(t, c, "selecting an integer")?;
-                    Value::Tainted(self.cur_instr)
+                    // An integer chosen by a tensor-data predicate: integer
+                    // data when the domain models it.
+                    let v = if self.models_int_data() {
+                        self.int_select(t, c, &new, &old, w)?
+                    } else {
+                        None
+                    };
+                    v.unwrap_or(Value::Tainted(self.cur_instr))
                 } else {
                     return Err(self.unsupported(
                         t,
@@ -264,6 +297,48 @@ impl<D: Domain> Engine<'_, D> {
                     ));
                 }
             }
+        })
+    }
+
+    /// `c ? a : b` of two integers read at `w` bits, as integer data of
+    /// that width; `None` when `w` is not an integer register width or an
+    /// operand depends on data the domain does not model.
+    pub(crate) fn int_select(
+        &mut self,
+        t: u32,
+        c: D::Val,
+        a: &Value<D::Val>,
+        b: &Value<D::Val>,
+        w: u32,
+    ) -> R<Option<Value<D::Val>>> {
+        let Some(fmt) = Fmt::int(w) else {
+            return Ok(None);
+        };
+        let x = self.int_of(t, a, w)?;
+        let y = self.int_of(t, b, w)?;
+        let (Some(x), Some(y)) = (self.int_val(t, x, w)?, self.int_val(t, y, w)?) else {
+            return Ok(match (x, y) {
+                (IntArg::Undef, _) | (_, IntArg::Undef) => Some(Value::Undef),
+                _ => None,
+            });
+        };
+        Ok(Some(Value::data(self.d.select(c, x, y), fmt)))
+    }
+
+    /// Whether the domain models integer data (it makes integer constants).
+    pub(crate) fn models_int_data(&mut self) -> bool {
+        self.d.int_lit(32, 0).is_some()
+    }
+
+    /// An integer operand as integer data (`None`: undefined or tainted).
+    pub(crate) fn int_val(&mut self, t: u32, a: IntArg<D::Val>, w: u32) -> R<Option<D::Val>> {
+        Ok(match a {
+            IntArg::Data(v) => Some(v),
+            IntArg::Known(b) => match self.d.int_lit(w as u8, mask_bits(b, w)) {
+                Some(v) => Some(v),
+                None => return Err(self.no_int_data(t)),
+            },
+            IntArg::Undef | IntArg::Tainted(_) => None,
         })
     }
 
@@ -277,6 +352,7 @@ impl<D: Domain> Engine<'_, D> {
             len,
         } = v
             && *len == f.size()
+            && !f.is_int()
         {
             return Ok(Some(*v));
         }
@@ -285,6 +361,15 @@ impl<D: Domain> Engine<'_, D> {
 
     fn as_real_other(&mut self, t: u32, v: &Value<D::Val>, fmt: Fmt) -> R<Option<D::Val>> {
         match v {
+            Value::Data { fmt: f, .. } if f.is_int() => Err(self.unsupported(
+                t,
+                "integer tensor data used as a real value",
+                format!(
+                    "the bits of an integer are read as .{} (a bit reinterpretation, not a \
+                     conversion: convert with cvt)",
+                    fmt.name()
+                ),
+            )),
             Value::Bits(b) => match self.d.float_const(fmt, *b) {
                 Some(x) => Ok(Some(x)),
                 None => Err(self.unsupported(
@@ -352,6 +437,7 @@ impl<D: Domain> Engine<'_, D> {
                 len,
             }) = fr.regs.get(s)
                 && *len == f.size()
+                && !f.is_int()
             {
                 return Ok(Some(*v));
             }
@@ -378,15 +464,35 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     /// A value as an integer of `w` bits.
-    pub(crate) fn int_of(&mut self, t: u32, v: &Value<D::Val>, w: u32) -> R<IntArg> {
+    pub(crate) fn int_of(&mut self, t: u32, v: &Value<D::Val>, w: u32) -> R<IntArg<D::Val>> {
         match v {
             Value::Bits(b) => Ok(IntArg::Known(mask_bits(*b, w))),
             Value::Undef => Ok(IntArg::Undef),
             Value::Tainted(o) => Ok(IntArg::Tainted(*o)),
+            // A data boolean read as an integer is 1 or 0 (integer data
+            // when the domain models it).
+            Value::Bool(c) if self.models_int_data() => {
+                let c = *c;
+                self.layout_escape_bool(t, c, "used as an integer")?;
+                match self.int_select(t, c, &Value::Bits(1), &Value::Bits(0), w)? {
+                    Some(v) => self.int_of(t, &v, w),
+                    None => Ok(IntArg::Tainted(self.cur_instr)),
+                }
+            }
             Value::Bool(c) => {
                 self.layout_escape_bool(t, *c, "used as an integer")?;
                 Ok(IntArg::Tainted(self.cur_instr))
             }
+            Value::Data {
+                v: x,
+                fmt,
+                lo: 0,
+                len,
+            } if fmt.is_int() && *len == fmt.size() => {
+                let x = *x;
+                self.resize_int(t, x, fmt.bits(), w).map(IntArg::Data)
+            }
+            Value::Data { fmt, .. } if fmt.is_int() => self.int_from_pieces(t, v, w),
             Value::Data { v, .. } => {
                 let desc = self.d.describe(*v);
                 Err(self.unsupported(
@@ -397,8 +503,10 @@ impl<D: Domain> Engine<'_, D> {
             }
             Value::Pack(parts) => {
                 let mut any_undef = false;
+                let mut any_int = false;
                 for p in parts.iter() {
                     match &p.val {
+                        Value::Data { fmt, .. } if fmt.is_int() => any_int = true,
                         Value::Data { .. } | Value::Bool(_) => {
                             return Err(self.unsupported(
                                 t,
@@ -411,16 +519,137 @@ impl<D: Domain> Engine<'_, D> {
                         _ => {}
                     }
                 }
-                // Only undefined parts remain (or a >64-bit all-concrete value,
-                // which no integer instruction takes).
-                let _ = any_undef;
+                if any_undef {
+                    return Ok(IntArg::Undef);
+                }
+                if any_int {
+                    return self.int_from_pieces(t, v, w);
+                }
+                // A >64-bit all-concrete value, which no integer
+                // instruction takes.
                 Ok(IntArg::Undef)
             }
         }
     }
 
+    /// Integer data `x` of `from` bits as `to` bits (truncated or
+    /// zero-extended, as a register read at another width).
+    pub(crate) fn resize_int(&mut self, t: u32, x: D::Val, from: u32, to: u32) -> R<D::Val> {
+        use std::cmp::Ordering::*;
+        let op = match from.cmp(&to) {
+            Equal => return Ok(x),
+            Greater => IntOp::Trunc,
+            Less => IntOp::Zext { from: from as u8 },
+        };
+        self.int_op(t, op, to, &[(x, from)])
+    }
+
+    /// `op(args)` in the domain (`w`-bit result); unsupported when the
+    /// domain does not model integer data.
+    pub(crate) fn int_op(
+        &mut self,
+        t: u32,
+        op: IntOp,
+        w: u32,
+        args: &[(D::Val, u32)],
+    ) -> R<D::Val> {
+        let a: smallvec::SmallVec<[(D::Val, u8); 4]> =
+            args.iter().map(|&(v, b)| (v, b as u8)).collect();
+        match self.d.int_op(op, w as u8, &a) {
+            Some(r) => Ok(r),
+            None => Err(self.no_int_data(t)),
+        }
+    }
+
+    /// A concrete `w`-bit integer as integer data.
+    pub(crate) fn int_lit(&mut self, t: u32, w: u32, bits: u64) -> R<D::Val> {
+        match self.d.int_lit(w as u8, mask_bits(bits, w)) {
+            Some(r) => Ok(r),
+            None => Err(self.no_int_data(t)),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn no_int_data(&mut self, t: u32) -> Halt {
+        self.unsupported(
+            t,
+            "integer that depends on tensor data",
+            "this data domain does not model integer data".into(),
+        )
+    }
+
+    /// The integer a concatenation of concrete bytes and slices of integer
+    /// data denotes, read at `w` bits: `Σ 2^(8·offset)·part` (the parts
+    /// do not overlap, so the sum is their bitwise union).
+    fn int_from_pieces(&mut self, t: u32, v: &Value<D::Val>, w: u32) -> R<IntArg<D::Val>> {
+        let bytes = w.div_ceil(8).max(1) as u8;
+        let total = u32::from(bytes) * 8;
+        let mut acc: Option<D::Val> = None;
+        let mut known = 0u64;
+        let mut at = 0u32;
+        for p in v.pieces(bytes).into_iter() {
+            let n = u32::from(p.len()) * 8;
+            match p {
+                crate::value::Piece::Bits(b, _) => {
+                    known |= mask_bits(b, n) << at;
+                }
+                crate::value::Piece::Data { v: x, fmt, lo, len } if fmt.is_int() => {
+                    // Bytes lo..lo+len of x: (x >> 8·lo) truncated.
+                    let mut part = x;
+                    let fb = fmt.bits();
+                    if lo > 0 {
+                        let k = self.int_lit(t, 32, u64::from(lo) * 8)?;
+                        part = self.int_op(
+                            t,
+                            IntOp::Shr { signed: false },
+                            fb,
+                            &[(part, fb), (k, 32)],
+                        )?;
+                    }
+                    let pw = u32::from(len) * 8;
+                    part = self.resize_int(t, part, fb, pw)?;
+                    part = self.resize_int(t, part, pw, total)?;
+                    if at > 0 {
+                        let k = self.int_lit(t, total, 1u64 << at)?;
+                        part = self.int_op(t, IntOp::Mul, total, &[(k, total), (part, total)])?;
+                    }
+                    acc = Some(match acc {
+                        None => part,
+                        Some(a) => {
+                            self.int_op(t, IntOp::Add, total, &[(a, total), (part, total)])?
+                        }
+                    });
+                }
+                crate::value::Piece::Tainted(o, _) => return Ok(IntArg::Tainted(o)),
+                crate::value::Piece::Undef(_) => return Ok(IntArg::Undef),
+                _ => {
+                    return Err(self.unsupported(
+                        t,
+                        "bit-level manipulation of a real value",
+                        format!("integer operation on packed real values; {LIBM_HINT}"),
+                    ));
+                }
+            }
+            at += n;
+        }
+        let Some(mut x) = acc else {
+            return Ok(IntArg::Known(mask_bits(known, w)));
+        };
+        if known != 0 {
+            let k = self.int_lit(t, total, known)?;
+            x = self.int_op(t, IntOp::Add, total, &[(x, total), (k, total)])?;
+        }
+        self.resize_int(t, x, total, w).map(IntArg::Data)
+    }
+
     /// Reads an integer operand of `w` bits.
-    pub(crate) fn read_int(&mut self, t: u32, info: &FuncInfo, op: &Operand, w: u32) -> R<IntArg> {
+    pub(crate) fn read_int(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: &Operand,
+        w: u32,
+    ) -> R<IntArg<D::Val>> {
         let v = self.read(t, info, op, w)?;
         self.int_of(t, &v, w)
     }

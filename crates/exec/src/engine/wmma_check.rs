@@ -109,6 +109,10 @@ pub(crate) fn frag_class(frag: Frag, shape: Shape, fmt: Fmt, layout: Layout) -> 
         Fmt::Bf16 => 1,
         Fmt::F32 => 2,
         Fmt::F64 => 3,
+        Fmt::I8 => 4,
+        Fmt::I16 => 5,
+        Fmt::I32 => 6,
+        Fmt::I64 => 7,
     };
     let lay = match (frag, layout) {
         (Frag::C, _) => 0u32,
@@ -116,15 +120,15 @@ pub(crate) fn frag_class(frag: Frag, shape: Shape, fmt: Fmt, layout: Layout) -> 
         (_, Layout::Col) => 2,
     };
     let dim = |x: u16| u32::from(x.min(255) as u8);
-    op | ty << 2 | lay << 4 | dim(shape.m) << 6 | dim(shape.n) << 14 | dim(shape.k) << 22
+    op | ty << 2 | lay << 5 | dim(shape.m) << 7 | dim(shape.n) << 15 | dim(shape.k) << 23
 }
 
 /// `m16n16k16 matrix_a .f16 row_major` and the like.
 pub(crate) fn describe_class(c: u32) -> String {
     let op = ["matrix_a", "matrix_b", "accumulator", "?"][(c & 3) as usize];
-    let ty = ["f16", "bf16", "f32", "f64"][(c >> 2 & 3) as usize];
-    let lay = ["", " row_major", " col_major", ""][(c >> 4 & 3) as usize];
-    let (m, n, k) = (c >> 6 & 255, c >> 14 & 255, c >> 22 & 255);
+    let ty = ["f16", "bf16", "f32", "f64", "s8", "s16", "s32", "s64"][(c >> 2 & 7) as usize];
+    let lay = ["", " row_major", " col_major", ""][(c >> 5 & 3) as usize];
+    let (m, n, k) = (c >> 7 & 255, c >> 15 & 255, c >> 23 & 255);
     format!("m{m}n{n}k{k} {op} .{ty}{lay}")
 }
 

@@ -72,7 +72,9 @@ fn spec(fmt: Fmt) -> Spec {
             emax: 127,
             ebits: 8,
         },
-        Fmt::F64 => Spec {
+        // Not float formats: the engine never hands integer data to the IEEE
+        // domain (its integer inputs are concrete bits); read as f64.
+        Fmt::F64 | Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => Spec {
             p: 53,
             emin: -1022,
             emax: 1023,

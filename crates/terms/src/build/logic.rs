@@ -22,6 +22,7 @@
 //!   boolean branches with a constant become connectives.
 
 use super::{ExtVal, List};
+use crate::intop::IntCmpOp;
 use crate::node::{CmpOp, Node, Operands, TermId};
 use crate::rat::Rat;
 use crate::store::Terms;
@@ -104,6 +105,14 @@ impl Terms {
             // Not produced by `cmp`, but stay total on hand-built graphs.
             Node::Cmp(CmpOp::Gt, x, y) => self.cmp(CmpOp::Le, x, y),
             Node::Cmp(CmpOp::Ge, x, y) => self.cmp(CmpOp::Lt, x, y),
+            Node::IntCmp(op, x, y) => match op {
+                IntCmpOp::Eq => self.int_cmp(IntCmpOp::Ne, x, y),
+                IntCmpOp::Ne => self.int_cmp(IntCmpOp::Eq, x, y),
+                IntCmpOp::Lt { signed } => self.int_cmp(IntCmpOp::Le { signed }, y, x),
+                IntCmpOp::Le { signed } => self.int_cmp(IntCmpOp::Lt { signed }, y, x),
+                IntCmpOp::Gt { signed } => self.int_cmp(IntCmpOp::Le { signed }, x, y),
+                IntCmpOp::Ge { signed } => self.int_cmp(IntCmpOp::Lt { signed }, x, y),
+            },
             _ => self.intern(Node::Not(a)),
         }
     }
@@ -235,6 +244,12 @@ impl Terms {
     pub fn select(&mut self, cond: TermId, then: TermId, else_: TermId) -> TermId {
         let mut c = self.as_boolean(cond);
         let (mut a, mut b) = (then, else_);
+        match (self.int_width(a), self.int_width(b)) {
+            (Some(wa), Some(wb)) if wa != wb => b = self.as_int(b, wa),
+            (Some(wa), None) => b = self.as_int(b, wa),
+            (None, Some(wb)) => a = self.as_int(a, wb),
+            _ => {}
+        }
         if self.is_bool(a) != self.is_bool(b) {
             a = self.as_real(a);
             b = self.as_real(b);
@@ -242,7 +257,12 @@ impl Terms {
         // Negative conditions swap the branches.
         if matches!(
             self.nodes[c.index()],
-            Node::Not(_) | Node::Cmp(CmpOp::Ne | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, ..)
+            Node::Not(_)
+                | Node::Cmp(CmpOp::Ne | CmpOp::Le | CmpOp::Gt | CmpOp::Ge, ..)
+                | Node::IntCmp(
+                    IntCmpOp::Ne | IntCmpOp::Le { .. } | IntCmpOp::Gt { .. } | IntCmpOp::Ge { .. },
+                    ..
+                )
         ) {
             c = self.not(c);
             std::mem::swap(&mut a, &mut b);

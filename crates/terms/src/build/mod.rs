@@ -25,6 +25,7 @@
 mod arith;
 mod extremum;
 mod fast;
+mod int;
 mod leaves;
 mod logic;
 
@@ -32,7 +33,7 @@ use smallvec::SmallVec;
 
 use crate::node::{Node, Operands, TermId};
 use crate::rat::Rat;
-use crate::store::{FLAG_BOOL, Terms};
+use crate::store::{FLAG_BOOL, FLAG_INT, Terms};
 
 pub use leaves::IeeeFormat;
 
@@ -72,9 +73,14 @@ impl PartialOrd for ExtVal<'_> {
 }
 
 impl Terms {
-    /// A real-valued view of `t` (`select(t, 1, 0)` for a boolean).
+    /// A real-valued view of `t` (`select(t, 1, 0)` for a boolean, the
+    /// unsigned value for an integer).
     pub(crate) fn as_real(&mut self, t: TermId) -> TermId {
-        if self.flags[t.index()] & FLAG_BOOL == 0 {
+        let f = self.flags[t.index()];
+        if f & FLAG_INT != 0 {
+            return self.int_to_real(false, t);
+        }
+        if f & FLAG_BOOL == 0 {
             return t;
         }
         let one = self.konst(Rat::ONE);
@@ -82,10 +88,14 @@ impl Terms {
         self.select(t, one, zero)
     }
 
-    /// A boolean view of `t` (`t ≠ 0` for a real).
+    /// A boolean view of `t` (`t ≠ 0` for a real or an integer).
     pub(crate) fn as_boolean(&mut self, t: TermId) -> TermId {
         if self.flags[t.index()] & FLAG_BOOL != 0 {
             return t;
+        }
+        if let Some(w) = self.int_width(t) {
+            let zero = self.int_const(w, 0);
+            return self.int_cmp(crate::IntCmpOp::Ne, t, zero);
         }
         let zero = self.konst(Rat::ZERO);
         self.cmp(crate::CmpOp::Ne, t, zero)

@@ -17,6 +17,8 @@ const MAX_BITS: u64 = 1 << 14;
 enum Val {
     Real(Rat),
     Bool(bool),
+    /// An integer's bits (modulo 2^w).
+    Int(u64),
 }
 
 /// Exact values of `roots` at the point `input` (inputs given as exact
@@ -85,12 +87,16 @@ pub fn eval_exact(
                         let i = crate::uninterpreted::Interpretation::of(&app.name, app.args.len());
                         Some(Val::Real(i.at_infinity()))
                     }
-                    _ => step(node, &memo, input),
+                    _ => step(terms, node, &memo, input),
                 };
                 memo.insert(t, v);
             }
             match memo.get(&r).cloned().flatten() {
                 Some(Val::Real(v)) => Some(v),
+                // An integer root: its bits (modulo 2^w) as a natural number.
+                Some(Val::Int(v)) => Some(Rat::from_big(num_rational::BigRational::from_integer(
+                    v.into(),
+                ))),
                 _ => None,
             }
         })
@@ -98,6 +104,7 @@ pub fn eval_exact(
 }
 
 fn step(
+    terms: &Terms,
     node: &Node,
     memo: &HashMap<TermId, Option<Val>>,
     input: &dyn Fn(u32, u64) -> Option<Rat>,
@@ -111,7 +118,41 @@ fn step(
         _ => None,
     };
     let bounded = |v: Rat| (v.bits() <= MAX_BITS).then_some(v);
+    let int = |c: TermId| match memo.get(&c).cloned().flatten() {
+        Some(Val::Int(v)) => Some(v),
+        _ => None,
+    };
+    let boolean_id = |c: TermId| boolean(&c);
+    let from_real =
+        |rnd, signed, w, c: TermId| real(&c).map(|x| crate::intop::from_real(&x, rnd, signed, w));
+    let inp = |k: u32, i: u64| {
+        let r = input(k, i)?;
+        r.is_integer().then(|| {
+            let (n, _) = r.parts();
+            i128::try_from(&n).ok()
+        })?
+    };
+    let env = crate::intop::IntEnv {
+        int: &int,
+        boolean: &boolean_id,
+        from_real: &from_real,
+        input: &inp,
+    };
     Some(match node {
+        Node::IntConst { .. }
+        | Node::IntInput { .. }
+        | Node::IntAdd(..)
+        | Node::IntMul(..)
+        | Node::IntOp(..) => Val::Int(crate::intop::eval_node(terms, node, &env)?),
+        Node::IntCmp(op, a, b) => Val::Bool(crate::intop::eval_cmp(terms, *op, *a, *b, &env)?),
+        Node::IntToReal(signed, a) => {
+            let w = terms.int_width(*a)?;
+            let x = crate::intop::read(int(*a)?, w, *signed);
+            Val::Real(match i64::try_from(x) {
+                Ok(v) => Rat::from_i64(v),
+                Err(_) => Rat::from_big(num_rational::BigRational::from_integer(x.into())),
+            })
+        }
         Node::Const(r) => Val::Real(r.clone()),
         Node::Input { tensor, index } => Val::Real(input(*tensor, *index)?),
         Node::Add(ops) => {

@@ -34,6 +34,8 @@ enum Val {
     /// by a `max`/`min` or comparison, where IEEE NaN does not simply
     /// propagate.
     Undefined,
+    /// An integer's exact bits (integers are evaluated exactly).
+    Int(u64),
 }
 
 impl Interval {
@@ -293,7 +295,41 @@ fn step(
     {
         return Some(Val::Undefined);
     }
+    let int = |c: TermId| match memo.get(&c).copied().flatten() {
+        Some(Val::Int(v)) => Some(v),
+        _ => None,
+    };
+    let boolean_id = |c: TermId| boolean(&c).flatten();
+    // A real rounded to an integer is known only when both ends of its
+    // enclosure round to the same integer.
+    let from_real = |rnd, signed, w, c: TermId| {
+        let x = real(&c)?;
+        let lo = crate::intop::from_real(&crate::normal::rat_of_f64(x.lo)?, rnd, signed, w);
+        let hi = crate::intop::from_real(&crate::normal::rat_of_f64(x.hi)?, rnd, signed, w);
+        (lo == hi).then_some(lo)
+    };
+    let inp = |k: u32, i: u64| crate::intop::f64_integer(input(k, i));
+    let env = crate::intop::IntEnv {
+        int: &int,
+        boolean: &boolean_id,
+        from_real: &from_real,
+        input: &inp,
+    };
     Some(match node {
+        Node::IntConst { .. }
+        | Node::IntInput { .. }
+        | Node::IntAdd(..)
+        | Node::IntMul(..)
+        | Node::IntOp(..) => Val::Int(crate::intop::eval_node(terms, node, &env)?),
+        Node::IntCmp(op, a, b) => {
+            Val::Bool(Some(crate::intop::eval_cmp(terms, *op, *a, *b, &env)?))
+        }
+        Node::IntToReal(signed, a) => {
+            let w = terms.int_width(*a)?;
+            let x = crate::intop::read(int(*a)?, w, *signed) as f64;
+            // Exact below 2^53; otherwise widened by the rounding.
+            Val::Real(Interval::widened(x, x, 1)?)
+        }
         Node::Const(r) => {
             let v = r.to_f64();
             Val::Real(Interval::widened(v, v, 1)?)
@@ -438,6 +474,12 @@ fn step(
                     Some(false) => y,
                     None if x == y => x,
                     None => None,
+                }),
+                (Some(Val::Int(x)), Some(Val::Int(y))) => Val::Int(match cond {
+                    Some(true) => x,
+                    Some(false) => y,
+                    None if x == y => x,
+                    None => return None,
                 }),
                 (Some(Val::Undefined), _) if cond == Some(true) => Val::Undefined,
                 (_, Some(Val::Undefined)) if cond == Some(false) => Val::Undefined,

@@ -141,7 +141,7 @@ impl Normalizer<'_> {
             let node = self.terms.node(t);
             match node {
                 Node::Max(_) | Node::Min(_) => out.push(t),
-                Node::Select(..) if !self.terms.is_bool(t) => out.push(t),
+                Node::Select(..) if !self.terms.is_bool(t) && !self.terms.is_int(t) => out.push(t),
                 _ => {}
             }
             stack.extend(node.children());

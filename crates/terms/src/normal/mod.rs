@@ -33,6 +33,7 @@ mod cases;
 mod consts;
 mod linear;
 mod poly;
+mod ring;
 /// `(ln2, k)` when `arg` is the constant `2^k`, `(ln10, k)` when it is
 /// `10^k` (`k ≠ 0`, either sign); else `None`.
 fn log_of_constant(arg: &RatFn) -> Option<(Atom, i64)> {
@@ -69,6 +70,7 @@ pub use cases::SplitOutcome;
 pub use consts::Recovery;
 pub(crate) use consts::rat_of_f64;
 pub use poly::{Atom, ExpKey, ExpPoly, Monomial, TermKey};
+pub use ring::{CondKey, RMono, RVar, RingArg, RingPoly, RingVar};
 
 use crate::{Func, Node, Rat, TermId, Terms};
 
@@ -189,6 +191,11 @@ pub enum AppOp {
     /// the normaliser's name table: equal names and equal argument normal
     /// forms are one atom, nothing else is known.
     Named(u32),
+    /// The exact integer value of integer variable `v` (`ring.rs`).
+    IntVar(ring::RVar),
+    /// The signed or unsigned reading of an integer polynomial that may
+    /// wrap ([`Normalizer::int_real`]).
+    IntReal(u32),
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -240,6 +247,11 @@ pub struct Normalizer<'t> {
     recover_constants: bool,
     case: Option<Case>,
     cases_made: u32,
+    /// The ring normal form of integer terms (`ring.rs`).
+    ring: ring::RingState,
+    /// `normalize` calls in progress inside another's step (an integer
+    /// rounding of a real): those never clear the memo.
+    nesting: u32,
 }
 
 impl<'t> Normalizer<'t> {
@@ -266,6 +278,8 @@ impl<'t> Normalizer<'t> {
             recover_constants: true,
             case: None,
             cases_made: 0,
+            ring: ring::RingState::default(),
+            nesting: 0,
         }
     }
 
@@ -362,11 +376,11 @@ impl<'t> Normalizer<'t> {
             self.parents = parent_counts(self.terms);
         }
         self.pinned.insert(t);
-        if self.memo_terms > self.memo_cap {
+        if self.nesting == 0 && self.memo_terms > self.memo_cap {
             self.clear_memo();
         }
         // One clear inside a call at most, so progress is guaranteed.
-        let mut may_clear = true;
+        let mut may_clear = self.nesting == 0;
         let mut stack = vec![(t, false)];
         while let Some((u, ready)) = stack.pop() {
             if self.lookup(u).is_some() {
@@ -403,6 +417,16 @@ impl<'t> Normalizer<'t> {
             }
         }
         self.lookup(t).cloned().expect("normalised above")
+    }
+
+    /// [`Self::normalize`] from inside another normalisation's step (the
+    /// real operand of an integer rounding): never clears the memo the
+    /// outer call is using.
+    fn normalize_nested(&mut self, t: TermId) -> Result<RatFn, NormalizeError> {
+        self.nesting += 1;
+        let r = self.normalize(t);
+        self.nesting -= 1;
+        r
     }
 
     fn lookup(&self, u: TermId) -> Option<&Result<RatFn, NormalizeError>> {
@@ -655,6 +679,12 @@ impl<'t> Normalizer<'t> {
                 }
                 .tidy()
             }
+            Node::IntToReal(signed, a) => match &self.case {
+                // Its integer depends on this case's choices (a rounded
+                // real, a real condition): an atom fresh per case.
+                Some(c) if c.dirty.contains(&t) => self.opaque(t),
+                _ => self.int_to_real(t, *signed, *a),
+            },
             Node::PosInf
             | Node::NegInf
             | Node::BoolConst(_)
@@ -662,7 +692,13 @@ impl<'t> Normalizer<'t> {
             | Node::Not(_)
             | Node::And(_)
             | Node::Or(_)
-            | Node::Xor(_) => return Err(NormalizeError::NotReal(t)),
+            | Node::Xor(_)
+            | Node::IntConst { .. }
+            | Node::IntInput { .. }
+            | Node::IntAdd(..)
+            | Node::IntMul(..)
+            | Node::IntOp(..)
+            | Node::IntCmp(..) => return Err(NormalizeError::NotReal(t)),
         })
     }
 
@@ -945,6 +981,18 @@ impl<'t> Normalizer<'t> {
             AppOp::Min => "min",
             AppOp::Named(k) => self.fn_names.get(k as usize).map_or("f?", |n| &**n),
             AppOp::Opaque(..) => return format!("[{}]", self.terms.display_limited(origin, 40)),
+            AppOp::IntVar(v) => return self.ring_var_name(v, depth),
+            AppOp::IntReal(k) => {
+                return match self.int_real(k) {
+                    Some((signed, p)) => format!(
+                        "{}{}({})",
+                        if signed { 's' } else { 'u' },
+                        p.width(),
+                        p.describe(4, &|v| self.ring_var_name(v, depth - 1))
+                    ),
+                    None => format!("[{}]", self.terms.display_limited(origin, 40)),
+                };
+            }
         };
         let args: Vec<String> = args
             .iter()
@@ -1016,6 +1064,16 @@ const RESIDUAL_TERMS: usize = 8;
 pub fn equal(n: &mut Normalizer<'_>, a: TermId, b: TermId) -> Decision {
     if a == b {
         return Decision::Proved;
+    }
+    if n.terms.is_int(a) || n.terms.is_int(b) {
+        // Integers: identity of canonical polynomials modulo 2^w.
+        return match n.ring_difference(a, b) {
+            Ok(r) if r.is_zero() => Decision::Proved,
+            Ok(r) => Decision::NotProved {
+                residual: r.describe(RESIDUAL_TERMS, &|v| n.ring_var_name(v, 2)),
+            },
+            Err(e) => Decision::Unknown(e),
+        };
     }
     match n.difference(a, b) {
         Ok(r) if r.is_zero() => Decision::Proved,

@@ -24,8 +24,10 @@
 //! are per thread; `wait_group N` completes the oldest groups until at
 //! most `N` are pending; `wait_all` commits and waits for everything.
 //! Copies never waited for stay in flight until the end of the run.
-//! `cp.async.mbarrier.arrive`, bulk copies and TMA are not modelled
-//! (reported unsupported by the dispatcher).
+//! `cp.async.mbarrier.arrive` completes a thread's outstanding copies on
+//! an mbarrier phase instead (`mbarrier.rs`, stamped by the thread's
+//! async agent); bulk copies and TMA are not modelled (reported
+//! unsupported by the dispatcher).
 
 use std::collections::VecDeque;
 
@@ -324,9 +326,31 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Flow::Next)
     }
 
+    /// The copies thread `t` issued that have not completed.
+    pub(crate) fn async_outstanding(&self, t: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = self.asyncs.groups[t as usize]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        v.extend(self.asyncs.uncommitted[t as usize].iter().copied());
+        v.retain(|id| self.asyncs.copies.contains_key(id));
+        v
+    }
+
     /// A copy lands: it leaves the in-flight index and its accesses are
     /// recorded again at the issuing thread's current clock.
     fn complete_copy(&mut self, id: u32) {
+        let Some(tid) = self.asyncs.copies.get(&id).map(|c| c.tid) else {
+            return;
+        };
+        self.complete_copy_as(id, tid);
+    }
+
+    /// A copy lands, its accesses stamped by clock slot `slot` (the
+    /// issuing thread, or its async agent when an mbarrier phase completes
+    /// it).
+    pub(crate) fn complete_copy_as(&mut self, id: u32, slot: u32) {
         let Some(c) = self.asyncs.copies.remove(&id) else {
             return;
         };
@@ -335,8 +359,8 @@ impl<D: Domain> Engine<'_, D> {
             self.asyncs.index(id, s, false);
         }
         let acc = Acc {
-            tid: c.tid,
-            epoch: self.clocks.epoch(c.tid),
+            tid: slot,
+            epoch: self.clocks.epoch(slot),
             instr: c.instr,
             atomic: false,
         };

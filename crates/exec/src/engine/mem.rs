@@ -269,6 +269,9 @@ impl<D: Domain> Engine<'_, D> {
         if self.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
+        if self.mbars.any() {
+            self.mbar_access(t, r, off, width);
+        }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }
@@ -309,6 +312,9 @@ impl<D: Domain> Engine<'_, D> {
         let instr = self.cur_instr;
         if self.asyncs.any() {
             self.async_check(t, r, off, u64::from(width), AccessKind::Write);
+        }
+        if self.mbars.any() {
+            self.mbar_access(t, r, off, u64::from(width));
         }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, AccessKind::Write, instr, t);

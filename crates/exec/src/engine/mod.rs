@@ -11,7 +11,9 @@
 //! - `matrix` (+ `fragments`, the layouts): `mma`, `ldmatrix`,
 //!   `stmatrix`, `movmatrix`, `wmma` as warp collectives (`wmma_check`:
 //!   guards of the fixed wmma fragment layout);
-//! - `async_copy`: `cp.async` and its commit / wait groups.
+//! - `async_copy`: `cp.async` and its commit / wait groups;
+//! - `mbarrier` (+ `spin`, the polling-loop recognition): mbarrier
+//!   objects with exact phases, `cp.async.mbarrier.arrive`.
 //!
 //! Scheduling is deterministic: a FIFO run queue, initially all threads in
 //! linear order; a thread runs until it blocks (barrier, collective) or
@@ -24,7 +26,9 @@ mod control;
 mod exec;
 mod fragments;
 mod matrix;
+mod mbarrier;
 mod mem;
+mod spin;
 mod sync;
 mod values;
 mod wmma_check;
@@ -81,6 +85,8 @@ pub(crate) enum Wait {
     /// A warp collective (index into the warp's pending list is looked up
     /// by key).
     Collective,
+    /// An `mbarrier` wait parked until its phase completes.
+    Mbarrier,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,6 +206,11 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub asyncs: async_copy::AsyncCopies,
     /// Guards of the fixed wmma fragment layout.
     pub wmma: wmma_check::WmmaState<D::Val>,
+    /// mbarrier objects.
+    pub mbars: mbarrier::Mbarriers,
+    /// Whether the clocks hold a second slot per thread (`t + nthreads`:
+    /// its async agent, for copies completing on an mbarrier).
+    pub mbar_agents: bool,
 }
 
 /// Packs a function index and instruction index.
@@ -619,6 +630,13 @@ impl<'a, D: Domain> Engine<'a, D> {
         if !nthreads.is_multiple_of(32) {
             live[nwarps as usize - 1] = (1u32 << (nthreads % 32)) - 1;
         }
+        // Copies completing on an mbarrier are stamped by per-thread async
+        // agents: only kernels that issue them pay for the extra clocks.
+        let mbar_agents = funcs.iter().any(|f| {
+            f.ir.instrs
+                .iter()
+                .any(|i| matches!(i.instr, ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. }))
+        });
         let mut e = Engine {
             input,
             funcs: Rc::new(funcs),
@@ -635,7 +653,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             var_region,
             param_region,
             param_offsets,
-            clocks: Clocks::new(nthreads as usize),
+            clocks: Clocks::new(if mbar_agents {
+                2 * nthreads as usize
+            } else {
+                nthreads as usize
+            }),
             bars: (0..16).map(|_| Barrier::new(nwarps as usize)).collect(),
             warps: (0..nwarps).map(|_| WarpState::default()).collect(),
             live,
@@ -656,6 +678,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             meter,
             asyncs: async_copy::AsyncCopies::new(nthreads as usize),
             wmma: wmma_check::WmmaState::new(nwarps as usize),
+            mbars: mbarrier::Mbarriers::default(),
+            mbar_agents,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -731,7 +755,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         false
     }
 
+    /// The thread of clock slot `t` (an async agent slot names its
+    /// thread).
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
+        let t = if t >= self.nthreads { t - self.nthreads } else { t };
         ThreadRef {
             tid: self.threads[t as usize].tid,
             linear: t,

@@ -160,11 +160,7 @@ fn over_arrival_names_the_extra_arrival_and_the_completing_one() {
 #[test]
 fn use_before_init_without_a_barrier_is_a_race_on_the_object() {
     let r = pipeline(&|s| s.replace("INITED:\nbar.sync 0;", "INITED:"));
-    assert!(
-        kinds(&r).contains(&FindingKind::Race),
-        "{:#?}",
-        r.findings
-    );
+    assert!(kinds(&r).contains(&FindingKind::Race), "{:#?}", r.findings);
 }
 
 #[test]
@@ -176,7 +172,11 @@ fn reinit_while_valid_is_reported() {
         )
     });
     let f = first(&r, FindingKind::Divergence);
-    assert!(f.message.contains("re-init") || f.message.contains("valid"), "{}", f.message);
+    assert!(
+        f.message.contains("re-init") || f.message.contains("valid"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
@@ -247,24 +247,83 @@ fn cp_async_completing_on_a_barrier_orders_the_copies_before_the_waiters() {
 
 #[test]
 fn without_the_cp_async_arrive_the_copies_race_with_the_reads() {
-    let r = cp_async_barrier(&|s| s.replace("CPARRIVE: cp.async.mbarrier.arrive.shared.b64 [%r4];", ""));
+    let r = cp_async_barrier(&|s| {
+        s.replace("CPARRIVE: cp.async.mbarrier.arrive.shared.b64 [%r4];", "")
+    });
     let f = first(&r, FindingKind::Race);
     assert!(f.message.contains("cp.async"), "{}", f.message);
 }
 
 #[test]
-#[ignore]
-fn show_messages() {
-    for (name, r) in [
-        ("parity", pipeline(&|s| s.replace("CONSUMER:\nand.b32 %r12, %r11, 1;", "CONSUMER:\nand.b32 %r12, %r11, 1;\nxor.b32 %r12, %r12, 1;"))),
-        ("deadlock", pipeline(&|s| s.replace("EMPTYARRIVE: mbarrier.arrive.shared::cta.b64 %rd6, [empty];", "EMPTYARRIVE:"))),
-        ("over", pipeline(&|s| s.replace("mbarrier.init.shared::cta.b64 [full], 32;", "mbarrier.init.shared::cta.b64 [full], 16;"))),
-        ("init", pipeline(&|s| s.replace("INITED:\nbar.sync 0;", "INITED:"))),
-        ("nowait", pipeline(&|s| s.replace("mbarrier.try_wait.parity.shared::cta.b64 %p1, [full], %r12;\n@!%p1 bra CW;", ""))),
-        ("cpnoarrive", cp_async_barrier(&|s| s.replace("CPARRIVE: cp.async.mbarrier.arrive.shared.b64 [%r4];", ""))),
-    ] {
-        for f in &r.findings {
-            println!("{name}: {:?} {}", f.kind, f.message);
-        }
+fn a_timer_read_used_outside_the_polling_loop_stays_unsupported() {
+    let r = cp_async_barrier(&|s| {
+        s.replace(
+            "mov.u32 %r6, 63;",
+            "cvt.u32.u64 %r9, %rd10;\nst.global.u32 [%rd2], %r9;\nmov.u32 %r6, 63;",
+        )
+    });
+    let f = first(&r, FindingKind::Unsupported);
+    assert!(f.message.contains("globaltimer"), "{}", f.message);
+}
+
+/// One producer thread stores 32 words and signals them as transaction
+/// bytes (`arrive.expect_tx` 128, then `complete_tx` 128); the other 31
+/// lanes wait with `try_wait.parity 0`, then read.
+fn tx_kernel(edit: &dyn Fn(String) -> String) -> CtaRun<CVal> {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 px, .param .u64 py)\n{\n\
+         .reg .b32 %r<32>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n.reg .pred %p<4>;\n\
+         .shared .align 8 .b64 bar;\n.shared .align 4 .b8 buf[128];\n\
+         ld.param.u64 %rd1, [px];\nld.param.u64 %rd2, [py];\n\
+         cvta.to.global.u64 %rd1, %rd1;\ncvta.to.global.u64 %rd2, %rd2;\n\
+         mov.u32 %r0, %tid.x;\nmov.u32 %r2, buf;\n\
+         setp.ne.u32 %p0, %r0, 0;\n@%p0 bra I;\n\
+         mbarrier.init.shared::cta.b64 [bar], 1;\n\
+         I:\nbar.sync 0;\n@%p0 bra C;\n\
+         mov.u32 %r3, 0;\n\
+         L:\nshl.b32 %r4, %r3, 2;\nadd.s32 %r5, %r2, %r4;\ncvt.rn.f32.u32 %f1, %r3;\nst.shared.f32 [%r5], %f1;\n\
+         add.s32 %r3, %r3, 1;\nsetp.lt.u32 %p1, %r3, 32;\n@%p1 bra L;\n\
+         mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 128;\n\
+         COMPLETE: mbarrier.complete_tx.shared::cta.b64 [bar], 128;\n\
+         ret;\n\
+         C:\nW:\nmbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;\n@!%p2 bra W;\n\
+         shl.b32 %r6, %r0, 2;\nadd.s32 %r7, %r2, %r6;\nld.shared.f32 %f2, [%r7];\n\
+         mul.wide.u32 %rd3, %r0, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f2;\nret;\n}\n"
+        .to_string();
+    let ptx = edit(ptx);
+    let inp = input(
+        &ptx,
+        [32, 1, 1],
+        vec![
+            tensor("x", Role::Input, DType::F32, &[32]),
+            tensor("y", Role::Output, DType::F32, &[32]),
+        ],
+        vec![
+            ParamValue::Tensor { tensor: 0 },
+            ParamValue::Tensor { tensor: 1 },
+        ],
+    );
+    run(&inp, vec![vec![0.0; 32], vec![]])
+}
+
+#[test]
+fn a_phase_waits_for_its_transaction_bytes() {
+    let r = tx_kernel(&|s| s);
+    no_findings(&r);
+    let y = out_f64(&r, 1, 32);
+    for (i, v) in y.iter().enumerate().skip(1) {
+        assert_eq!(*v, Some(i as f64), "y[{i}]");
     }
+}
+
+#[test]
+fn missing_transaction_bytes_deadlock_the_waiters() {
+    let r = tx_kernel(&|s| {
+        s.replace(
+            "COMPLETE: mbarrier.complete_tx.shared::cta.b64 [bar], 128;",
+            "",
+        )
+    });
+    let f = first(&r, FindingKind::Deadlock);
+    assert!(f.message.contains("tx-count 128"), "{}", f.message);
 }

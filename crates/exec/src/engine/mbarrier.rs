@@ -142,6 +142,9 @@ pub(crate) struct Mbarriers {
     states: Vec<((u32, u64), i64, i64)>,
     /// Spin-loop recognition per wait instruction.
     spins: FxHashMap<u32, Result<Rc<Spin>, String>>,
+    /// Per timer-reading `mov`: whether its value is read only on spin
+    /// paths (`spin::timer_only_in_spins`).
+    timers: FxHashMap<u32, bool>,
 }
 
 impl Mbarriers {
@@ -150,7 +153,16 @@ impl Mbarriers {
     pub(crate) fn any(&self) -> bool {
         !self.objects.is_empty()
     }
+}
 
+/// How a phase is named in messages (`-1`: the state right after
+/// `init`, whose "preceding phase" parity 1 counts as complete).
+fn phase_word(k: i64) -> String {
+    if k < 0 {
+        "the phase before phase 0 (parity 1, complete from init)".into()
+    } else {
+        format!("phase {k}")
+    }
 }
 
 fn loc_of(name: &str, off: u64) -> String {
@@ -162,6 +174,22 @@ impl<D: Domain> Engine<'_, D> {
     /// completing on an mbarrier).
     fn agent(&self, t: u32) -> u32 {
         t + self.nthreads
+    }
+
+    /// Whether the timer read by the current instruction (a `mov`) only
+    /// feeds the back-off of recognised polling loops.
+    pub(crate) fn timer_in_spin_only(&mut self, info: &FuncInfo) -> bool {
+        let key = self.cur_instr;
+        if let Some(&ok) = self.mbars.timers.get(&key) {
+            return ok;
+        }
+        let pc = unpack_instr(key).index;
+        let ok = matches!(
+            info.ir.instrs.get(pc as usize),
+            Some(i) if matches!(i.instr, Instr::Mov { .. })
+        ) && spin::timer_only_in_spins(&info.ir, pc);
+        self.mbars.timers.insert(key, ok);
+        ok
     }
 
     /// Resolves the mbarrier address operand to (region, offset).
@@ -200,7 +228,10 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(
                 t,
                 "mbarrier outside shared memory",
-                format!("`{}` is not in shared memory", self.regions[r as usize].name),
+                format!(
+                    "`{}` is not in shared memory",
+                    self.regions[r as usize].name
+                ),
             ));
         }
         if off % 8 != 0 {
@@ -328,9 +359,7 @@ impl<D: Domain> Engine<'_, D> {
                     None => Ok(Flow::Next),
                 }
             }
-            Instr::Mbarrier {
-                op, sem, space, ..
-            } => {
+            Instr::Mbarrier { op, sem, space, .. } => {
                 let op = *op;
                 let relaxed = *sem == Some(MemSem::Relaxed);
                 let addr_ix = match op {
@@ -386,7 +415,15 @@ impl<D: Domain> Engine<'_, D> {
                             ));
                         }
                         let phase = self.mbars.objects[&key].phase;
-                        self.phase_event(t, t, key, i64::from(count), i64::from(tx), !relaxed, no_complete)?;
+                        self.phase_event(
+                            t,
+                            t,
+                            key,
+                            i64::from(count),
+                            i64::from(tx),
+                            !relaxed,
+                            no_complete,
+                        )?;
                         if drop && let Some(m) = self.mbars.objects.get_mut(&key) {
                             m.expected -= i64::from(count);
                         }
@@ -597,11 +634,7 @@ impl<D: Domain> Engine<'_, D> {
         m.passed
             .retain(|p| !(p.target == phase - 1 && clocks.knows(slot, p.tid, p.epoch)));
         let epoch = clocks.epoch(slot);
-        m.cur.events.push(Event {
-            slot,
-            epoch,
-            instr,
-        });
+        m.cur.events.push(Event { slot, epoch, instr });
         m.pending -= count;
         m.tx += tx;
         if release {
@@ -650,7 +683,8 @@ impl<D: Domain> Engine<'_, D> {
                 }
                 // Fire them (as late as possible: the copies stay in
                 // flight until the phase needs them).
-                let fire = std::mem::take(&mut self.mbars.objects.get_mut(&key).ok_or(Halt)?.asyncs);
+                let fire =
+                    std::mem::take(&mut self.mbars.objects.get_mut(&key).ok_or(Halt)?.asyncs);
                 for a in fire {
                     let agent = self.agent(a.tid);
                     self.clocks.sync(&[agent], &[a.snap.clone()]);
@@ -688,10 +722,10 @@ impl<D: Domain> Engine<'_, D> {
                 (lt, li),
                 (p.tid, p.instr),
                 format!(
-                    "the wait by {} at {} observed phase {} of mbarrier {name}, but none of the events of phase {phase} (completed by {} at {}) is ordered after that wait: in another schedule phase {phase} completes too before the waiter polls, the parity matches again and the waiter waits for phase {} instead (a waiter a whole phase behind)",
+                    "the wait by {} at {} observed {} of mbarrier {name}, but none of the events of phase {phase} (completed by {} at {}) is ordered after that wait: in another schedule phase {phase} completes too before the waiter polls, the parity matches again and the waiter waits for phase {} instead (a waiter a whole phase behind)",
                     self.thread_ref(p.tid),
                     unpack_instr(p.instr),
-                    phase - 1,
+                    phase_word(phase - 1),
                     self.thread_ref(lt),
                     unpack_instr(li),
                     phase + 1
@@ -846,7 +880,13 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         // The completion of phase target - 1 must be ordered before.
-        let prev = if target == c { m.done.back() } else if m.done.len() >= 2 { m.done.front() } else { None };
+        let prev = if target == c {
+            m.done.back()
+        } else if m.done.len() >= 2 {
+            m.done.front()
+        } else {
+            None
+        };
         let need_init_only = target <= 0;
         if !need_init_only
             && let Some(prev) = prev
@@ -865,9 +905,10 @@ impl<D: Domain> Engine<'_, D> {
                 (lt, li),
                 (t, instr),
                 format!(
-                    "this wait (parity {}) targets phase {target} of mbarrier {name}, but nothing orders the completion of phase {} (its event by {} at {}) before it: in another schedule that phase is still pending, the parity test sees the other parity and the wait returns at once, without waiting for phase {target}",
+                    "this wait (parity {}) targets {} of mbarrier {name}, but nothing orders the completion of {} (its event by {} at {}) before it: in another schedule that phase is still pending, the parity test sees the other parity and the wait returns at once, without waiting for phase {target}",
                     target.rem_euclid(2),
-                    target - 1,
+                    phase_word(target),
+                    phase_word(target - 1),
                     self.thread_ref(lt),
                     unpack_instr(li)
                 ),
@@ -876,7 +917,11 @@ impl<D: Domain> Engine<'_, D> {
         if target < c {
             // Already complete: returns true now.
             if !relaxed && target >= 0 {
-                let log = if target == c - 1 { m.done.back().cloned() } else { None };
+                let log = if target == c - 1 {
+                    m.done.back().cloned()
+                } else {
+                    None
+                };
                 if let Some(log) = log {
                     self.clocks.sync(&[t], &log.releases);
                 }
@@ -911,7 +956,13 @@ impl<D: Domain> Engine<'_, D> {
             _ => return Err(self.uninit_register(t, "the mbarrier state")),
         };
         let st = (v & !STATE_TAG) as usize;
-        let Some((_, _, pending)) = self.mbars.states.get(st).copied().filter(|_| v & STATE_TAG == STATE_TAG) else {
+        let Some((_, _, pending)) = self
+            .mbars
+            .states
+            .get(st)
+            .copied()
+            .filter(|_| v & STATE_TAG == STATE_TAG)
+        else {
             return Err(self.unsupported(
                 t,
                 "mbarrier state not from an arrive",

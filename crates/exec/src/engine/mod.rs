@@ -758,7 +758,11 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// The thread of clock slot `t` (an async agent slot names its
     /// thread).
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
-        let t = if t >= self.nthreads { t - self.nthreads } else { t };
+        let t = if t >= self.nthreads {
+            t - self.nthreads
+        } else {
+            t
+        };
         ThreadRef {
             tid: self.threads[t as usize].tid,
             linear: t,

@@ -22,15 +22,15 @@
 //! predicate negation); every other branch is followed both ways. Facts
 //! only come from constants in the code, so the walk is finite.
 
-use ptxeq_ir::{
-    BoolOp, CmpOp, Imm, Instr, InstrData, KernelIr, Operand, RegId, ScalarType,
-};
+use ptxeq_ir::{BoolOp, CmpOp, Imm, Instr, InstrData, KernelIr, Operand, RegId, ScalarType};
 use rustc_hash::FxHashSet;
 
 /// The registers a recognised spin path writes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Spin {
     pub written: Vec<RegId>,
+    /// The instructions of the spin path (the wait excluded).
+    pub path: Vec<u32>,
 }
 
 type Facts = Vec<(u32, u64)>;
@@ -172,7 +172,9 @@ pub(crate) fn analyse(ir: &KernelIr, wait: u32, dest: &Operand) -> Result<Spin, 
         match &ins.instr {
             Instr::Bra { .. } => {
                 let Some(Operand::Label(l)) = ins.operands.first() else {
-                    return Err(format!("indirect branch at instruction {pc} on the spin path"));
+                    return Err(format!(
+                        "indirect branch at instruction {pc} on the spin path"
+                    ));
                 };
                 let Some(lab) = ir.labels.get(l.index()) else {
                     return Err(format!("unresolved branch target at instruction {pc}"));
@@ -263,7 +265,59 @@ pub(crate) fn analyse(ir: &KernelIr, wait: u32, dest: &Operand) -> Result<Spin, 
     if !back {
         return Err("no path after a false result comes back to the wait".into());
     }
-    Ok(Spin { written })
+    let mut path: Vec<u32> = seen.into_iter().map(|(pc, _)| pc).collect();
+    path.sort_unstable();
+    path.dedup();
+    Ok(Spin { written, path })
+}
+
+/// Whether the timer value `mov`ed into a register at `pc` is read only on
+/// recognised spin paths (the back-off of a polling loop, which the engine
+/// never executes): then the read may give an undefined value. Any other
+/// use keeps the timer unsupported.
+pub(crate) fn timer_only_in_spins(ir: &KernelIr, pc: u32) -> bool {
+    let Some(Operand::Reg(r)) = ir.instrs.get(pc as usize).and_then(|i| i.operands.first()) else {
+        return false;
+    };
+    let mut spin_pcs: FxHashSet<u32> = FxHashSet::default();
+    for (i, ins) in ir.instrs.iter().enumerate() {
+        if let Instr::Mbarrier {
+            op: ptxeq_ir::MbarrierOp::Wait { .. },
+            ..
+        } = ins.instr
+            && let Some(d) = ins.operands.first()
+            && let Ok(s) = analyse(ir, i as u32, d)
+        {
+            spin_pcs.extend(s.path);
+        }
+    }
+    let mut any = false;
+    for (i, ins) in ir.instrs.iter().enumerate() {
+        if i as u32 == pc {
+            continue;
+        }
+        let mut regs = Vec::new();
+        let skip_dest = pure(&ins.instr) && !matches!(ins.instr, Instr::Nanosleep);
+        for (k, op) in ins.operands.iter().enumerate() {
+            if k == 0 && skip_dest {
+                continue;
+            }
+            if k == 1 && matches!(ins.instr, Instr::Setp { .. }) {
+                continue;
+            }
+            op.collect_regs(&mut regs);
+        }
+        if let Some(g) = ins.guard {
+            regs.push(g.reg);
+        }
+        if regs.contains(r) {
+            any = true;
+            if !spin_pcs.contains(&(i as u32)) {
+                return false;
+            }
+        }
+    }
+    any
 }
 
 #[cfg(test)]
@@ -316,8 +370,10 @@ mod tests {
             .expect_err("store");
         assert!(e.contains("st.shared"), "{e}");
         // A single test whose false result falls through to other code.
-        let e = run("mov.u32 %r1, bar;\nmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], %r2;\nret;")
-            .expect_err("no loop");
+        let e = run(
+            "mov.u32 %r1, bar;\nmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], %r2;\nret;",
+        )
+        .expect_err("no loop");
         assert!(e.contains("ret") || e.contains("back"), "{e}");
     }
 }

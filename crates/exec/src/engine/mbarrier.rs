@@ -687,7 +687,7 @@ impl<D: Domain> Engine<'_, D> {
                     std::mem::take(&mut self.mbars.objects.get_mut(&key).ok_or(Halt)?.asyncs);
                 for a in fire {
                     let agent = self.agent(a.tid);
-                    self.clocks.sync(&[agent], &[a.snap.clone()]);
+                    self.clocks.sync(&[agent], std::slice::from_ref(&a.snap));
                     for id in &a.copies {
                         self.complete_copy_as(*id, agent);
                     }

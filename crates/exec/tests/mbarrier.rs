@@ -325,5 +325,99 @@ fn missing_transaction_bytes_deadlock_the_waiters() {
         )
     });
     let f = first(&r, FindingKind::Deadlock);
-    assert!(f.message.contains("tx-count 128"), "{}", f.message);
+    assert!(
+        f.message.contains("tx-count 128;"),
+        "{}",
+        f.message
+    );
+}
+
+/// Thread 0 arms the barrier for 128 bytes (`arrive.expect_tx`) and
+/// issues a 128-byte bulk copy of `x` into `buf` completing on it; all
+/// threads wait (parity 0) and read `buf[31 - t]`.
+fn bulk_kernel(edit: &dyn Fn(String) -> String) -> CtaRun<CVal> {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 px, .param .u64 py)\n{\n\
+         .reg .b32 %r<32>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n.reg .pred %p<4>;\n\
+         .shared .align 8 .b64 bar;\n.shared .align 16 .b8 buf[128];\n\
+         ld.param.u64 %rd1, [px];\nld.param.u64 %rd2, [py];\n\
+         cvta.to.global.u64 %rd1, %rd1;\ncvta.to.global.u64 %rd2, %rd2;\n\
+         mov.u32 %r0, %tid.x;\nmov.u32 %r2, buf;\nmov.u32 %r3, bar;\n\
+         setp.ne.u32 %p0, %r0, 0;\n@%p0 bra I;\n\
+         mbarrier.init.shared::cta.b64 [%r3], 1;\n\
+         I:\nbar.sync 0;\n@%p0 bra C;\n\
+         mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], EXPECT;\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 128, [%r3];\n\
+         C:\nWAIT: mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r3], 0;\n@!%p2 bra WAIT;\n\
+         mov.u32 %r6, 31;\nsub.s32 %r6, %r6, %r0;\nshl.b32 %r6, %r6, 2;\nadd.s32 %r7, %r2, %r6;\nld.shared.f32 %f2, [%r7];\n\
+         mul.wide.u32 %rd3, %r0, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f2;\nret;\n}\n"
+        .replace("EXPECT", "128");
+    let ptx = edit(ptx);
+    let inp = input(
+        &ptx,
+        [32, 1, 1],
+        vec![
+            tensor("x", Role::Input, DType::F32, &[32]),
+            tensor("y", Role::Output, DType::F32, &[32]),
+        ],
+        vec![
+            ParamValue::Tensor { tensor: 0 },
+            ParamValue::Tensor { tensor: 1 },
+        ],
+    );
+    let x: Vec<f64> = (0..32).map(|i| i as f64 * 0.5).collect();
+    run(&inp, vec![x, vec![]])
+}
+
+#[test]
+fn a_bulk_copy_lands_at_its_phase_and_is_ordered_before_the_waiters() {
+    let r = bulk_kernel(&|s| s);
+    no_findings(&r);
+    let y = out_f64(&r, 1, 32);
+    for (i, v) in y.iter().enumerate() {
+        assert_eq!(*v, Some((31 - i) as f64 * 0.5), "y[{i}]");
+    }
+}
+
+#[test]
+fn a_read_without_the_wait_races_with_the_bulk_copy() {
+    let r = bulk_kernel(&|s| {
+        s.replace(
+            "@!%p2 bra WAIT;",
+            "@!%p2 bra WAIT;\nld.shared.f32 %f3, [%r2+64];",
+        )
+        .replace("C:\nWAIT:", "C:\nld.shared.f32 %f4, [%r2];\nWAIT:")
+    });
+    let f = first(&r, FindingKind::Race);
+    assert!(f.message.contains("buf"), "{}", f.message);
+    // One side is the bulk copy's write (instruction 13).
+    assert!(f.accesses.iter().any(|a| a.instr.index == 13), "{f:#?}");
+}
+
+#[test]
+fn more_bytes_than_expected_is_an_over_arrival() {
+    let r = bulk_kernel(&|s| {
+        s.replace(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 128;",
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 64;",
+        )
+    });
+    let f = first(&r, FindingKind::Divergence);
+    assert!(f.message.contains("over-arrival"), "{}", f.message);
+}
+
+#[test]
+fn fewer_bytes_than_expected_deadlock() {
+    let r = bulk_kernel(&|s| {
+        s.replace(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 128;",
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 256;",
+        )
+    });
+    let f = first(&r, FindingKind::Deadlock);
+    assert!(
+        f.message.contains("tx-count 256 with 128 bytes"),
+        "{}",
+        f.message
+    );
 }

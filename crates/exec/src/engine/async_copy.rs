@@ -157,7 +157,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let side = if dst { "writes" } else { "reads" };
         let why = format!(
-            "the cp.async by {} at {} {side} these bytes at some moment until a cp.async.wait_group / wait_all of that thread covers it, and none had when the {} by {} at {} happened",
+            "the asynchronous copy by {} at {} {side} these bytes at some moment until the wait that covers it (cp.async.wait_group / wait_all of that thread, or the mbarrier phase it completes on), and none had when the {} by {} at {} happened",
             first.thread,
             first.instr,
             kind.word(),
@@ -287,6 +287,46 @@ impl<D: Domain> Engine<'_, D> {
         self.asyncs.copies.insert(id, c);
         self.asyncs.uncommitted[t as usize].push(id);
         Ok(Flow::Next)
+    }
+
+    /// One 16-byte chunk of a bulk copy global → shared: placed at issue
+    /// (judged as a write of the destination and a read of the source, like
+    /// `cp.async`) and kept in flight; returns the copy id (none when an
+    /// address was out of bounds, already reported).
+    pub(crate) fn bulk_chunk(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        dst: &ptxeq_ir::Address,
+        src: &ptxeq_ir::Address,
+    ) -> R<Option<u32>> {
+        let Some((Target::Cta(dr), doff)) = self.resolve(t, info, StateSpace::Shared, dst, 16)?
+        else {
+            return Ok(None);
+        };
+        let src_at = match self.resolve(t, info, StateSpace::Global, src, 16)? {
+            Some((Target::Cta(sr), soff)) => (sr, soff, 16u64),
+            _ => return Ok(None),
+        };
+        let Some(v) = self.load(t, info, StateSpace::Global, src, 16)? else {
+            return Ok(None);
+        };
+        self.store(t, info, StateSpace::Shared, dst, v, 16)?;
+        let src_at = Some(src_at).filter(|(r, _, _)| self.shadows[*r as usize].is_some());
+        let id = self.asyncs.next;
+        self.asyncs.next += 1;
+        let c = Copy {
+            tid: t,
+            instr: self.cur_instr,
+            dst: (dr, doff, 16),
+            src: src_at,
+        };
+        self.asyncs.index(id, c.dst, true);
+        if let Some(s) = c.src {
+            self.asyncs.index(id, s, true);
+        }
+        self.asyncs.copies.insert(id, c);
+        Ok(Some(id))
     }
 
     /// `cp.async.commit_group`: the uncommitted copies form a group (an

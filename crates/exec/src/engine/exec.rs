@@ -838,8 +838,8 @@ impl<D: Domain> Engine<'_, D> {
             Instr::CpAsyncMbarrierArrive { .. } | Instr::Mbarrier { .. } => {
                 self.mbarrier(t, info, ins)
             }
-            Instr::CpAsyncBulk(_)
-            | Instr::CpAsyncBulkCommitGroup
+            Instr::CpAsyncBulk(_) => self.cp_async_bulk(t, info, ins),
+            Instr::CpAsyncBulkCommitGroup
             | Instr::CpAsyncBulkWaitGroup { .. }
             | Instr::Wgmma(_) => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
             Instr::Idiom {

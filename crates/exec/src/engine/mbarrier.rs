@@ -110,6 +110,10 @@ struct AsyncArrive {
     instr: u32,
     snap: Snapshot,
     copies: Vec<u32>,
+    /// Arrivals it makes (1 for `cp.async.mbarrier.arrive`, 0 for a bulk
+    /// copy) and transaction bytes it completes (a bulk copy's size).
+    count: i64,
+    tx: i64,
 }
 
 /// One mbarrier object.
@@ -663,13 +667,20 @@ impl<D: Domain> Engine<'_, D> {
     fn try_complete_phase(&mut self, key: (u32, u64)) -> R<()> {
         loop {
             let m = &self.mbars.objects[&key];
-            if !m.asyncs.is_empty() && m.pending <= m.asyncs.len() as i64 {
-                if m.pending < m.asyncs.len() as i64 {
+            let ac: i64 = m.asyncs.iter().map(|a| a.count).sum();
+            let at: i64 = m.asyncs.iter().map(|a| a.tx).sum();
+            if !m.asyncs.is_empty() && m.pending <= ac {
+                if m.pending < ac || m.tx < at {
                     let a = m.asyncs[0].clone();
                     let last = m.cur.events.last().copied();
                     let (lt, li) = last.map_or((a.tid, a.instr), |e| (e.slot, e.instr));
                     let name = m.name.clone();
                     let phase = m.phase;
+                    let what = if m.pending < ac {
+                        "the arrive-on of this cp.async.mbarrier.arrive.noinc"
+                    } else {
+                        "some of the transaction bytes of the asynchronous copies (more bytes than the phase expects)"
+                    };
                     return Err(self.mbar_finding(
                         FindingKind::Divergence,
                         "mbarrier over-arrival",
@@ -677,9 +688,13 @@ impl<D: Domain> Engine<'_, D> {
                         (lt, li),
                         (a.tid, a.instr),
                         format!(
-                            "over-arrival on mbarrier {name}: phase {phase} can complete without the arrive-on of this cp.async.mbarrier.arrive.noinc, which then falls into a later phase depending on when its copies land"
+                            "over-arrival on mbarrier {name}: phase {phase} can complete without {what}, which then fall into a later phase depending on when the copies land"
                         ),
                     ));
+                }
+                if m.tx > at {
+                    // Waits for more expect/complete events.
+                    return Ok(());
                 }
                 // Fire them (as late as possible: the copies stay in
                 // flight until the phase needs them).
@@ -693,7 +708,7 @@ impl<D: Domain> Engine<'_, D> {
                     }
                     let saved = self.cur_instr;
                     self.cur_instr = a.instr;
-                    let r = self.phase_event(a.tid, agent, key, 1, 0, true, false);
+                    let r = self.phase_event(a.tid, agent, key, a.count, -a.tx, true, false);
                     self.cur_instr = saved;
                     r?;
                 }
@@ -1023,6 +1038,125 @@ impl<D: Domain> Engine<'_, D> {
             instr,
             snap,
             copies,
+            count: 1,
+            tx: 0,
+        });
+        self.try_complete_phase(key)?;
+        Ok(Flow::Next)
+    }
+
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+    /// [dst], [src], size, [mbar]`: a copy of `size` bytes (a multiple of
+    /// 16, 16-byte aligned) whose completion subtracts `size` from the
+    /// transaction count of the barrier's current phase. The bytes are in
+    /// flight until that phase completes.
+    pub(crate) fn cp_async_bulk(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
+        let Instr::CpAsyncBulk(b) = &ins.instr else {
+            return Err(Halt);
+        };
+        let ops = &ins.operands;
+        let plain = b.tensor_dims.is_none()
+            && !b.multicast
+            && !b.cache_hint
+            && b.completion == ptxeq_ir::Completion::MbarrierCompleteTx
+            && matches!(b.dst, StateSpace::SharedCluster | StateSpace::Shared)
+            && b.src == StateSpace::Global
+            && ops.len() == 4;
+        if !plain {
+            return Err(self.unsupported(
+                t,
+                "bulk copy form not modelled",
+                format!(
+                    "{}: only cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar] (no tensor, multicast or cache hint) is",
+                    ins.instr.mnemonic()
+                ),
+            ));
+        }
+        let (Some(Operand::Addr(dst)), Some(Operand::Addr(src))) = (ops.first(), ops.get(1)) else {
+            return Err(self.unsupported(t, "bulk copy operands", String::new()));
+        };
+        let (dst, src) = (dst.clone(), src.clone());
+        let size = self.matrix_u32(t, info, &ops[2], "the bulk copy size")?;
+        if size == 0 || size % 16 != 0 {
+            return Err(self.fail(
+                t,
+                FindingKind::Divergence,
+                "invalid bulk copy size",
+                format!("cp.async.bulk of {size} bytes (a positive multiple of 16)"),
+            ));
+        }
+        let Some(key) = self.mbar_key(t, info, StateSpace::Shared, ops.get(3))? else {
+            return Ok(Flow::Next);
+        };
+        let instr = self.cur_instr;
+        self.mbar_use(t, key, "cp.async.bulk")?;
+        if !self.mbar_agents {
+            return Err(self.unsupported(t, "cp.async.bulk", "no async agents".into()));
+        }
+        // Its complete-tx joins the current phase: must be ordered after
+        // the previous one's completion.
+        let m = &self.mbars.objects[&key];
+        if let Some(prev) = m.done.back()
+            && !self.knows_log(t, prev)
+        {
+            let name = m.name.clone();
+            let phase = m.phase;
+            let e = prev
+                .events
+                .iter()
+                .find(|e| !self.clocks.knows(t, e.slot, e.epoch))
+                .copied();
+            let (lt, li) = e.map_or((t, instr), |e| (e.slot, e.instr));
+            return Err(self.mbar_finding(
+                FindingKind::Divergence,
+                "mbarrier over-arrival",
+                key,
+                (lt, li),
+                (t, instr),
+                format!(
+                    "this cp.async.bulk completes transaction bytes of phase {phase} of mbarrier {name} only because phase {} completed first, and nothing orders that completion (its event by {} at {}) before it",
+                    phase - 1,
+                    self.thread_ref(lt),
+                    unpack_instr(li)
+                ),
+            ));
+        }
+        // Alignment of both addresses.
+        for (a, sp) in [(&dst, StateSpace::Shared), (&src, StateSpace::Global)] {
+            if let Some((Target::Cta(r), off)) = self.resolve(t, info, sp, a, 16)?
+                && (self.regions[r as usize].base + off) % 16 != 0
+            {
+                return Err(self.fail(
+                    t,
+                    FindingKind::Divergence,
+                    "misaligned bulk copy",
+                    format!(
+                        "a cp.async.bulk address in `{}` is not 16-byte aligned",
+                        self.regions[r as usize].name
+                    ),
+                ));
+            }
+        }
+        let mut copies = Vec::new();
+        for k in 0..u64::from(size / 16) {
+            let mut d = dst.clone();
+            let mut s = src.clone();
+            d.offset += (16 * k) as i64;
+            s.offset += (16 * k) as i64;
+            if let Some(id) = self.bulk_chunk(t, info, &d, &s)? {
+                copies.push(id);
+            }
+        }
+        let snap = self.clocks.snapshot(t);
+        self.clocks.tick(t);
+        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        m.asyncs.push(AsyncArrive {
+            tid: t,
+            instr,
+            snap,
+            copies,
+            count: 0,
+            tx: i64::from(size),
         });
         self.try_complete_phase(key)?;
         Ok(Flow::Next)
@@ -1077,10 +1211,16 @@ impl<D: Domain> Engine<'_, D> {
                     ),
                     None => "; no event yet".into(),
                 };
-                let what = format!(
-                    "mbarrier {} phase {target} (tx-count {}{last})",
-                    m.name, m.tx
-                );
+                let inflight: i64 = m.asyncs.iter().map(|a| a.tx).sum();
+                let tx = if inflight > 0 {
+                    format!(
+                        "tx-count {} with {inflight} bytes of asynchronous copies still to land",
+                        m.tx
+                    )
+                } else {
+                    format!("tx-count {}", m.tx)
+                };
+                let what = format!("mbarrier {} phase {target} ({tx}{last})", m.name);
                 out.push(WaitGroup {
                     what,
                     instr: unpack_instr(instr),

@@ -633,9 +633,12 @@ impl<'a, D: Domain> Engine<'a, D> {
         // Copies completing on an mbarrier are stamped by per-thread async
         // agents: only kernels that issue them pay for the extra clocks.
         let mbar_agents = funcs.iter().any(|f| {
-            f.ir.instrs
-                .iter()
-                .any(|i| matches!(i.instr, ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. }))
+            f.ir.instrs.iter().any(|i| {
+                matches!(
+                    i.instr,
+                    ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. } | ptxeq_ir::Instr::CpAsyncBulk(_)
+                )
+            })
         });
         let mut e = Engine {
             input,

@@ -325,11 +325,7 @@ fn missing_transaction_bytes_deadlock_the_waiters() {
         )
     });
     let f = first(&r, FindingKind::Deadlock);
-    assert!(
-        f.message.contains("tx-count 128;"),
-        "{}",
-        f.message
-    );
+    assert!(f.message.contains("tx-count 128;"), "{}", f.message);
 }
 
 /// Thread 0 arms the barrier for 128 bytes (`arrive.expect_tx`) and

@@ -238,7 +238,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        if off % 8 != 0 {
+        if !off.is_multiple_of(8) {
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
@@ -1077,7 +1077,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let (dst, src) = (dst.clone(), src.clone());
         let size = self.matrix_u32(t, info, &ops[2], "the bulk copy size")?;
-        if size == 0 || size % 16 != 0 {
+        if size == 0 || !size.is_multiple_of(16) {
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
@@ -1124,7 +1124,7 @@ impl<D: Domain> Engine<'_, D> {
         // Alignment of both addresses.
         for (a, sp) in [(&dst, StateSpace::Shared), (&src, StateSpace::Global)] {
             if let Some((Target::Cta(r), off)) = self.resolve(t, info, sp, a, 16)?
-                && (self.regions[r as usize].base + off) % 16 != 0
+                && !(self.regions[r as usize].base + off).is_multiple_of(16)
             {
                 return Err(self.fail(
                     t,

@@ -24,8 +24,10 @@
 //! are per thread; `wait_group N` completes the oldest groups until at
 //! most `N` are pending; `wait_all` commits and waits for everything.
 //! Copies never waited for stay in flight until the end of the run.
-//! `cp.async.mbarrier.arrive`, bulk copies and TMA are not modelled
-//! (reported unsupported by the dispatcher).
+//! `cp.async.mbarrier.arrive` completes a thread's outstanding copies on
+//! an mbarrier phase instead (`mbarrier.rs`, stamped by the thread's
+//! async agent); bulk copies and TMA are not modelled (reported
+//! unsupported by the dispatcher).
 
 use std::collections::VecDeque;
 
@@ -155,7 +157,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let side = if dst { "writes" } else { "reads" };
         let why = format!(
-            "the cp.async by {} at {} {side} these bytes at some moment until a cp.async.wait_group / wait_all of that thread covers it, and none had when the {} by {} at {} happened",
+            "the asynchronous copy by {} at {} {side} these bytes at some moment until the wait that covers it (cp.async.wait_group / wait_all of that thread, or the mbarrier phase it completes on), and none had when the {} by {} at {} happened",
             first.thread,
             first.instr,
             kind.word(),
@@ -287,6 +289,46 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Flow::Next)
     }
 
+    /// One 16-byte chunk of a bulk copy global → shared: placed at issue
+    /// (judged as a write of the destination and a read of the source, like
+    /// `cp.async`) and kept in flight; returns the copy id (none when an
+    /// address was out of bounds, already reported).
+    pub(crate) fn bulk_chunk(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        dst: &ptxeq_ir::Address,
+        src: &ptxeq_ir::Address,
+    ) -> R<Option<u32>> {
+        let Some((Target::Cta(dr), doff)) = self.resolve(t, info, StateSpace::Shared, dst, 16)?
+        else {
+            return Ok(None);
+        };
+        let src_at = match self.resolve(t, info, StateSpace::Global, src, 16)? {
+            Some((Target::Cta(sr), soff)) => (sr, soff, 16u64),
+            _ => return Ok(None),
+        };
+        let Some(v) = self.load(t, info, StateSpace::Global, src, 16)? else {
+            return Ok(None);
+        };
+        self.store(t, info, StateSpace::Shared, dst, v, 16)?;
+        let src_at = Some(src_at).filter(|(r, _, _)| self.shadows[*r as usize].is_some());
+        let id = self.asyncs.next;
+        self.asyncs.next += 1;
+        let c = Copy {
+            tid: t,
+            instr: self.cur_instr,
+            dst: (dr, doff, 16),
+            src: src_at,
+        };
+        self.asyncs.index(id, c.dst, true);
+        if let Some(s) = c.src {
+            self.asyncs.index(id, s, true);
+        }
+        self.asyncs.copies.insert(id, c);
+        Ok(Some(id))
+    }
+
     /// `cp.async.commit_group`: the uncommitted copies form a group (an
     /// empty one when there are none, per PTX).
     pub(crate) fn cp_async_commit(&mut self, t: u32) -> R<Flow> {
@@ -324,9 +366,31 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Flow::Next)
     }
 
+    /// The copies thread `t` issued that have not completed.
+    pub(crate) fn async_outstanding(&self, t: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = self.asyncs.groups[t as usize]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        v.extend(self.asyncs.uncommitted[t as usize].iter().copied());
+        v.retain(|id| self.asyncs.copies.contains_key(id));
+        v
+    }
+
     /// A copy lands: it leaves the in-flight index and its accesses are
     /// recorded again at the issuing thread's current clock.
     fn complete_copy(&mut self, id: u32) {
+        let Some(tid) = self.asyncs.copies.get(&id).map(|c| c.tid) else {
+            return;
+        };
+        self.complete_copy_as(id, tid);
+    }
+
+    /// A copy lands, its accesses stamped by clock slot `slot` (the
+    /// issuing thread, or its async agent when an mbarrier phase completes
+    /// it).
+    pub(crate) fn complete_copy_as(&mut self, id: u32, slot: u32) {
         let Some(c) = self.asyncs.copies.remove(&id) else {
             return;
         };
@@ -335,9 +399,9 @@ impl<D: Domain> Engine<'_, D> {
             self.asyncs.index(id, s, false);
         }
         let acc = Acc {
-            tid: c.tid,
+            tid: slot,
             cta: self.clocks.cta(),
-            epoch: self.clocks.epoch(c.tid),
+            epoch: self.clocks.epoch(slot),
             instr: c.instr,
             ..Acc::default()
         };

@@ -1046,12 +1046,13 @@ impl<D: Domain> Engine<'_, D> {
             Instr::CpAsync { .. } => self.cp_async(t, info, ins),
             Instr::CpAsyncCommitGroup => self.cp_async_commit(t),
             Instr::CpAsyncWaitGroup | Instr::CpAsyncWaitAll => self.cp_async_wait(t, info, ins),
-            Instr::CpAsyncMbarrierArrive { .. }
-            | Instr::CpAsyncBulk(_)
-            | Instr::CpAsyncBulkCommitGroup
+            Instr::CpAsyncMbarrierArrive { .. } | Instr::Mbarrier { .. } => {
+                self.mbarrier(t, info, ins)
+            }
+            Instr::CpAsyncBulk(_) => self.cp_async_bulk(t, info, ins),
+            Instr::CpAsyncBulkCommitGroup
             | Instr::CpAsyncBulkWaitGroup { .. }
-            | Instr::Wgmma(_)
-            | Instr::Mbarrier { .. } => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            | Instr::Wgmma(_) => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
             Instr::Idiom {
                 func: IdiomFn::Pow,
                 ty,

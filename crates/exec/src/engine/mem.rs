@@ -410,6 +410,9 @@ impl<D: Domain> Engine<'_, D> {
         if self.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
+        if self.mbars.any() {
+            self.mbar_access(t, r, off, width);
+        }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }

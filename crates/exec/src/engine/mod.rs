@@ -12,7 +12,9 @@
 //!   `stmatrix`, `movmatrix`, `wmma` as warp collectives (`wmma_check`:
 //!   layout independence of element-wise fragment use, with the tags of
 //!   `crate::layout_tags`);
-//! - `async_copy`: `cp.async` and its commit / wait groups.
+//! - `async_copy`: `cp.async` and its commit / wait groups;
+//! - `mbarrier` (+ `spin`, the polling-loop recognition): mbarrier
+//!   objects with exact phases, `cp.async.mbarrier.arrive`, bulk copies.
 //!
 //! Scheduling is deterministic: a FIFO run queue, initially all threads in
 //! linear order; a thread runs until it blocks (barrier, collective) or
@@ -27,7 +29,9 @@ mod exec;
 mod fragments;
 mod intdata;
 mod matrix;
+mod mbarrier;
 mod mem;
+mod spin;
 mod sync;
 mod values;
 mod wmma_check;
@@ -86,6 +90,8 @@ pub(crate) enum Wait {
     /// A warp collective (index into the warp's pending list is looked up
     /// by key).
     Collective,
+    /// An `mbarrier` wait parked until its phase completes.
+    Mbarrier,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,6 +227,11 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Executed / result-read flags per instruction, when recorded
     /// ([`crate::run_cta_with_coverage`]).
     pub cov: Option<Box<Coverage>>,
+    /// mbarrier objects.
+    pub mbars: mbarrier::Mbarriers,
+    /// Whether the clocks hold a second slot per thread (`t + nthreads`:
+    /// its async agent, for copies completing on an mbarrier).
+    pub mbar_agents: bool,
 }
 
 /// Packs a function index and instruction index.
@@ -644,6 +655,16 @@ impl<'a, D: Domain> Engine<'a, D> {
         if !nthreads.is_multiple_of(32) {
             live[nwarps as usize - 1] = (1u32 << (nthreads % 32)) - 1;
         }
+        // Copies completing on an mbarrier are stamped by per-thread async
+        // agents: only kernels that issue them pay for the extra clocks.
+        let mbar_agents = funcs.iter().any(|f| {
+            f.ir.instrs.iter().any(|i| {
+                matches!(
+                    i.instr,
+                    ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. } | ptxeq_ir::Instr::CpAsyncBulk(_)
+                )
+            })
+        });
         let mut e = Engine {
             input,
             funcs: Rc::new(funcs),
@@ -660,7 +681,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             var_region,
             param_region,
             param_offsets,
-            clocks: Clocks::new(nthreads as usize),
+            clocks: Clocks::new(if mbar_agents {
+                2 * nthreads as usize
+            } else {
+                nthreads as usize
+            }),
             bars: (0..16).map(|_| Barrier::new(nwarps as usize)).collect(),
             warps: (0..nwarps).map(|_| WarpState::default()).collect(),
             live,
@@ -685,6 +710,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             grid: None,
             keep_result: false,
             cov: None,
+            mbars: mbarrier::Mbarriers::default(),
+            mbar_agents,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -781,7 +808,14 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.cov.take().map(|c| *c)
     }
 
+    /// The thread of clock slot `t` (an async agent slot names its
+    /// thread).
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
+        let t = if t >= self.nthreads {
+            t - self.nthreads
+        } else {
+            t
+        };
         ThreadRef {
             tid: self.threads[t as usize].tid,
             linear: t,

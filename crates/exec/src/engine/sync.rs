@@ -1128,6 +1128,7 @@ impl<D: Domain> Engine<'_, D> {
                 });
             }
         }
+        groups.extend(self.mbar_wait_groups());
         for (w, ws) in self.warps.iter().enumerate() {
             for c in &ws.pending {
                 collective = true;

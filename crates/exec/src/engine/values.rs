@@ -98,6 +98,18 @@ impl<D: Domain> Engine<'_, D> {
             Operand::Imm(Imm::Int(i)) => Ok(Value::Bits(mask_bits(*i as u64, w))),
             Operand::Imm(Imm::F32Bits(b)) => Ok(Value::Bits(u64::from(*b))),
             Operand::Imm(Imm::F64Bits(b)) => Ok(Value::Bits(*b)),
+            // Timers read only for the back-off of a recognised mbarrier
+            // polling loop (whose timer-dependent path the engine never
+            // executes, `spin.rs`): an undefined value. Any other use
+            // stays unsupported (`special`).
+            Operand::Special(
+                SpecialReg::Clock
+                | SpecialReg::ClockHi
+                | SpecialReg::Clock64
+                | SpecialReg::Globaltimer
+                | SpecialReg::GlobaltimerLo
+                | SpecialReg::GlobaltimerHi,
+            ) if self.timer_in_spin_only(info) => Ok(Value::Undef),
             Operand::Special(s) => Ok(Value::Bits(mask_bits(self.special(t, *s)?, w.max(32)))),
             Operand::Symbol { sym, offset } => {
                 let a = self

@@ -145,7 +145,10 @@ impl<D: Domain> Engine<'_, D> {
                 sh.private = false;
             }
         }
-        self.clocks = Clocks::in_cta(self.nthreads as usize, index);
+        // Async-agent slots (`t + nthreads`) when the kernel has copies
+        // completing on an mbarrier, as in `Engine::new`.
+        let slots = self.nthreads as usize * if self.mbar_agents { 2 } else { 1 };
+        self.clocks = Clocks::in_cta(slots, index);
         std::mem::swap(&mut self.reported, &mut mem.reported);
         self.cta_ids = mem.cta_ids.clone();
     }

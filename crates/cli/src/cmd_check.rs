@@ -37,7 +37,21 @@ pub struct CheckOptions {
     pub show: usize,
     /// Write every verification condition as SMT-LIB2 here.
     pub emit_smt: Option<PathBuf>,
+    /// `--formula`: the reference is this formula (text or `@FILE`).
+    pub formula: Option<String>,
+    /// `--formula-max-steps`.
+    pub formula_max_steps: Option<u64>,
 }
+
+/// What a verdict against a formula reference rests on (replacing the
+/// kernel-pair lines of [`ASSUMPTIONS`]).
+pub const FORMULA_ASSUMPTIONS: &[&str] = &[
+    "real arithmetic: rounding modes, .ftz, .sat and f16/bf16/tf32 precision are the identity on real values (fast-math convention)",
+    "input tensor elements are arbitrary finite reals; distinct pointer params do not alias",
+    "all thread schedules: the candidate is race-free, so one schedule gives every schedule's outputs",
+    "the formula is the reference: every element of a tensor it defines (in the compared region) must be written by the candidate with that value (an inout element left unwritten keeps its input value); a tensor the candidate writes and the formula does not define is a difference",
+    "float scalars take the value the candidate's param receives (the spec's decimal rounded to the param's type)",
+];
 
 pub fn run(
     targets: &[PathBuf],
@@ -49,6 +63,22 @@ pub fn run(
 ) -> Exit {
     let db = Database::default();
     let loaded = match targets {
+        [_, _] if opts.formula.is_some() => {
+            eprintln!(
+                "error: --formula is the reference: give one PTX file (the candidate) with it"
+            );
+            None
+        }
+        [one] if opts.formula.is_some() && one.extension().is_some_and(|e| e == "toml") => {
+            eprintln!(
+                "error: {} is a spec; write the formula in its [reference] table (`formula = \"…\"`)",
+                one.display()
+            );
+            None
+        }
+        [one] if pair.is_empty() && let Some(f) = &opts.formula => {
+            spec_args::load_formula(&db, one, args, f)
+        }
         [_] if !pair.is_empty() => {
             eprintln!(
                 "error: --ref-* / --cand-* launch flags go with two PTX files (the flag form); \
@@ -75,7 +105,17 @@ pub fn run(
         return Exit::Invalid;
     };
     let start = Instant::now();
-    let report = ptxeq_db::check(&db, loaded.spec, &loaded.kernels);
+    let formula = loaded.spec.spec(&db).kernels.formula().cloned();
+    let report = match (&formula, loaded.kernels.first()) {
+        (Some(f), Some(&(_, candidate))) => {
+            let mut fopts = ptxeq_db::FormulaOptions::default();
+            if let Some(n) = opts.formula_max_steps {
+                fopts.max_steps = n;
+            }
+            ptxeq_db::check_formula(&db, loaded.spec, candidate, f, fopts)
+        }
+        _ => ptxeq_db::check(&db, loaded.spec, &loaded.kernels),
+    };
     let elapsed = start.elapsed();
     if let CheckVerdict::InvalidInput(why) = &report.verdict {
         eprintln!("error: {why}");
@@ -90,7 +130,11 @@ pub fn run(
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
-    if let Some(dir) = &opts.emit_smt
+    if opts.emit_smt.is_some() && report.verdicts.is_some() && formula.is_some() {
+        eprintln!(
+            "note: --emit-smt writes kernel-pair conditions only; none written for a formula reference"
+        );
+    } else if let Some(dir) = &opts.emit_smt
         && report.verdicts.is_some()
     {
         match ptxeq_db::emit_smt(&db, loaded.spec, &loaded.kernels, dir) {
@@ -268,6 +312,12 @@ pub(crate) fn print_human(
         v => v.word().to_string(),
     };
     outln!("{verdict_line}");
+    if let Some(f) = spec.kernels.formula() {
+        outln!("reference: the formula {}", f.origin());
+        for line in f.text.trim_end().lines() {
+            outln!("  | {line}");
+        }
+    }
     crate::cmd_race::print_kernels(db, &report.kernels);
     if matches!(report.verdict, CheckVerdict::Kernel { .. }) {
         outln!();
@@ -334,7 +384,7 @@ pub(crate) fn print_human(
     }
     outln!();
     outln!("assumptions:");
-    for a in ASSUMPTIONS {
+    for a in assumptions(spec) {
         outln!("  - {a}");
     }
     for a in scope_assumptions(spec, report, &names) {
@@ -413,6 +463,28 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
     }
 }
 
+/// The standing assumptions of a check of `spec`'s kind.
+pub(crate) fn assumptions(spec: &CheckSpec) -> &'static [&'static str] {
+    if spec.kernels.formula().is_some() {
+        FORMULA_ASSUMPTIONS
+    } else {
+        ASSUMPTIONS
+    }
+}
+
+/// What the reference is: `{"kind": "kernel"}` or `{"kind": "formula",
+/// "formula": TEXT, "file": PATH | null}`.
+fn reference_json(spec: &CheckSpec) -> serde_json::Value {
+    match spec.kernels.formula() {
+        Some(f) => json!({
+            "kind": "formula",
+            "formula": f.text,
+            "file": f.file.as_ref().map(|p| p.display().to_string()),
+        }),
+        None => json!({ "kind": "kernel" }),
+    }
+}
+
 fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed: Duration) {
     let spec = loaded.spec.spec(db);
     let names = InputNames::of(db, loaded, report);
@@ -434,7 +506,8 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "all_ctas_checked": report.verdicts.as_ref().map(|v| v.complete),
         "stats": report.verdicts.as_ref().map(|v| v.stats),
         "problems": report.problems,
-        "assumptions": ASSUMPTIONS,
+        "reference": reference_json(spec),
+        "assumptions": assumptions(spec),
         "ctas_checked": ctas_lines(report).join("; "),
         "scope_assumptions": scope_assumptions(spec, report, &names),
         "constant_recoveries": recoveries(report),

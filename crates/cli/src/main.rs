@@ -105,6 +105,16 @@ enum Command {
         /// The candidate's param binding when it differs from `--params`.
         #[arg(long)]
         candidate_params: Option<String>,
+        /// Check the one PTX file (the candidate) against this formula
+        /// instead of a reference kernel: `--formula 'y[i] = exp(x[i]);'`,
+        /// or `--formula @FILE` to read it from a file (spec: `[reference]
+        /// formula` / `formula_file`).
+        #[arg(long, value_name = "FORMULA | @FILE")]
+        formula: Option<String>,
+        /// Bound on the formula's instantiation steps over all elements
+        /// (default 2000000000, about a minute).
+        #[arg(long, value_name = "N")]
+        formula_max_steps: Option<u64>,
         /// Failing elements printed per output tensor.
         #[arg(long, default_value_t = 3)]
         show: usize,
@@ -300,6 +310,8 @@ fn main() -> ExitCode {
             pair,
             candidate_entry,
             candidate_params,
+            formula,
+            formula_max_steps,
             show,
             emit_smt,
             format,
@@ -313,6 +325,8 @@ fn main() -> ExitCode {
                 format,
                 show,
                 emit_smt,
+                formula,
+                formula_max_steps,
             },
         ),
         Command::Race {

@@ -17,6 +17,7 @@ mod check;
 pub mod counts;
 mod ctas;
 mod disk;
+mod formula_check;
 mod idioms;
 mod kernel_check;
 mod queries;
@@ -31,7 +32,9 @@ pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
 };
+pub use formula_check::{check_formula, formula_context};
 pub use idioms::{RecognisedInput, recognised};
+pub use ptxeq_verdicts::FormulaOptions;
 
 pub use disk::{
     SYMBOLIC_VERSION, UNROLL_VERSION, default_cache, input_digest, set_default_cache,

@@ -31,7 +31,7 @@ pub use flags::{
     LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
 };
 pub use model::{
-    CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, Expect, F64, KernelRef, Kernels, Launch,
+    CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, Expect, F64, FormulaRef, KernelRef, Kernels, Launch,
     ParamBinding, ScalarValue, Status, TensorSpec, in_region, show_region,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;

@@ -118,6 +118,11 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         .map(|n| (n, "tensor"))
         .chain(raw.scalars.keys().map(|n| (n, "scalar")))
     {
+        // A formula reference may name a scalar no kernel param takes
+        // (`eps`, a size); compiling the formula reports unknown names.
+        if what == "scalar" && matches!(kernels, Kernels::Formula { .. }) {
+            continue;
+        }
         if !used.contains(name.get_ref()) {
             return fail(
                 name,

@@ -63,3 +63,6 @@ mod tests;
 
 #[cfg(test)]
 mod tests_launch;
+
+#[cfg(test)]
+mod tests_formula;

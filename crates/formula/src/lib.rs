@@ -21,6 +21,7 @@
 pub mod ast;
 mod diag;
 mod eval;
+pub mod lift;
 pub mod hir;
 pub mod lexer;
 pub mod parser;

@@ -24,6 +24,7 @@ mod cmd_cache;
 mod cmd_check;
 mod cmd_corpus;
 mod cmd_ir;
+mod cmd_lift;
 mod cmd_parse;
 mod cmd_race;
 mod cmd_terms;
@@ -164,6 +165,23 @@ enum Command {
         /// Cut each formula after this many characters.
         #[arg(long, default_value_t = 400)]
         width: usize,
+    },
+    /// Lift each output tensor of a kernel to one formula in the formula
+    /// language (the README's "Formula references"), printed only when
+    /// verified: the formula is instantiated at every element the kernel
+    /// writes and proved equal to the element's term. Elementwise maps and
+    /// sums, products, max and min over affine index ranges lift; what does
+    /// not (selects, data-dependent indices, irregular operands) is named.
+    /// Takes the same TARGET and launch flags as `race`. Exit code 0 when
+    /// every output lifted, 2 when some did not, 3 bad input.
+    Lift {
+        /// `check.toml`, or a `.ptx` file.
+        target: PathBuf,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+        /// Output format (`json`: per kernel, each tensor's formula or why not).
+        #[arg(long, value_enum, default_value = "human")]
+        format: sarif::ReportFormat,
     },
     /// Run every case of a corpus directory against its expected verdict.
     ///
@@ -334,6 +352,11 @@ fn main() -> ExitCode {
             spec,
             format,
         } => cmd_race::run(&target, &spec, format),
+        Command::Lift {
+            target,
+            spec,
+            format,
+        } => cmd_lift::run(&target, &spec, format),
         Command::Terms {
             target,
             spec,

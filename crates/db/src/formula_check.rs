@@ -114,6 +114,12 @@ pub fn check_formula(
 /// kernel as bits, which a formula has no term for), and every scalar with
 /// the value the kernel receives.
 pub fn formula_context(spec: &CheckSpec, input: &CtaInput) -> Context {
+    formula_context_of(spec, input, Slot::Candidate)
+}
+
+/// [`formula_context`] for the kernel in `slot` (float scalars as that
+/// kernel's params receive them).
+pub fn formula_context_of(spec: &CheckSpec, input: &CtaInput, slot: Slot) -> Context {
     let tensors = input
         .tensors
         .iter()
@@ -145,7 +151,7 @@ pub fn formula_context(spec: &CheckSpec, input: &CtaInput) -> Context {
                             .unwrap_or(0) as u32,
                 },
                 ScalarValue::Float(f) => FScalar::Real(
-                    param_value(input, spec, name)
+                    param_value(input, spec, slot, name)
                         .or_else(|| BigRational::from_float(f.get()))
                         .unwrap_or_default(),
                 ),
@@ -159,10 +165,10 @@ pub fn formula_context(spec: &CheckSpec, input: &CtaInput) -> Context {
     Context { tensors, scalars }
 }
 
-/// The exact value a float scalar has in the candidate's param that binds
+/// The exact value a float scalar has in the kernel's param that binds
 /// it (the spec's decimal rounded to the param's type), when one does.
-fn param_value(input: &CtaInput, spec: &CheckSpec, name: &str) -> Option<BigRational> {
-    let kref = crate::kernel_check::kernel_ref(spec, Slot::Candidate)?;
+fn param_value(input: &CtaInput, spec: &CheckSpec, slot: Slot, name: &str) -> Option<BigRational> {
+    let kref = crate::kernel_check::kernel_ref(spec, slot)?;
     for (((_, decl), binding), value) in input.kernel.args().zip(&kref.params).zip(&input.params) {
         if let (ParamBinding::Scalar(n), ParamValue::Scalar { bits }) = (binding, value)
             && n == name

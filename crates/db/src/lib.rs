@@ -20,6 +20,7 @@ mod disk;
 mod formula_check;
 mod idioms;
 mod kernel_check;
+mod lift;
 mod queries;
 
 pub use kernel_check::{
@@ -32,7 +33,8 @@ pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
 };
-pub use formula_check::{check_formula, formula_context};
+pub use formula_check::{check_formula, formula_context, formula_context_of};
+pub use lift::{LiftReport, LiftedTensor, lift, lifted_text};
 pub use idioms::{RecognisedInput, recognised};
 pub use ptxeq_verdicts::FormulaOptions;
 

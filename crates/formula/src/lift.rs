@@ -21,7 +21,7 @@
 //! check). What does not lift (a `select`, booleans, operands whose shapes
 //! differ between elements, a non-affine index) is an error naming it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use num_rational::BigRational;
@@ -35,6 +35,10 @@ pub struct Naming<'a> {
     pub shapes: &'a [Vec<u64>],
     pub first_symbol: u32,
 }
+
+/// Operands of one shape generalised one by one (not as a reduction) at
+/// most: beyond it the formula would be a list of elements, not a formula.
+const MAX_POSITIONAL: usize = 4;
 
 /// Why a tensor did not lift.
 pub type Why = String;
@@ -176,6 +180,54 @@ impl Lifter<'_> {
         h
     }
 
+    /// `ops` ordered by their smallest own input leaf: the least leaf
+    /// reached without entering a sub-term every operand shares (a
+    /// softmax denominator's summands all contain the row max; their own
+    /// element orders them).
+    fn ordered(&mut self, ops: &[TermId]) -> Vec<TermId> {
+        if ops.len() < 2 {
+            return ops.to_vec();
+        }
+        let reach: Vec<HashSet<TermId>> = ops.iter().map(|&o| self.reach(o, None)).collect();
+        let shared: HashSet<TermId> = reach
+            .iter()
+            .skip(1)
+            .fold(reach[0].clone(), |acc, s| acc.intersection(s).copied().collect())
+            .into_iter()
+            .filter(|&t| !matches!(self.node(t), Node::Input { .. }))
+            .collect();
+        let mut keyed: Vec<((u32, u64), (u32, u64), TermId)> = ops
+            .iter()
+            .map(|&o| {
+                let own = self
+                    .reach(o, Some(&shared))
+                    .into_iter()
+                    .filter_map(|t| match self.node(t) {
+                        Node::Input { tensor, index } => Some((*tensor, *index)),
+                        _ => None,
+                    })
+                    .min()
+                    .unwrap_or((u32::MAX, u64::MAX));
+                (own, self.least(o), o)
+            })
+            .collect();
+        keyed.sort();
+        keyed.into_iter().map(|(_, _, o)| o).collect()
+    }
+
+    /// The nodes reachable from `t`, not entering the nodes of `stop`.
+    fn reach(&self, t: TermId, stop: Option<&HashSet<TermId>>) -> HashSet<TermId> {
+        let mut seen = HashSet::new();
+        let mut stack = vec![t];
+        while let Some(n) = stack.pop() {
+            if stop.is_some_and(|s| s.contains(&n)) || !seen.insert(n) {
+                continue;
+            }
+            stack.extend(children(self.node(n)));
+        }
+        seen
+    }
+
     /// The smallest input leaf of `t` (ordering key of reduction operands).
     fn least(&mut self, t: TermId) -> (u32, u64) {
         if let Some(&k) = self.least.get(&t) {
@@ -308,10 +360,7 @@ impl Lifter<'_> {
                 }
             }
             for g in &mut groups {
-                let mut keyed: Vec<((u32, u64), TermId)> =
-                    g.1.iter().map(|&o| (self.least(o), o)).collect();
-                keyed.sort();
-                g.1 = keyed.into_iter().map(|(_, o)| o).collect();
+                g.1 = self.ordered(&g.1);
             }
             groups.sort_by_key(|g| (g.1.len(), g.0));
             grouped.push(groups);
@@ -355,6 +404,13 @@ impl Lifter<'_> {
                     len,
                     body: Box::new(body),
                 }),
+                Err(why) if len > MAX_POSITIONAL => {
+                    return Err(format!(
+                        "{len} operands of a {} of one shape are not a reduction over an \
+                         affine range: {why}",
+                        op_word(op)
+                    ));
+                }
                 Err(why) => {
                     for r in 0..len {
                         let g = self

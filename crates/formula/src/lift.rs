@@ -524,6 +524,18 @@ fn fit_affine(rows: &[(Vec<i64>, i64)], nvars: usize) -> Option<(i64, Vec<i64>)>
     Some((ints[0], ints[1..].to_vec()))
 }
 
+/// Whether `g` reads index variable `v`.
+fn uses(g: &G, v: usize) -> bool {
+    match g {
+        G::Const(_) | G::Inf(_) => false,
+        G::Input { coef, .. } => coef.get(v).is_some_and(|&c| c != 0),
+        G::Recip(a) | G::Exp(a) | G::Func(_, a) => uses(a, v),
+        G::Pow(a, b) => uses(a, v) || uses(b, v),
+        G::Nary(_, parts) => parts.iter().any(|p| uses(p, v)),
+        G::Reduce { body, .. } => uses(body, v),
+    }
+}
+
 /// Index variable `v`: the element's coordinates are `i0, i1, …`, the
 /// reduction indices continue the numbering.
 fn var_name(v: usize) -> String {
@@ -605,6 +617,21 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
             }
             out.push(')');
         }
+        // A reduction whose body does not use its index: `x * x` is a
+        // product of two equal operands, printed `x^2`.
+        G::Reduce { op, var, len, body } if !uses(body, *var) => match op {
+            Op::Mul => {
+                out.push('(');
+                print(body, naming, out)?;
+                let _ = write!(out, ")^{len}");
+            }
+            Op::Add => {
+                let _ = write!(out, "{len} * (");
+                print(body, naming, out)?;
+                out.push(')');
+            }
+            Op::Max | Op::Min => print(body, naming, out)?,
+        },
         G::Reduce { op, var, len, body } => {
             let word = match op {
                 Op::Add => "sum",

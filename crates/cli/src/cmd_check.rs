@@ -76,7 +76,10 @@ pub fn run(
             );
             None
         }
-        [one] if pair.is_empty() && let Some(f) = &opts.formula => {
+        [one]
+            if pair.is_empty()
+                && let Some(f) = &opts.formula =>
+        {
             spec_args::load_formula(&db, one, args, f)
         }
         [_] if !pair.is_empty() => {

@@ -21,7 +21,9 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
     let reports: Vec<LiftReport> = loaded
         .kernels
         .iter()
-        .map(|&(slot, file)| ptxeq_db::lift(&db, loaded.spec, slot, file, FormulaOptions::default()))
+        .map(|&(slot, file)| {
+            ptxeq_db::lift(&db, loaded.spec, slot, file, FormulaOptions::default())
+        })
         .collect();
     match format {
         ReportFormat::Json => {
@@ -56,7 +58,11 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
                 for t in &r.tensors {
                     match (&t.formula, &t.why_not) {
                         (Some(f), _) => {
-                            outln!("// {}: verified at all {} element(s) written", t.name, t.elements);
+                            outln!(
+                                "// {}: verified at all {} element(s) written",
+                                t.name,
+                                t.elements
+                            );
                             outln!("{f}");
                         }
                         (None, why) => {
@@ -78,7 +84,9 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
         .iter()
         .all(|r| r.problem.is_none() && r.tensors.iter().all(|t| t.formula.is_some()));
     let any_problem = reports.iter().any(|r| {
-        r.problem.as_deref().is_some_and(|p| p.starts_with("the spec does not fit"))
+        r.problem
+            .as_deref()
+            .is_some_and(|p| p.starts_with("the spec does not fit"))
     });
     if any_problem {
         Exit::Invalid

@@ -6,10 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn ptxeq(args: &[&str]) -> (i32, String, String) {
-    let cache = std::env::temp_dir().join(format!(
-        "ptxeq-formula-test-cache-{}",
-        std::process::id()
-    ));
+    let cache =
+        std::env::temp_dir().join(format!("ptxeq-formula-test-cache-{}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
         .args(args)
         .env("PTXEQ_CACHE_DIR", cache)
@@ -56,7 +54,10 @@ fn flag_form_proves_softmax_and_prints_the_formula() {
     assert!(out.starts_with("equivalent\n"), "{out}");
     assert!(out.contains("reference: the formula"), "{out}");
     assert!(out.contains("| y[i] = softmax(x[:])[i];"), "{out}");
-    assert!(out.contains("output y: 128 element(s): 128 proved"), "{out}");
+    assert!(
+        out.contains("output y: 128 element(s): 128 proved"),
+        "{out}"
+    );
     assert!(out.contains("the formula is the reference"), "{out}");
 }
 
@@ -89,7 +90,10 @@ fn json_report_carries_the_formula() {
 fn a_read_outside_a_tensor_is_a_located_error() {
     let (code, out, err) = online(&["--formula", "y[i] = exp(x[i + 1]);"]);
     assert_eq!(code, 3, "{out}{err}");
-    assert!(err.contains("reads x[128] outside `x`'s shape [128]"), "{err}");
+    assert!(
+        err.contains("reads x[128] outside `x`'s shape [128]"),
+        "{err}"
+    );
     assert!(err.contains("[reference] formula:1:12"), "{err}");
     assert!(err.contains("while instantiating y[127]"), "{err}");
 }
@@ -98,7 +102,10 @@ fn a_read_outside_a_tensor_is_a_located_error() {
 fn syntax_and_name_errors_are_located() {
     let (code, _, err) = online(&["--formula", "y[i] = exp(x[i];"]);
     assert_eq!(code, 3, "{err}");
-    assert!(err.contains("does not compile") && err.contains(":1:"), "{err}");
+    assert!(
+        err.contains("does not compile") && err.contains(":1:"),
+        "{err}"
+    );
     let (code, _, err) = online(&["--formula", "y[i] = z[i];"]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("unknown name `z`"), "{err}");
@@ -129,7 +136,10 @@ fn an_element_the_candidate_never_writes_is_a_difference() {
         out.contains("output y: 256 element(s): 128 proved (0 identical terms), 128 refuted"),
         "{out}"
     );
-    assert!(out.contains("y[128]: refuted: written only by the reference"), "{out}");
+    assert!(
+        out.contains("y[128]: refuted: written only by the reference"),
+        "{out}"
+    );
     assert!(out.contains("candidate: (not written)"), "{out}");
 }
 

@@ -20,7 +20,9 @@ use ptxeq_spec::{CheckSpec, FormulaRef, ParamBinding, Role, ScalarValue};
 use ptxeq_terms::decide::DecideOptions;
 use ptxeq_verdicts::{FormulaOptions, Scope};
 
-use crate::check::{CheckReport, CheckVerdict, LayeredMemo, conclude, kernel_gate, symbolic_problems};
+use crate::check::{
+    CheckReport, CheckVerdict, LayeredMemo, conclude, kernel_gate, symbolic_problems,
+};
 use crate::ctas::{compare_regions, kernel_ctas};
 use crate::kernel_check::{CtaKey, KernelSlot, Slot, SpecInput, cta_input, race_check, symbolic};
 use crate::{Database, Db, SourceFile};
@@ -125,7 +127,10 @@ pub fn formula_context_of(spec: &CheckSpec, input: &CtaInput, slot: Slot) -> Con
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let concrete = spec.tensors.get(&t.name).is_some_and(|s| s.values.is_some());
+            let concrete = spec
+                .tensors
+                .get(&t.name)
+                .is_some_and(|s| s.values.is_some());
             TensorDecl {
                 name: t.name.clone(),
                 id: i as u32,

@@ -28,6 +28,10 @@ use crate::kernel_check::{
 };
 use crate::{Database, Db, SourceFile};
 
+/// An element the kernel writes: its flat index and its term (`None`: a
+/// bit pattern or an unsupported value).
+type Written = (u64, Option<ptxeq_terms::TermId>);
+
 /// One output tensor's outcome.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LiftedTensor {
@@ -109,8 +113,7 @@ pub fn lift(
     let mut terms = Terms::new();
     terms.set_tensor_names(names.clone());
     terms.set_scalar_inputs(input.first_symbol());
-    let mut outputs: BTreeMap<u32, (String, Vec<(u64, Option<ptxeq_terms::TermId>)>)> =
-        BTreeMap::new();
+    let mut outputs: BTreeMap<u32, (String, Vec<Written>)> = BTreeMap::new();
     for s in &states {
         let roots = terms.import(&s.graph);
         for t in &s.outputs {
@@ -201,8 +204,8 @@ fn verify(
     fopts: FormulaOptions,
     tensor: u32,
 ) -> Result<(), String> {
-    let compiled = ptxeq_formula::compile(text, ctx)
-        .map_err(|d| ptxeq_formula::render(&d, "lifted", text))?;
+    let compiled =
+        ptxeq_formula::compile(text, ctx).map_err(|d| ptxeq_formula::render(&d, "lifted", text))?;
     let v = ptxeq_verdicts::compare_formula(
         cands,
         &compiled,
@@ -238,4 +241,3 @@ pub fn lifted_text(report: &LiftReport) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
-

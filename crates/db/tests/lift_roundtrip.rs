@@ -68,15 +68,24 @@ fn lifted_formulas_prove_their_own_kernels() {
     for (name, expect) in [
         ("sgemm-naive", "sum(i2 in 0..64, (B[i2, i1] * A[i0, i2]))"),
         ("sgemm-blocktiling-2d-64", "C[i0, i1] * (-3/4)"),
-        ("reduce-warp-shuffle-block", "y[i0] = sum(i1 in 0..1024, x[i1]);"),
+        (
+            "reduce-warp-shuffle-block",
+            "y[i0] = sum(i1 in 0..1024, x[i1]);",
+        ),
         ("reduce-interleaved-baseline", "sum(i1 in 0..1024, x[i1])"),
         ("relu6-vectorized", "y[i0] = min(max(0, x[i0]), 6);"),
         ("transpose-tiled-padded", "out[i0, i1] = inp[i1, i0];"),
-        ("linear-bias-tiled", "(b[i1] + sum(i2 in 0..64, (x[i0, i2] * W[i1, i2])))"),
+        (
+            "linear-bias-tiled",
+            "(b[i1] + sum(i2 in 0..64, (x[i0, i2] * W[i1, i2])))",
+        ),
         ("gelu-erf-default", "erf("),
         ("softmax-naive-explicit-n128", "sum(i1 in 0..128, exp("),
         ("softmax-triton-fused-rows", "max(i3 in 0..100, x[i0, i3])"),
-        ("layernorm-triton", "mean[i0] = (1/64 * sum(i1 in 0..64, x[i0, i1]));"),
+        (
+            "layernorm-triton",
+            "mean[i0] = (1/64 * sum(i1 in 0..64, x[i0, i1]));",
+        ),
         ("rmsnorm-triton-f16", ")^2"),
     ] {
         let f = lift(name).unwrap_or_else(|why| panic!("{name} did not lift: {why:?}"));
@@ -102,9 +111,15 @@ fn a_lifted_bug_kernel_differs_from_the_intended_formula() {
     // x[999]); it proves the kernel, and the intended formula refutes it.
     let f = lift("bug-reduce-drop-last-element").expect("lifts");
     assert!(f.contains("sum(i1 in 0..999, x[i1])"), "{f}");
-    assert_eq!(check("bug-reduce-drop-last-element", &f), CheckVerdict::Equivalent);
     assert_eq!(
-        check("bug-reduce-drop-last-element", "y[o] = sum(i in 0..1000, x[i]);"),
+        check("bug-reduce-drop-last-element", &f),
+        CheckVerdict::Equivalent
+    );
+    assert_eq!(
+        check(
+            "bug-reduce-drop-last-element",
+            "y[o] = sum(i in 0..1000, x[i]);"
+        ),
         CheckVerdict::NotEquivalent
     );
 }

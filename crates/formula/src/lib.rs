@@ -21,9 +21,9 @@
 pub mod ast;
 mod diag;
 mod eval;
-pub mod lift;
 pub mod hir;
 pub mod lexer;
+pub mod lift;
 pub mod parser;
 mod resolve;
 pub mod span;

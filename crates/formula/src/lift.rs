@@ -40,6 +40,9 @@ pub struct Naming<'a> {
 /// most: beyond it the formula would be a list of elements, not a formula.
 const MAX_POSITIONAL: usize = 4;
 
+/// An input leaf: tensor number and flat index.
+type Leaf = (u32, u64);
+
 /// Why a tensor did not lift.
 pub type Why = String;
 
@@ -192,11 +195,13 @@ impl Lifter<'_> {
         let shared: HashSet<TermId> = reach
             .iter()
             .skip(1)
-            .fold(reach[0].clone(), |acc, s| acc.intersection(s).copied().collect())
+            .fold(reach[0].clone(), |acc, s| {
+                acc.intersection(s).copied().collect()
+            })
             .into_iter()
             .filter(|&t| !matches!(self.node(t), Node::Input { .. }))
             .collect();
-        let mut keyed: Vec<((u32, u64), (u32, u64), TermId)> = ops
+        let mut keyed: Vec<(Leaf, Leaf, TermId)> = ops
             .iter()
             .map(|&o| {
                 let own = self
@@ -250,9 +255,7 @@ impl Lifter<'_> {
         let b = insts
             .iter()
             .map(|(_, t)| *t)
-            .find(|&t| {
-                std::mem::discriminant(self.node(t)) != std::mem::discriminant(self.node(a))
-            })
+            .find(|&t| std::mem::discriminant(self.node(t)) != std::mem::discriminant(self.node(a)))
             .unwrap_or(a);
         format!(
             "{what}: `{}` vs `{}`",
@@ -293,7 +296,16 @@ impl Lifter<'_> {
                     }
                 }
                 let (c0, coef) = fit_affine(&rows, nvars).ok_or_else(|| {
-                    "an input index is not affine in the element's coordinates".to_string()
+                    let shown: Vec<String> = rows
+                        .iter()
+                        .take(4)
+                        .map(|(v, f)| format!("{v:?} → {f}"))
+                        .collect();
+                    format!(
+                        "an input index is not affine in the element's coordinates and \
+                         reduction indices (input #{tensor}: {}, …)",
+                        shown.join(", ")
+                    )
                 })?;
                 Ok(G::Input { tensor, c0, coef })
             }
@@ -303,7 +315,11 @@ impl Lifter<'_> {
                     let a = match (self.node(*t), &first) {
                         (Node::Recip(a), _) | (Node::Exp(a), _) => *a,
                         (Node::Func(f, a), Node::Func(g, _)) if f == g => *a,
-                        _ => return Err("the elements apply different functions at one place".into()),
+                        _ => {
+                            return Err(
+                                "the elements apply different functions at one place".into()
+                            );
+                        }
                     };
                     kids.push((v.clone(), a));
                 }
@@ -331,7 +347,10 @@ impl Lifter<'_> {
             }
             ref n if op_of(n).is_some() => {
                 let op = op_of(n).map(|(o, _)| o).unwrap_or(Op::Add);
-                if insts.iter().any(|(_, t)| op_of(self.node(*t)).map(|(o, _)| o) != Some(op)) {
+                if insts
+                    .iter()
+                    .any(|(_, t)| op_of(self.node(*t)).map(|(o, _)| o) != Some(op))
+                {
                     return Err(self.differ(insts, "the elements' operators differ"));
                 }
                 self.nary(insts, nvars, op)
@@ -663,9 +682,9 @@ fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<String>> {
         if a == 0 {
             continue;
         }
-        let d = (0..rank)
-            .rev()
-            .find(|&d| a % strides[d] == 0 && (d == 0 || (a / strides[d]).abs() < shape[d] as i64))?;
+        let d = (0..rank).rev().find(|&d| {
+            a % strides[d] == 0 && (d == 0 || (a / strides[d]).abs() < shape[d] as i64)
+        })?;
         let m = a / strides[d];
         parts[d].push(if m == 1 {
             var_name(v)
@@ -747,7 +766,10 @@ mod tests {
         let names = ["x".to_string(), "w".into(), "b".into()];
         let shapes = [vec![3, 40], vec![40], vec![3]];
         let f = lift_tensor(&t, "y", 1, &elems, &naming(&names, &shapes)).expect("lifts");
-        assert_eq!(f, "y[i0] = (b[i0] + sum(i1 in 0..40, (w[i1] * x[i0, i1])));");
+        assert_eq!(
+            f,
+            "y[i0] = (b[i0] + sum(i1 in 0..40, (w[i1] * x[i0, i1])));"
+        );
     }
 
     #[test]

@@ -138,6 +138,9 @@ fn readme_formula_examples_compile_and_instantiate() {
         }
     }
     for must in ["y", "C", "mean", "rstd", "o", "z"] {
-        assert!(defined.iter().any(|d| d == must), "no example defines {must}");
+        assert!(
+            defined.iter().any(|d| d == must),
+            "no example defines {must}"
+        );
     }
 }

@@ -99,7 +99,11 @@ fn formula_reference_mistakes() {
         &["`candidate` is a kernel", "only `[reference]`"],
     );
     err("ptx = \"cand.ptx\"\n", "", &["[candidate]", "no `ptx`"]);
-    err("params = [\"x\", \"y\"]\n", "", &["[candidate]", "no `params`"]);
+    err(
+        "params = [\"x\", \"y\"]\n",
+        "",
+        &["[candidate]", "no `params`"],
+    );
     // A formula does not make unused tensors acceptable: the candidate
     // binds every tensor.
     err(
@@ -119,7 +123,10 @@ fn formula_flag_makes_the_one_kernel_the_candidate() {
         ..SpecFlags::default()
     };
     let s = CheckSpec::from_flags(&flags).expect("valid");
-    assert_eq!(s.kernels.formula().map(|f| f.text.as_str()), Some("y[i] = x[i];"));
+    assert_eq!(
+        s.kernels.formula().map(|f| f.text.as_str()),
+        Some("y[i] = x[i];")
+    );
     assert_eq!(s.kernels.iter()[0].0, "candidate");
     let two = SpecFlags {
         ptx: vec!["a.ptx".into(), "b.ptx".into()],

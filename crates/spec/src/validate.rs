@@ -13,8 +13,8 @@ use toml::Spanned;
 use crate::bindings::{self, FieldBinding, RawParam};
 use crate::dtype::Role;
 use crate::model::{
-    CheckSpec, Ctas, Expect, FormulaRef, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    CheckSpec, Ctas, Expect, FormulaRef, KernelRef, Kernels, Launch, ParamBinding, ScalarValue,
+    Status, TensorSpec,
 };
 use crate::raw::{RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawScalar, RawSpec};
 use crate::verdict::{CaseKind, Verdict};
@@ -616,9 +616,10 @@ fn formula_ref(raw: &Spanned<RawKernel>, base_dir: &Path) -> R<FormulaRef> {
             f,
             "give `reference.formula` or `reference.formula_file`, not both",
         ),
-        (Some(t), None) if t.get_ref().trim().is_empty() => {
-            fail(t, "`reference.formula` is empty; write the output's formula")
-        }
+        (Some(t), None) if t.get_ref().trim().is_empty() => fail(
+            t,
+            "`reference.formula` is empty; write the output's formula",
+        ),
         (Some(t), None) => Ok(FormulaRef {
             text: t.get_ref().clone(),
             file: None,
@@ -632,7 +633,10 @@ fn formula_ref(raw: &Spanned<RawKernel>, base_dir: &Path) -> R<FormulaRef> {
                 }),
                 Err(e) => fail(
                     f,
-                    format!("cannot read `reference.formula_file` {}: {e}", path.display()),
+                    format!(
+                        "cannot read `reference.formula_file` {}: {e}",
+                        path.display()
+                    ),
                 ),
             }
         }

@@ -141,7 +141,9 @@ fn pair_formula(
 
     let mut pairs = Vec::with_capacity(listed.len());
     for (k, idx, reference) in listed {
-        let inout = tensors.get(k as usize).is_some_and(|t| t.role == Role::InOut);
+        let inout = tensors
+            .get(k as usize)
+            .is_some_and(|t| t.role == Role::InOut);
         let written = cand_out.get(&k).unwrap_or(&empty);
         let mut vb = match written.binary_search_by_key(&idx, |e| e.0) {
             Ok(p) => written[p].1.clone(),

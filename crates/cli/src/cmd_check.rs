@@ -133,10 +133,24 @@ pub fn run(
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
-    if opts.emit_smt.is_some() && report.verdicts.is_some() && formula.is_some() {
-        eprintln!(
-            "note: --emit-smt writes kernel-pair conditions only; none written for a formula reference"
-        );
+    if let (Some(dir), Some(f), Some(&(_, candidate))) =
+        (&opts.emit_smt, &formula, loaded.kernels.first())
+        && report.verdicts.is_some()
+    {
+        let mut fopts = ptxeq_db::FormulaOptions::default();
+        if let Some(n) = opts.formula_max_steps {
+            fopts.max_steps = n;
+        }
+        match ptxeq_db::emit_smt_formula(&db, loaded.spec, candidate, f, fopts, dir) {
+            Ok(n) => eprintln!(
+                "wrote {n} verification condition(s) (formula = candidate) as SMT-LIB2 to {}",
+                dir.display()
+            ),
+            Err(e) => {
+                eprintln!("error: cannot write SMT-LIB2 to {}: {e}", dir.display());
+                return Exit::Invalid;
+            }
+        }
     } else if let Some(dir) = &opts.emit_smt
         && report.verdicts.is_some()
     {

@@ -158,3 +158,21 @@ fn spec_with_a_formula_reference() {
     assert_eq!(code, 3, "{out}{err}");
     assert!(err.contains("is a spec"), "{err}");
 }
+
+#[test]
+fn emit_smt_writes_the_formula_conditions() {
+    let dir = std::env::temp_dir().join(format!("ptxeq-formula-smt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().into_owned();
+    let (code, out, err) = ptxeq(&[
+        "check",
+        "corpus/formula/bug-reduce-init-one/check.toml",
+        "--emit-smt",
+        &d,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("wrote 1 verification condition"), "{err}");
+    let smt = std::fs::read_to_string(dir.join("y_0.smt2")).expect("y_0.smt2");
+    assert!(smt.contains("assert"), "{smt}");
+    std::fs::remove_dir_all(&dir).ok();
+}

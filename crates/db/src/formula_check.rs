@@ -110,6 +110,40 @@ pub fn check_formula(
     report
 }
 
+/// Writes the verification condition of every element of a formula check
+/// whose two terms differ as SMT-LIB2 under `dir` (`ptxeq check --formula
+/// … --emit-smt DIR`); the number written. Run after [`check_formula`]
+/// (the states are memoised).
+pub fn emit_smt_formula(
+    db: &Database,
+    spec: SpecInput,
+    candidate: SourceFile,
+    formula: &FormulaRef,
+    fopts: FormulaOptions,
+    dir: &std::path::Path,
+) -> Result<usize, String> {
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, candidate);
+    let input = cta_input(db, ck).clone()?;
+    let cspec = spec.spec(db);
+    let compiled = ptxeq_formula::compile(&formula.text, &formula_context(cspec, &input))
+        .map_err(|d| ptxeq_formula::render(&d, &formula.origin(), &formula.text))?;
+    let states: Vec<Arc<ptxeq_symex::SymbolicState>> = kernel_ctas(db, ck)
+        .ctas
+        .iter()
+        .map(|&cta| symbolic(db, CtaKey::new(db, ck, cta)).clone())
+        .collect::<Option<_>>()
+        .ok_or("a CTA has no symbolic state")?;
+    let cands: Vec<&ptxeq_symex::SymbolicState> = states.iter().map(|s| &**s).collect();
+    let scope = Scope {
+        tensors: &input.tensors,
+        input_names: input.input_names(),
+        first_symbol: input.first_symbol(),
+        regions: compare_regions(cspec),
+        complete: [true, kernel_ctas(db, ck).covers],
+    };
+    ptxeq_verdicts::emit_smt_formula(&cands, &compiled, &scope, fopts, dir)
+}
+
 /// What a formula may name, from the candidate's binding: every tensor
 /// under its input number (readable when it is an input or inout whose
 /// contents are symbolic: a tensor with concrete `values` is read by the

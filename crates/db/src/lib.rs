@@ -33,7 +33,7 @@ pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
 };
-pub use formula_check::{check_formula, formula_context, formula_context_of};
+pub use formula_check::{check_formula, emit_smt_formula, formula_context, formula_context_of};
 pub use idioms::{RecognisedInput, recognised};
 pub use lift::{LiftReport, LiftedTensor, lift, lifted_text};
 pub use ptxeq_verdicts::FormulaOptions;

@@ -85,6 +85,40 @@ pub fn compare_formula(
     ))
 }
 
+/// Writes the verification condition of every compared element whose
+/// formula and candidate terms differ (`<tensor>_<index>.smt2` under
+/// `dir`, the formula as the reference side); the number written.
+pub fn emit_smt_formula(
+    candidate: &[&SymbolicState],
+    formula: &Compiled,
+    scope: &Scope<'_>,
+    fopts: FormulaOptions,
+    dir: &std::path::Path,
+) -> Result<usize, String> {
+    let mut terms = Terms::new();
+    let scope = Scope {
+        complete: [true, scope.complete[1]],
+        ..scope.clone()
+    };
+    let paired = pair_formula(candidate, formula, &scope, &mut terms, fopts)
+        .map_err(|d| d.message.clone())?;
+    let mut written = 0;
+    for (k, idx, va, vb) in paired.pairs {
+        if let (Val::Term(a), Val::Term(b)) = (va, vb)
+            && a != b
+        {
+            let name = scope
+                .tensors
+                .get(k as usize)
+                .map_or("tensor", |t| t.name.as_str());
+            ptxeq_terms::smt::write_vc(dir, &format!("{name}_{idx}"), &terms, a, b)
+                .map_err(|e| e.to_string())?;
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
 /// The formula's and the candidate's value of every compared element.
 fn pair_formula(
     candidate: &[&SymbolicState],

@@ -42,7 +42,7 @@ use ptxeq_terms::normal::Normalizer;
 use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;
 
-pub use formula::{FormulaOptions, compare_formula};
+pub use formula::{FormulaOptions, compare_formula, emit_smt_formula};
 pub use report::{
     ElementFailure, Failure, MAX_FAILURES_KEPT, TensorVerdicts, VerdictStats, Verdicts,
 };

@@ -87,6 +87,11 @@ fn lifted_formulas_prove_their_own_kernels() {
             "mean[i0] = (1/64 * sum(i1 in 0..64, x[i0, i1]));",
         ),
         ("rmsnorm-triton-f16", ")^2"),
+        (
+            "conv2d-implicit-gemm-valid",
+            "y[i0, i1, i2] = sum(i3 in 0..4, i4 in 0..3, i5 in 0..3, (x[i3, i1 + i4, i2 + i5] * w[i0, i3, i4, i5]));",
+        ),
+        ("attention-naive-q4", "* v[i2, i1]"),
     ] {
         let f = lift(name).unwrap_or_else(|why| panic!("{name} did not lift: {why:?}"));
         assert!(f.contains(expect), "{name}: {f}");
@@ -96,13 +101,21 @@ fn lifted_formulas_prove_their_own_kernels() {
 
 #[test]
 fn what_does_not_lift_is_named() {
-    // 3x3 taps over 4 channels: one sum of 36 products whose input index
-    // is affine in (c, r, s), not in one index over 0..36.
-    let why = lift("conv2d-implicit-gemm-valid").expect_err("not lifted");
+    // Zero padding: border outputs sum fewer taps than interior ones, so
+    // the elements' sums differ in their number of operands.
+    let why = lift("conv2d-halo-smem-padded").expect_err("not lifted");
+    assert!(why[0].contains("differ in number or shape"), "{why:?}");
+}
+
+#[test]
+fn a_lifted_fa2_kernel_shows_its_wrong_scale() {
+    // exp2 with log2(e)/16 (f32) where softmax(qk/4) needs log2(e)/4.
+    let f = lift("bug-attn-wrong-scale").expect("lifts");
     assert!(
-        why[0].contains("36 operands of a sum") && why[0].contains("not affine"),
-        "{why:?}"
+        f.contains("exp2(") && f.contains("12102203/134217728"),
+        "{f}"
     );
+    assert_eq!(check("bug-attn-wrong-scale", &f), CheckVerdict::Equivalent);
 }
 
 #[test]

@@ -68,6 +68,13 @@ enum G {
         len: usize,
         body: Box<G>,
     },
+    /// `op(v0 in 0..n0, v1 in 0..n1, …, body)`: a group of operands whose
+    /// rank splits into several indices (a convolution's channel and taps).
+    ReduceMulti {
+        op: Op,
+        vars: Vec<(usize, usize)>,
+        body: Box<G>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,36 +190,37 @@ impl Lifter<'_> {
         h
     }
 
-    /// `ops` ordered by their smallest own input leaf: the least leaf
-    /// reached without entering a sub-term every operand shares (a
-    /// softmax denominator's summands all contain the row max; their own
-    /// element orders them).
+    /// `ops` ordered by their shallowest distinguishing input leaf: each
+    /// operand's leaves with their least depth, pairs common to every
+    /// operand set aside, the least remaining `(depth, leaf)` as the key. A
+    /// softmax denominator's summands `exp(x[j] - max(…))` all reach every
+    /// `x` through the max, deeper down; their own `x[j]` is shallow.
     fn ordered(&mut self, ops: &[TermId]) -> Vec<TermId> {
         if ops.len() < 2 {
             return ops.to_vec();
         }
-        let reach: Vec<HashSet<TermId>> = ops.iter().map(|&o| self.reach(o, None)).collect();
-        let shared: HashSet<TermId> = reach
+        let depths: Vec<HashMap<Leaf, u32>> = ops.iter().map(|&o| self.leaf_depths(o)).collect();
+        let common: HashSet<(Leaf, u32)> = depths.iter().skip(1).fold(
+            depths[0]
+                .iter()
+                .map(|(&l, &d)| (l, d))
+                .collect::<HashSet<_>>(),
+            |acc, m| {
+                acc.into_iter()
+                    .filter(|(l, d)| m.get(l) == Some(d))
+                    .collect()
+            },
+        );
+        let mut keyed: Vec<((u32, Leaf), Leaf, TermId)> = ops
             .iter()
-            .skip(1)
-            .fold(reach[0].clone(), |acc, s| {
-                acc.intersection(s).copied().collect()
-            })
-            .into_iter()
-            .filter(|&t| !matches!(self.node(t), Node::Input { .. }))
-            .collect();
-        let mut keyed: Vec<(Leaf, Leaf, TermId)> = ops
-            .iter()
-            .map(|&o| {
-                let own = self
-                    .reach(o, Some(&shared))
-                    .into_iter()
-                    .filter_map(|t| match self.node(t) {
-                        Node::Input { tensor, index } => Some((*tensor, *index)),
-                        _ => None,
-                    })
+            .zip(&depths)
+            .map(|(&o, m)| {
+                let own = m
+                    .iter()
+                    .filter(|(l, d)| !common.contains(&(**l, **d)))
+                    .map(|(&l, &d)| (d, l))
                     .min()
-                    .unwrap_or((u32::MAX, u64::MAX));
+                    .unwrap_or((u32::MAX, (u32::MAX, u64::MAX)));
                 (own, self.least(o), o)
             })
             .collect();
@@ -220,17 +228,24 @@ impl Lifter<'_> {
         keyed.into_iter().map(|(_, _, o)| o).collect()
     }
 
-    /// The nodes reachable from `t`, not entering the nodes of `stop`.
-    fn reach(&self, t: TermId, stop: Option<&HashSet<TermId>>) -> HashSet<TermId> {
+    /// Every input leaf of `t` with its least depth (breadth first, each
+    /// node once).
+    fn leaf_depths(&self, t: TermId) -> HashMap<Leaf, u32> {
+        let mut out = HashMap::new();
         let mut seen = HashSet::new();
-        let mut stack = vec![t];
-        while let Some(n) = stack.pop() {
-            if stop.is_some_and(|s| s.contains(&n)) || !seen.insert(n) {
+        let mut queue = std::collections::VecDeque::from([(t, 0u32)]);
+        while let Some((n, d)) = queue.pop_front() {
+            if !seen.insert(n) {
                 continue;
             }
-            stack.extend(children(self.node(n)));
+            match self.node(n) {
+                Node::Input { tensor, index } => {
+                    out.entry((*tensor, *index)).or_insert(d);
+                }
+                other => queue.extend(children(other).into_iter().map(|c| (c, d + 1))),
+            }
         }
-        seen
+        out
     }
 
     /// The smallest input leaf of `t` (ordering key of reduction operands).
@@ -423,6 +438,9 @@ impl Lifter<'_> {
                     len,
                     body: Box::new(body),
                 }),
+                Err(_) if let Some(g) = self.factored(insts, &grouped, gi, nvars, op, len) => {
+                    parts.push(g)
+                }
                 Err(why) if len > MAX_POSITIONAL => {
                     return Err(format!(
                         "{len} operands of a {} of one shape are not a reduction over an \
@@ -446,6 +464,72 @@ impl Lifter<'_> {
             G::Nary(op, parts)
         })
     }
+
+    /// The group `gi` as a reduction over several indices: the operand's
+    /// rank split into mixed-radix digits, for each way of writing `len` as
+    /// a product of two or three factors (outermost first), the first
+    /// that generalises.
+    fn factored(
+        &mut self,
+        insts: &[Inst],
+        grouped: &[Vec<(u64, Vec<TermId>)>],
+        gi: usize,
+        nvars: usize,
+        op: Op,
+        len: usize,
+    ) -> Option<G> {
+        for dims in factorizations(len) {
+            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
+            for ((v, _), g) in insts.iter().zip(grouped) {
+                for (r, &o) in g[gi].1.iter().enumerate() {
+                    let mut w = v.clone();
+                    let mut digits = vec![0i64; dims.len()];
+                    let mut rest = r;
+                    for (d, &n) in dims.iter().enumerate().rev() {
+                        digits[d] = (rest % n) as i64;
+                        rest /= n;
+                    }
+                    w.extend(digits);
+                    sub.push((w, o));
+                }
+            }
+            if let Ok(body) = self.generalise(&sub, nvars + dims.len()) {
+                return Some(G::ReduceMulti {
+                    op,
+                    vars: dims
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &n)| (nvars + k, n))
+                        .collect(),
+                    body: Box::new(body),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// The ways of writing `n` as an ordered product of two, then three,
+/// factors of at least 2.
+fn factorizations(n: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    for a in 2..n {
+        if n % a == 0 && n / a >= 2 {
+            out.push(vec![a, n / a]);
+        }
+    }
+    for a in 2..n {
+        if n % a != 0 {
+            continue;
+        }
+        let m = n / a;
+        for b in 2..m {
+            if m % b == 0 && m / b >= 2 {
+                out.push(vec![a, b, m / b]);
+            }
+        }
+    }
+    out
 }
 
 fn children(n: &Node) -> Vec<TermId> {
@@ -472,6 +556,16 @@ fn kind_word(n: &Node) -> &'static str {
         Node::Not(_) | Node::And(_) | Node::Or(_) | Node::Xor(_) | Node::BoolConst(_) => "boolean",
         Node::Apply(_) => "uninterpreted function",
         _ => "term",
+    }
+}
+
+/// The reduction function of `op` in the formula language.
+fn op_word_fn(op: Op) -> &'static str {
+    match op {
+        Op::Add => "sum",
+        Op::Mul => "prod",
+        Op::Max => "max",
+        Op::Min => "min",
     }
 }
 
@@ -551,7 +645,7 @@ fn uses(g: &G, v: usize) -> bool {
         G::Recip(a) | G::Exp(a) | G::Func(_, a) => uses(a, v),
         G::Pow(a, b) => uses(a, v) || uses(b, v),
         G::Nary(_, parts) => parts.iter().any(|p| uses(p, v)),
-        G::Reduce { body, .. } => uses(body, v),
+        G::Reduce { body, .. } | G::ReduceMulti { body, .. } => uses(body, v),
     }
 }
 
@@ -659,6 +753,15 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
                 Op::Min => "min",
             };
             let _ = write!(out, "{word}({} in 0..{len}, ", var_name(*var));
+            print(body, naming, out)?;
+            out.push(')');
+        }
+        G::ReduceMulti { op, vars, body } => {
+            let ranges: Vec<String> = vars
+                .iter()
+                .map(|&(v, n)| format!("{} in 0..{n}", var_name(v)))
+                .collect();
+            let _ = write!(out, "{}({}, ", op_word_fn(*op), ranges.join(", "));
             print(body, naming, out)?;
             out.push(')');
         }

@@ -55,6 +55,9 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
                     outln!("// not lifted: {p}");
                     continue;
                 }
+                if r.tensors.is_empty() {
+                    outln!("// the kernel writes no output element in the CTAs run");
+                }
                 for t in &r.tensors {
                     match (&t.formula, &t.why_not) {
                         (Some(f), _) => {
@@ -80,9 +83,11 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
             }
         }
     }
-    let all = reports
-        .iter()
-        .all(|r| r.problem.is_none() && r.tensors.iter().all(|t| t.formula.is_some()));
+    let all = reports.iter().all(|r| {
+        r.problem.is_none()
+            && !r.tensors.is_empty()
+            && r.tensors.iter().all(|t| t.formula.is_some())
+    });
     let any_problem = reports.iter().any(|r| {
         r.problem
             .as_deref()

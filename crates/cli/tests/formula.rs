@@ -176,3 +176,33 @@ fn emit_smt_writes_the_formula_conditions() {
     assert!(smt.contains("assert"), "{smt}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
+    let (code, out, err) = ptxeq(&["lift", "corpus/formula/sgemm-naive/check.toml"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("// C: verified at all 4096 element(s) written"),
+        "{out}"
+    );
+    assert!(
+        out.contains("C[i0, i1] = ((C[i0, i1] * (-3/4)) + (3/2 * sum(i2 in 0..64, (B[i2, i1] * A[i0, i2]))));"),
+        "{out}"
+    );
+    let (code, out, err) = ptxeq(&[
+        "lift",
+        "corpus/formula/conv2d-halo-smem-padded/check.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["schema"], "ptxeq.lift/1");
+    let t = &v["kernels"][0]["tensors"][0];
+    assert_eq!(t["name"], "y");
+    assert!(t["formula"].is_null());
+    assert!(
+        t["why_not"].as_str().unwrap().contains("differ in number"),
+        "{t}"
+    );
+}

@@ -675,7 +675,10 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
                 out.push_str(name);
                 return Ok(());
             }
-            let shape = &naming.shapes[*tensor as usize];
+            let shape = naming
+                .shapes
+                .get(*tensor as usize)
+                .ok_or_else(|| format!("input number {tensor} has no shape"))?;
             let subs = subscripts(*c0, coef, shape).ok_or_else(|| {
                 format!(
                     "an index of `{name}` does not split into subscripts of its shape {shape:?}"

@@ -701,6 +701,7 @@ impl CheckSpec {
             tensors,
             scalars,
             expect: None,
+            limits: None,
             functions,
             globals,
         };

@@ -514,17 +514,17 @@ impl Lifter<'_> {
 fn factorizations(n: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     for a in 2..n {
-        if n % a == 0 && n / a >= 2 {
+        if n.is_multiple_of(a) && n / a >= 2 {
             out.push(vec![a, n / a]);
         }
     }
     for a in 2..n {
-        if n % a != 0 {
+        if !n.is_multiple_of(a) {
             continue;
         }
         let m = n / a;
         for b in 2..m {
-            if m % b == 0 && m / b >= 2 {
+            if m.is_multiple_of(b) && m / b >= 2 {
                 out.push(vec![a, b, m / b]);
             }
         }

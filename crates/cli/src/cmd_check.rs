@@ -34,10 +34,15 @@ pub const ASSUMPTIONS: &[&str] = &[
 /// spec has an integer tensor).
 pub const INT_ASSUMPTION: &str = "integer tensor data: exact arithmetic modulo 2^w at each register width (s32/u32 share Z/2^32); an integer converted to a float is its exact value (rounding ignored, as above); division by zero gives the same unspecified value in both kernels";
 
-/// [`ASSUMPTIONS`], plus [`INT_ASSUMPTION`] when `spec` has an integer
+/// The standing assumptions of a check of `spec`'s kind (kernel or
+/// formula reference), plus [`INT_ASSUMPTION`] when `spec` has an integer
 /// tensor.
-fn assumptions(spec: &CheckSpec) -> Vec<&'static str> {
-    let mut v = ASSUMPTIONS.to_vec();
+pub(crate) fn assumptions(spec: &CheckSpec) -> Vec<&'static str> {
+    let mut v = if spec.kernels.formula().is_some() {
+        FORMULA_ASSUMPTIONS.to_vec()
+    } else {
+        ASSUMPTIONS.to_vec()
+    };
     if spec
         .tensors
         .values()
@@ -55,7 +60,21 @@ pub struct CheckOptions {
     pub show: usize,
     /// Write every verification condition as SMT-LIB2 here.
     pub emit_smt: Option<PathBuf>,
+    /// `--formula`: the reference is this formula (text or `@FILE`).
+    pub formula: Option<String>,
+    /// `--formula-max-steps`.
+    pub formula_max_steps: Option<u64>,
 }
+
+/// What a verdict against a formula reference rests on (replacing the
+/// kernel-pair lines of [`ASSUMPTIONS`]).
+pub const FORMULA_ASSUMPTIONS: &[&str] = &[
+    "real arithmetic: rounding modes, .ftz, .sat and f16/bf16/tf32 precision are the identity on real values (fast-math convention)",
+    "input tensor elements are arbitrary finite reals; distinct pointer params do not alias",
+    "all thread schedules: the candidate is race-free, so one schedule gives every schedule's outputs",
+    "the formula is the reference: every element of a tensor it defines (in the compared region) must be written by the candidate with that value (an inout element left unwritten keeps its input value); a tensor the candidate writes and the formula does not define is a difference",
+    "float scalars take the value the candidate's param receives (the spec's decimal rounded to the param's type)",
+];
 
 pub fn run(
     targets: &[PathBuf],
@@ -67,6 +86,25 @@ pub fn run(
 ) -> Exit {
     let db = Database::default();
     let loaded = match targets {
+        [_, _] if opts.formula.is_some() => {
+            eprintln!(
+                "error: --formula is the reference: give one PTX file (the candidate) with it"
+            );
+            None
+        }
+        [one] if opts.formula.is_some() && one.extension().is_some_and(|e| e == "toml") => {
+            eprintln!(
+                "error: {} is a spec; write the formula in its [reference] table (`formula = \"…\"`)",
+                one.display()
+            );
+            None
+        }
+        [one]
+            if pair.is_empty()
+                && let Some(f) = &opts.formula =>
+        {
+            spec_args::load_formula(&db, one, args, f)
+        }
         [_] if !pair.is_empty() => {
             eprintln!(
                 "error: --ref-* / --cand-* launch flags go with two PTX files (the flag form); \
@@ -93,7 +131,17 @@ pub fn run(
         return Exit::Invalid;
     };
     let start = Instant::now();
-    let report = ptxeq_db::check(&db, loaded.spec, &loaded.kernels);
+    let formula = loaded.spec.spec(&db).kernels.formula().cloned();
+    let report = match (&formula, loaded.kernels.first()) {
+        (Some(f), Some(&(_, candidate))) => {
+            let mut fopts = ptxeq_db::FormulaOptions::default();
+            if let Some(n) = opts.formula_max_steps {
+                fopts.max_steps = n;
+            }
+            ptxeq_db::check_formula(&db, loaded.spec, candidate, f, fopts)
+        }
+        _ => ptxeq_db::check(&db, loaded.spec, &loaded.kernels),
+    };
     let elapsed = start.elapsed();
     if let CheckVerdict::InvalidInput(why) = &report.verdict {
         eprintln!("error: {why}");
@@ -108,7 +156,25 @@ pub fn run(
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
-    if let Some(dir) = &opts.emit_smt
+    if let (Some(dir), Some(f), Some(&(_, candidate))) =
+        (&opts.emit_smt, &formula, loaded.kernels.first())
+        && report.verdicts.is_some()
+    {
+        let mut fopts = ptxeq_db::FormulaOptions::default();
+        if let Some(n) = opts.formula_max_steps {
+            fopts.max_steps = n;
+        }
+        match ptxeq_db::emit_smt_formula(&db, loaded.spec, candidate, f, fopts, dir) {
+            Ok(n) => eprintln!(
+                "wrote {n} verification condition(s) (formula = candidate) as SMT-LIB2 to {}",
+                dir.display()
+            ),
+            Err(e) => {
+                eprintln!("error: cannot write SMT-LIB2 to {}: {e}", dir.display());
+                return Exit::Invalid;
+            }
+        }
+    } else if let Some(dir) = &opts.emit_smt
         && report.verdicts.is_some()
     {
         match ptxeq_db::emit_smt(&db, loaded.spec, &loaded.kernels, dir) {
@@ -281,6 +347,12 @@ pub(crate) fn print_human(
         v => v.word().to_string(),
     };
     outln!("{verdict_line}");
+    if let Some(f) = spec.kernels.formula() {
+        outln!("reference: the formula {}", f.origin());
+        for line in f.text.trim_end().lines() {
+            outln!("  | {line}");
+        }
+    }
     crate::cmd_race::print_kernels(db, &report.kernels);
     if matches!(report.verdict, CheckVerdict::Kernel { .. }) {
         outln!();
@@ -432,6 +504,19 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
     }
 }
 
+/// What the reference is: `{"kind": "kernel"}` or `{"kind": "formula",
+/// "formula": TEXT, "file": PATH | null}`.
+fn reference_json(spec: &CheckSpec) -> serde_json::Value {
+    match spec.kernels.formula() {
+        Some(f) => json!({
+            "kind": "formula",
+            "formula": f.text,
+            "file": f.file.as_ref().map(|p| p.display().to_string()),
+        }),
+        None => json!({ "kind": "kernel" }),
+    }
+}
+
 fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed: Duration) {
     let spec = loaded.spec.spec(db);
     let names = InputNames::of(db, loaded, report);
@@ -453,6 +538,7 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "all_ctas_checked": report.verdicts.as_ref().map(|v| v.complete),
         "stats": report.verdicts.as_ref().map(|v| v.stats),
         "problems": report.problems,
+        "reference": reference_json(spec),
         "assumptions": assumptions(spec),
         "ctas_checked": ctas_lines(report).join("; "),
         "scope_assumptions": scope_assumptions(spec, report, &names),

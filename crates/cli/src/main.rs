@@ -24,6 +24,7 @@ mod cmd_cache;
 mod cmd_check;
 mod cmd_corpus;
 mod cmd_ir;
+mod cmd_lift;
 mod cmd_parse;
 mod cmd_race;
 mod cmd_terms;
@@ -105,6 +106,16 @@ enum Command {
         /// The candidate's param binding when it differs from `--params`.
         #[arg(long)]
         candidate_params: Option<String>,
+        /// Check the one PTX file (the candidate) against this formula
+        /// instead of a reference kernel: `--formula 'y[i] = exp(x[i]);'`,
+        /// or `--formula @FILE` to read it from a file (spec: `[reference]
+        /// formula` / `formula_file`).
+        #[arg(long, value_name = "FORMULA | @FILE")]
+        formula: Option<String>,
+        /// Bound on the formula's instantiation steps over all elements
+        /// (default 2000000000, about a minute).
+        #[arg(long, value_name = "N")]
+        formula_max_steps: Option<u64>,
         /// Failing elements printed per output tensor.
         #[arg(long, default_value_t = 3)]
         show: usize,
@@ -154,6 +165,23 @@ enum Command {
         /// Cut each formula after this many characters.
         #[arg(long, default_value_t = 400)]
         width: usize,
+    },
+    /// Lift each output tensor of a kernel to one formula in the formula
+    /// language (the README's "Formula references"), printed only when
+    /// verified: the formula is instantiated at every element the kernel
+    /// writes and proved equal to the element's term. Elementwise maps and
+    /// sums, products, max and min over affine index ranges lift; what does
+    /// not (selects, data-dependent indices, irregular operands) is named.
+    /// Takes the same TARGET and launch flags as `race`. Exit code 0 when
+    /// every output lifted, 2 when some did not, 3 bad input.
+    Lift {
+        /// `check.toml`, or a `.ptx` file.
+        target: PathBuf,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+        /// Output format (`json`: per kernel, each tensor's formula or why not).
+        #[arg(long, value_enum, default_value = "human")]
+        format: sarif::ReportFormat,
     },
     /// Run every case of a corpus directory against its expected verdict.
     ///
@@ -301,6 +329,8 @@ fn main() -> ExitCode {
             pair,
             candidate_entry,
             candidate_params,
+            formula,
+            formula_max_steps,
             show,
             emit_smt,
             format,
@@ -314,6 +344,8 @@ fn main() -> ExitCode {
                 format,
                 show,
                 emit_smt,
+                formula,
+                formula_max_steps,
             },
         ),
         Command::Race {
@@ -321,6 +353,11 @@ fn main() -> ExitCode {
             spec,
             format,
         } => cmd_race::run(&target, &spec, format),
+        Command::Lift {
+            target,
+            spec,
+            format,
+        } => cmd_lift::run(&target, &spec, format),
         Command::Terms {
             target,
             spec,

@@ -295,6 +295,7 @@ pub fn load_pair(
         values: args.values.clone(),
         functions: args.functions.clone(),
         globals: args.globals.clone(),
+        formula: None,
     };
     let spec = match CheckSpec::from_flags(&flags) {
         Ok(s) => s,
@@ -304,6 +305,61 @@ pub fn load_pair(
         }
     };
     let loaded = register(db, reference, Path::new("<flags>"), spec, true, args)?;
+    check_files(db, loaded)
+}
+
+/// The flag form of a formula check: `CAND.ptx --formula '…' --block …
+/// --tensor …` (the one kernel is the candidate). `formula` is the text,
+/// or `@FILE`.
+pub fn load_formula(
+    db: &Database,
+    candidate: &Path,
+    args: &SpecFlagArgs,
+    formula: &str,
+) -> Option<LoadedSpec> {
+    if args.spec.is_some() {
+        eprintln!(
+            "error: --formula goes with launch flags; a spec names its formula itself \
+             (`[reference] formula = \"…\"`)"
+        );
+        return None;
+    }
+    let text = match formula.strip_prefix('@') {
+        Some(file) => match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read the formula file {file}: {e}");
+                return None;
+            }
+        },
+        None => formula.to_owned(),
+    };
+    let flags = SpecFlags {
+        ptx: vec![candidate.to_path_buf()],
+        entry: args.entry.clone(),
+        params: args.params.clone(),
+        tensors: args.tensors.clone(),
+        scalars: args.scalars.clone(),
+        block: args.block.clone(),
+        grid: args.grid.clone(),
+        ctas: args.ctas.clone(),
+        dynamic_shared: args.dynamic_shared,
+        compares: args.compares.clone(),
+        auto_scan_limit: args.auto_scan_limit,
+        values: args.values.clone(),
+        functions: args.functions.clone(),
+        globals: args.globals.clone(),
+        formula: Some(text),
+        ..SpecFlags::default()
+    };
+    let spec = match CheckSpec::from_flags(&flags) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return None;
+        }
+    };
+    let loaded = register(db, candidate, Path::new("<flags>"), spec, true, args)?;
     check_files(db, loaded)
 }
 

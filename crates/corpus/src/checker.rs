@@ -30,7 +30,8 @@ fn word_to_verdict(v: RaceVerdict) -> Verdict {
 }
 
 /// Runs the checker on `spec` (at `spec_path`): the equivalence check for
-/// a pair, the race checker for a single kernel.
+/// a pair (or a kernel against a formula), the race checker for a single
+/// kernel.
 pub fn run_checker(spec_path: &std::path::Path, spec: &CheckSpec) -> Result<Checked, String> {
     let db = Database::default();
     let mut files = Vec::new();
@@ -41,7 +42,8 @@ pub fn run_checker(spec_path: &std::path::Path, spec: &CheckSpec) -> Result<Chec
         files.push((slot, db.add_file(&kref.ptx, text)));
     }
     let input = SpecInput::new(&db, spec_path.to_path_buf(), spec.clone());
-    if files.len() == 2 {
+    // A pair, or a candidate against a formula reference.
+    if files.len() == 2 || spec.kernels.formula().is_some() {
         let report = ptxeq_db::check(&db, input, &files);
         return Ok(Checked::Verdict(match report.verdict {
             CheckVerdict::Equivalent => Verdict::Equivalent,

@@ -72,9 +72,9 @@ pub const VERDICT_VERSION: u32 = 1;
 /// Keys cover the two terms' structural hashes and the passes' source
 /// fingerprint (`build.rs`), so a changed decision procedure never reads
 /// an old decision.
-struct LayeredMemo<'a> {
-    mem: &'a dyn DecisionMemo,
-    disk: Option<&'a DiskCache>,
+pub(crate) struct LayeredMemo<'a> {
+    pub(crate) mem: &'a dyn DecisionMemo,
+    pub(crate) disk: Option<&'a DiskCache>,
 }
 
 impl LayeredMemo<'_> {
@@ -255,9 +255,16 @@ pub struct CheckReport {
 
 /// Checks the reference and candidate kernels of `spec`: race-check both
 /// (every CTA the spec asks for), then compare their outputs per CTA in
-/// parallel on cloned database handles.
+/// parallel on cloned database handles. A spec whose reference is a
+/// formula goes to [`crate::formula_check::check_formula`].
 pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> CheckReport {
     let find = |s: Slot| files.iter().find(|(slot, _)| *slot == s).map(|&(_, f)| f);
+    if let Some(formula) = spec.spec(db).kernels.formula()
+        && let Some(cf) = find(Slot::Candidate)
+    {
+        let formula = formula.clone();
+        return crate::formula_check::check_formula(db, spec, cf, &formula, Default::default());
+    }
     let (Some(rf), Some(cf)) = (find(Slot::Reference), find(Slot::Candidate)) else {
         return CheckReport {
             kernels: Vec::new(),
@@ -278,10 +285,26 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
         verdicts: None,
         problems: Vec::new(),
     };
+    if kernel_gate(&mut report) {
+        return report;
+    }
+
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    report.problems = symbolic_problems(db, &[(Slot::Reference, rk), (Slot::Candidate, ck)]);
+    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck)).clone();
+    conclude(&mut report);
+    report
+}
+
+/// Sets the verdict when a kernel's race check decides the check: the
+/// spec does not fit it, or it is not race-free (design.md §6: that is
+/// the verdict, before any verification condition). True when it did.
+pub(crate) fn kernel_gate(report: &mut CheckReport) -> bool {
     if let Some(e) = report.kernels.iter().find_map(|k| k.input_error.clone()) {
         report.verdict =
             CheckVerdict::InvalidInput(format!("the spec does not fit the kernel: {e}"));
-        return report;
+        return true;
     }
     if let Some(worst) = RaceVerdict::most_telling(
         report
@@ -299,27 +322,26 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
             slot,
             verdict: worst,
         };
-        return report;
+        return true;
     }
+    false
+}
 
-    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
-    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    // Symbolic states of every CTA of each kernel, in parallel; their
-    // findings (a replay that left the unrolled path, ...) make the check
-    // undecided.
-    let work: Vec<(Slot, KernelSlot<'_>, [u32; 3])> =
-        [(Slot::Reference, rk), (Slot::Candidate, ck)]
-            .into_iter()
-            .flat_map(|(slot, k)| {
-                kernel_ctas(db, k)
-                    .ctas
-                    .iter()
-                    .map(move |&cta| (slot, k, cta))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-    let problems: Vec<String> = work
-        .par_iter()
+/// The findings of the symbolic replay of every CTA of `kernels` (a
+/// replay that left the unrolled path, ...), computed in parallel on
+/// cloned database handles; each makes the check undecided.
+pub(crate) fn symbolic_problems(db: &Database, kernels: &[(Slot, KernelSlot<'_>)]) -> Vec<String> {
+    let work: Vec<(Slot, KernelSlot<'_>, [u32; 3])> = kernels
+        .iter()
+        .flat_map(|&(slot, k)| {
+            kernel_ctas(db, k)
+                .ctas
+                .iter()
+                .map(move |&cta| (slot, k, cta))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    work.par_iter()
         .map_with(db.clone(), |db, &(slot, k, cta)| {
             let mut problems = Vec::new();
             if let Some(s) = symbolic(&*db, CtaKey::new(&*db, k, cta)) {
@@ -337,9 +359,13 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
             problems
         })
         .flatten()
-        .collect();
-    report.problems = problems;
-    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck)).clone();
+        .collect()
+}
+
+/// The verdict from the element verdicts and the problems found: refuted
+/// if any element is, else undecided if any is unknown or a CTA could not
+/// be compared, else equivalent.
+pub(crate) fn conclude(report: &mut CheckReport) {
     if report.verdicts.is_none() {
         report
             .problems
@@ -354,5 +380,4 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
     } else {
         CheckVerdict::Equivalent
     };
-    report
 }

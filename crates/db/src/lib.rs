@@ -17,8 +17,10 @@ mod check;
 pub mod counts;
 mod ctas;
 mod disk;
+mod formula_check;
 mod idioms;
 mod kernel_check;
+mod lift;
 mod queries;
 
 pub use kernel_check::{
@@ -32,7 +34,10 @@ pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
 };
+pub use formula_check::{check_formula, emit_smt_formula, formula_context, formula_context_of};
 pub use idioms::{RecognisedInput, recognised};
+pub use lift::{LiftReport, LiftedTensor, lift, lifted_text};
+pub use ptxeq_verdicts::FormulaOptions;
 
 pub use disk::{
     SYMBOLIC_VERSION, UNROLL_VERSION, default_cache, input_digest, set_default_cache,

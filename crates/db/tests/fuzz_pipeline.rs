@@ -251,6 +251,7 @@ fn mutated_kernels_never_panic_anywhere_in_the_pipeline() {
                 (Slot::Candidate, candidate.ptx.clone()),
             ],
             Kernels::Single(k) => vec![(Slot::Kernel, k.ptx.clone())],
+            Kernels::Formula { candidate, .. } => vec![(Slot::Candidate, candidate.ptx.clone())],
         };
         let Ok(texts) = kernels
             .iter()

@@ -23,6 +23,7 @@ mod diag;
 mod eval;
 pub mod hir;
 pub mod lexer;
+pub mod lift;
 pub mod parser;
 mod resolve;
 pub mod span;

@@ -229,6 +229,10 @@ impl Session {
                 candidate,
             } => (reference.ptx.clone(), candidate.ptx.clone()),
             ptxeq_spec::Kernels::Single(k) => (k.ptx.clone(), k.ptx.clone()),
+            // Not selected (pairs of kernels only, `select_cases`).
+            ptxeq_spec::Kernels::Formula { candidate, .. } => {
+                (candidate.ptx.clone(), candidate.ptx.clone())
+            }
         };
         let db = Database::default().with_cache(None);
         let rf = db.add_file(&ref_path, ref_text.clone());

@@ -3,20 +3,17 @@
 //! difference) or be a reviewed redundant barrier in `allow.toml`. About
 //! 30 s in release on two cores.
 //!
-//! Ignored until issue 13 item 1 is fixed: deleting the barrier between
-//! thread 0's plain `acc = 0` and the warp leaders' `atomicAdd(&acc, ..)`
-//! in `reduction/shared-atomic-warp-partials` (`delete-barrier:8`) is a
-//! data race (a plain access and an atomic unordered by synchronisation)
-//! that the race detector misses, so the pair is still proved equivalent.
-//! Run it with `cargo test --release -p ptxeq-mutate --test barriers --
-//! --ignored`.
+//! It guards issue 13 item 1: deleting the barrier between thread 0's
+//! plain `acc = 0` and the warp leaders' `atomicAdd(&acc, ..)` in
+//! `reduction/shared-atomic-warp-partials` (`delete-barrier:8`) is a data
+//! race (a plain access and an atomic unordered by synchronisation) that
+//! the race detector once missed, proving the pair equivalent.
 
 use std::path::Path;
 
 use ptxeq_mutate::{AllowList, Op, Options, default_allow_path, run_corpus};
 
 #[test]
-#[ignore = "issue 13 item 1: a plain store and another thread's atomic on the same shared word, unordered, are not reported as a race"]
 fn every_barrier_deletion_is_killed_or_reviewed() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
     let allow = AllowList::load(&default_allow_path()).expect("allow.toml");

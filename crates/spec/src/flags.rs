@@ -65,6 +65,9 @@ pub struct SpecFlags {
     pub functions: Vec<String>,
     /// `--global NAME=VALUES[:DTYPE]` or `NAME=input[:DTYPE]`: `[globals]`.
     pub globals: Vec<String>,
+    /// `--formula TEXT`: with one PTX file, the reference is this formula
+    /// and the kernel is the candidate (`[reference] formula`).
+    pub formula: Option<String>,
 }
 
 /// The launch keys of one kernel as flags (each `None` when not given).
@@ -379,10 +382,12 @@ fn raw_kernel(
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(nowhere(RawKernel {
-        ptx: nowhere(ptx.to_string_lossy().into_owned()),
+        ptx: Some(nowhere(ptx.to_string_lossy().into_owned())),
         entry: entry.map(|e| nowhere(e.clone())),
-        params: nowhere(params),
+        params: Some(nowhere(params)),
         launch: launch.map(nowhere),
+        formula: None,
+        formula_file: None,
     }))
 }
 
@@ -589,6 +594,41 @@ impl CheckSpec {
             }
         };
         let (reference, candidate, kernel) = match flags.ptx.as_slice() {
+            [_, _] if flags.formula.is_some() => {
+                return Err(flag_error(
+                    "--formula is the reference: give it with one PTX file (the candidate)"
+                        .to_owned(),
+                ));
+            }
+            [single] if flags.formula.is_some() => {
+                if flags.candidate_params.is_some() || flags.candidate_entry.is_some() {
+                    return Err(flag_error(
+                        "--candidate-params / --candidate-entry need two PTX files; with \
+                         --formula the one kernel is the candidate (--params, --entry)"
+                            .to_owned(),
+                    ));
+                }
+                if !flags.ref_launch.is_empty() || !flags.cand_launch.is_empty() {
+                    return Err(flag_error(
+                        "--ref-* / --cand-* launch flags need two PTX files; with --formula \
+                         the one kernel takes --block, --grid, --ctas, --dynamic-shared"
+                            .to_owned(),
+                    ));
+                }
+                let formula = RawKernel {
+                    ptx: None,
+                    entry: None,
+                    params: None,
+                    launch: None,
+                    formula: flags.formula.clone().map(nowhere),
+                    formula_file: None,
+                };
+                (
+                    Some(nowhere(formula)),
+                    Some(raw_kernel(single, flags.entry.as_ref(), &params, None)?),
+                    None,
+                )
+            }
             [single] => {
                 if flags.candidate_params.is_some() || flags.candidate_entry.is_some() {
                     return Err(flag_error(

@@ -32,8 +32,8 @@ pub use flags::{
 };
 pub use model::{
     CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, DEFAULT_MAX_CTAS, DEFAULT_MAX_STEPS, Expect, F64,
-    KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue, Status, TensorSpec,
-    in_region, show_region,
+    FormulaRef, KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue, Status,
+    TensorSpec, in_region, show_region,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
@@ -66,3 +66,6 @@ mod tests;
 
 #[cfg(test)]
 mod tests_launch;
+
+#[cfg(test)]
+mod tests_formula;

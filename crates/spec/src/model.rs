@@ -149,19 +149,48 @@ pub enum Kernels {
     },
     /// A single-kernel check (races, deadlocks, divergence, bounds).
     Single(KernelRef),
+    /// An equivalence check of `candidate` against a formula (issue 16):
+    /// `[reference] formula = "…"` or `formula_file = "…"`.
+    Formula {
+        formula: FormulaRef,
+        candidate: KernelRef,
+    },
+}
+
+/// A formula reference: the intended math of the candidate's outputs in
+/// the formula language (crate `ptxeq-formula`), compiled against the
+/// spec's tensors and scalars when the check runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FormulaRef {
+    /// The formula's text (read from `file` when the spec names one).
+    pub text: String,
+    /// `formula_file`, resolved against the spec's directory.
+    pub file: Option<PathBuf>,
+}
+
+impl FormulaRef {
+    /// The name diagnostics use for the formula's text: its file, or
+    /// `[reference] formula` for an inline one.
+    pub fn origin(&self) -> String {
+        match &self.file {
+            Some(p) => p.display().to_string(),
+            None => "[reference] formula".to_owned(),
+        }
+    }
 }
 
 impl Kernels {
     /// Whether this is a pair or a single kernel.
     pub fn kind(&self) -> CaseKind {
         match self {
-            Kernels::Pair { .. } => CaseKind::Pair,
+            Kernels::Pair { .. } | Kernels::Formula { .. } => CaseKind::Pair,
             Kernels::Single(_) => CaseKind::Single,
         }
     }
 
     /// The kernels with their role names (`reference`, `candidate`, `kernel`),
-    /// which are also the spec table names.
+    /// which are also the spec table names (a formula reference is not a
+    /// kernel: only the candidate is listed).
     pub fn iter(&self) -> Vec<(&'static str, &KernelRef)> {
         match self {
             Kernels::Pair {
@@ -169,6 +198,15 @@ impl Kernels {
                 candidate,
             } => vec![("reference", reference), ("candidate", candidate)],
             Kernels::Single(k) => vec![("kernel", k)],
+            Kernels::Formula { candidate, .. } => vec![("candidate", candidate)],
+        }
+    }
+
+    /// The formula reference, when the reference is one.
+    pub fn formula(&self) -> Option<&FormulaRef> {
+        match self {
+            Kernels::Formula { formula, .. } => Some(formula),
+            _ => None,
         }
     }
 }

@@ -57,12 +57,20 @@ pub(crate) struct RawLaunch {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawKernel {
-    pub ptx: Spanned<String>,
+    /// Required for a kernel; absent for a formula reference.
+    pub ptx: Option<Spanned<String>>,
     pub entry: Option<Spanned<String>>,
-    pub params: Spanned<Vec<Spanned<RawParam>>>,
+    /// Required for a kernel; absent for a formula reference.
+    pub params: Option<Spanned<Vec<Spanned<RawParam>>>>,
     /// `[reference.launch]` / `[candidate.launch]`: keys that override the
     /// shared `[launch]` for this kernel.
     pub launch: Option<Spanned<RawLaunch>>,
+    /// `[reference] formula = "…"`: the reference is a formula (issue 16),
+    /// not a kernel.
+    pub formula: Option<Spanned<String>>,
+    /// `[reference] formula_file = "…"`: the formula, read from a file
+    /// (relative to the spec's directory).
+    pub formula_file: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

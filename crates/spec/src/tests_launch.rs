@@ -55,7 +55,7 @@ fn kernels(spec: &CheckSpec) -> (&KernelRef, &KernelRef) {
             reference,
             candidate,
         } => (reference, candidate),
-        Kernels::Single(_) => panic!("a pair"),
+        Kernels::Single(_) | Kernels::Formula { .. } => panic!("a pair"),
     }
 }
 

@@ -13,8 +13,8 @@ use toml::Spanned;
 use crate::bindings::{self, FieldBinding, RawParam};
 use crate::dtype::Role;
 use crate::model::{
-    CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue,
-    Status, TensorSpec,
+    CheckSpec, Ctas, Expect, FormulaRef, KernelRef, Kernels, Launch, ParamBinding, RunLimits,
+    ScalarValue, Status, TensorSpec,
 };
 use crate::raw::{
     RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawLimits, RawScalar, RawSpec,
@@ -101,6 +101,18 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         Form::Single(k) => Kernels::Single(kernel(
             "kernel", k, shared, &tensors, &scalars, base_dir, &mut used,
         )?),
+        Form::Formula(r, c) => Kernels::Formula {
+            formula: formula_ref(r, base_dir)?,
+            candidate: kernel(
+                "candidate",
+                c,
+                shared,
+                &tensors,
+                &scalars,
+                base_dir,
+                &mut used,
+            )?,
+        },
     };
     for (name, what) in raw
         .tensors
@@ -108,6 +120,11 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         .map(|n| (n, "tensor"))
         .chain(raw.scalars.keys().map(|n| (n, "scalar")))
     {
+        // A formula reference may name a scalar no kernel param takes
+        // (`eps`, a size); compiling the formula reports unknown names.
+        if what == "scalar" && matches!(kernels, Kernels::Formula { .. }) {
+            continue;
+        }
         if !used.contains(name.get_ref()) {
             return fail(
                 name,
@@ -183,11 +200,21 @@ fn limits(raw: &RawLimits) -> R<RunLimits> {
 enum Form<'a> {
     Pair(&'a Spanned<RawKernel>, &'a Spanned<RawKernel>),
     Single(&'a Spanned<RawKernel>),
+    /// `[reference]` is a formula.
+    Formula(&'a Spanned<RawKernel>, &'a Spanned<RawKernel>),
+}
+
+/// Whether a kernel table is a formula reference (`formula` or
+/// `formula_file`).
+fn is_formula(k: &Spanned<RawKernel>) -> bool {
+    let k = k.get_ref();
+    k.formula.is_some() || k.formula_file.is_some()
 }
 
 /// A spec is either `[reference]` + `[candidate]` or `[kernel]`.
 fn kernel_form(raw: &RawSpec) -> R<Form<'_>> {
     match (&raw.reference, &raw.candidate, &raw.kernel) {
+        (Some(r), Some(c), None) if is_formula(r) => Ok(Form::Formula(r, c)),
         (Some(r), Some(c), None) => Ok(Form::Pair(r, c)),
         (None, None, Some(k)) => Ok(Form::Single(k)),
         (_, _, Some(k)) => fail(
@@ -597,6 +624,59 @@ fn scalars(raw: &RawSpec) -> R<BTreeMap<String, ScalarValue>> {
     Ok(out)
 }
 
+/// `[reference] formula = "…"` / `formula_file = "…"`: exactly one of
+/// the two, and no kernel keys beside it. The formula itself is compiled
+/// when the check runs (it needs the kernel's tensor table).
+fn formula_ref(raw: &Spanned<RawKernel>, base_dir: &Path) -> R<FormulaRef> {
+    let k = raw.get_ref();
+    let stray = [
+        ("ptx", k.ptx.as_ref().map(span_of)),
+        ("entry", k.entry.as_ref().map(span_of)),
+        ("params", k.params.as_ref().map(span_of)),
+        ("launch", k.launch.as_ref().map(span_of)),
+    ];
+    if let Some((key, span)) = stray.into_iter().find_map(|(k, s)| s.map(|s| (k, s))) {
+        return Err(Invalid {
+            message: format!(
+                "`reference.{key}` goes with a kernel reference; a formula reference has only \
+                 `formula` or `formula_file` (the candidate's launch is the spec's)"
+            ),
+            span,
+        });
+    }
+    match (&k.formula, &k.formula_file) {
+        (Some(_), Some(f)) => fail(
+            f,
+            "give `reference.formula` or `reference.formula_file`, not both",
+        ),
+        (Some(t), None) if t.get_ref().trim().is_empty() => fail(
+            t,
+            "`reference.formula` is empty; write the output's formula",
+        ),
+        (Some(t), None) => Ok(FormulaRef {
+            text: t.get_ref().clone(),
+            file: None,
+        }),
+        (None, Some(f)) => {
+            let path = base_dir.join(f.get_ref());
+            match std::fs::read_to_string(&path) {
+                Ok(text) => Ok(FormulaRef {
+                    text,
+                    file: Some(path),
+                }),
+                Err(e) => fail(
+                    f,
+                    format!(
+                        "cannot read `reference.formula_file` {}: {e}",
+                        path.display()
+                    ),
+                ),
+            }
+        }
+        (None, None) => fail(raw, "`[reference]` has neither a kernel nor a formula"),
+    }
+}
+
 fn kernel(
     table: &str,
     raw: &Spanned<RawKernel>,
@@ -607,8 +687,32 @@ fn kernel(
     used: &mut BTreeSet<String>,
 ) -> R<KernelRef> {
     let k = raw.get_ref();
-    if k.ptx.get_ref().trim().is_empty() {
-        return fail(&k.ptx, format!("`{table}.ptx` is empty; name the PTX file"));
+    if let Some(f) = k.formula.as_ref().or(k.formula_file.as_ref()) {
+        return fail(
+            f,
+            format!(
+                "`{table}` is a kernel; only `[reference]` may be a formula (`formula` / \
+                 `formula_file`)"
+            ),
+        );
+    }
+    let Some(ptx) = &k.ptx else {
+        return fail(
+            raw,
+            format!("`[{table}]` has no `ptx`; name the PTX file (`ptx = \"kernel.ptx\"`)"),
+        );
+    };
+    let Some(raw_params) = &k.params else {
+        return fail(
+            raw,
+            format!(
+                "`[{table}]` has no `params`; bind each kernel param in order \
+                 (`params = [\"x\", \"y\", \"n\"]`)"
+            ),
+        );
+    };
+    if ptx.get_ref().trim().is_empty() {
+        return fail(ptx, format!("`{table}.ptx` is empty; name the PTX file"));
     }
     if let Some(e) = &k.entry
         && e.get_ref().trim().is_empty()
@@ -618,9 +722,9 @@ fn kernel(
             format!("`{table}.entry` is empty; leave it out when the file has exactly one .entry"),
         );
     }
-    let mut params = Vec::with_capacity(k.params.get_ref().len());
+    let mut params = Vec::with_capacity(raw_params.get_ref().len());
     let mut tensor_at: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, p) in k.params.get_ref().iter().enumerate() {
+    for (i, p) in raw_params.get_ref().iter().enumerate() {
         let name = match p.get_ref() {
             RawParam::Name(n) => n.as_str(),
             RawParam::Struct(st) => {
@@ -695,7 +799,7 @@ fn kernel(
     }
     let launch = resolve_launch(shared, k.launch.as_ref().map(Spanned::get_ref), table)?;
     Ok(KernelRef {
-        ptx: base_dir.join(k.ptx.get_ref()),
+        ptx: base_dir.join(ptx.get_ref()),
         entry: k.entry.as_ref().map(|e| e.get_ref().clone()),
         params,
         launch,

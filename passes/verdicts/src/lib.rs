@@ -27,6 +27,7 @@
 //! ([`DecisionMemo`]): a re-check after an edit decides only the element
 //! pairs whose formulas changed.
 
+mod formula;
 mod report;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -41,6 +42,7 @@ use ptxeq_terms::normal::Normalizer;
 use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;
 
+pub use formula::{FormulaOptions, compare_formula, emit_smt_formula};
 pub use report::{
     ElementFailure, Failure, MAX_FAILURES_KEPT, TensorVerdicts, VerdictStats, Verdicts,
 };
@@ -158,10 +160,64 @@ pub fn compare_scoped(
     memo: &dyn DecisionMemo,
     opts: &DecideOptions,
 ) -> Verdicts {
-    let tensors = scope.tensors;
     let start = Instant::now();
     let mut terms = Terms::new();
     let (numbers, pairs, outside) = pair_elements(reference, candidate, scope, &mut terms);
+    decide_and_tally(
+        &terms,
+        Paired {
+            numbers,
+            pairs,
+            outside,
+        },
+        scope,
+        memo,
+        opts,
+        Tally {
+            start,
+            ctas: reference.iter().map(|s| s.cta).collect(),
+            candidate_ctas: candidate.iter().map(|s| s.cta).collect(),
+            reference_unwritten: "(not written)",
+        },
+    )
+}
+
+/// The element pairs of a comparison ([`pair_elements`],
+/// `formula::pair_formula`): the output tensor numbers, per compared
+/// element `(tensor, index, reference, candidate)`, and per tensor the
+/// written elements outside its compare region.
+struct Paired {
+    numbers: Vec<u32>,
+    pairs: Vec<(u32, u64, Val, Val)>,
+    outside: HashMap<u32, u64>,
+}
+
+/// What the tally reports beside the element verdicts.
+struct Tally {
+    start: Instant,
+    ctas: Vec<[u32; 3]>,
+    candidate_ctas: Vec<[u32; 3]>,
+    /// How an element the reference does not define is shown.
+    reference_unwritten: &'static str,
+}
+
+/// Decides every element pair (identical terms and memoised pairs
+/// skipped, the rest in parallel) and counts the verdicts per tensor.
+fn decide_and_tally(
+    terms: &Terms,
+    paired: Paired,
+    scope: &Scope<'_>,
+    memo: &dyn DecisionMemo,
+    opts: &DecideOptions,
+    tally: Tally,
+) -> Verdicts {
+    let tensors = scope.tensors;
+    let Paired {
+        numbers,
+        pairs,
+        outside,
+    } = paired;
+    let start = tally.start;
 
     // Decide the distinct term pairs that are neither identical nor memoised.
     let mut stats = VerdictStats::default();
@@ -199,7 +255,7 @@ pub fn compare_scoped(
     let results: Vec<((TermId, TermId), Decided)> = todo
         .par_chunks(chunk)
         .flat_map_iter(|c| {
-            let mut n = Normalizer::new(&terms);
+            let mut n = Normalizer::new(terms);
             c.iter()
                 .map(|&(a, b)| {
                     let r = decide::decide_with_report(&mut n, a, b, opts);
@@ -324,8 +380,11 @@ pub fn compare_scoped(
                     tv.failures.push(ElementFailure {
                         index: idx,
                         coords: unflatten(idx, &tv.shape),
-                        reference: formula(&terms, &va),
-                        candidate: formula(&terms, &vb),
+                        reference: match va {
+                            Val::Unwritten => tally.reference_unwritten.to_owned(),
+                            _ => formula(terms, &va),
+                        },
+                        candidate: formula(terms, &vb),
                         failure: f,
                     });
                 }
@@ -334,8 +393,8 @@ pub fn compare_scoped(
     }
     stats.micros = start.elapsed().as_micros() as u64;
     Verdicts {
-        ctas: reference.iter().map(|s| s.cta).collect(),
-        candidate_ctas: candidate.iter().map(|s| s.cta).collect(),
+        ctas: tally.ctas,
+        candidate_ctas: tally.candidate_ctas,
         complete: scope.complete[0] && scope.complete[1],
         tensors: out,
         recoveries: recoveries.into_iter().collect(),

@@ -1,0 +1,138 @@
+//! `ptxeq lift` over corpus kernels, round trip: each kernel that should
+//! lift does, and the lifted formula, pasted into the spec as the
+//! `[reference] formula`, proves its own kernel through the ordinary
+//! formula check. Kernels outside the simple generaliser (a convolution's
+//! multi-dimensional reduction) are reported as not lifted, with a reason,
+//! never with an unverified formula.
+
+use std::path::PathBuf;
+
+use ptxeq_db::{CheckVerdict, Database, FormulaOptions, Slot, SpecInput};
+use ptxeq_spec::{CheckSpec, FormulaRef, Kernels};
+
+fn case(name: &str) -> (PathBuf, CheckSpec) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../corpus/formula")
+        .join(name)
+        .join("check.toml");
+    let spec = CheckSpec::load(&path).expect("spec");
+    (path, spec)
+}
+
+/// Lifts the candidate of `name`; the lifted formula (all tensors) or the
+/// reasons per tensor.
+fn lift(name: &str) -> Result<String, Vec<String>> {
+    let (path, spec) = case(name);
+    let db = Database::default();
+    let k = &spec.kernels.iter()[0].1;
+    let file = db.add_file(&k.ptx, std::fs::read_to_string(&k.ptx).expect("ptx"));
+    let input = SpecInput::new(&db, path, spec.clone());
+    let r = ptxeq_db::lift(&db, input, Slot::Candidate, file, FormulaOptions::default());
+    assert_eq!(r.problem, None, "{name}");
+    let why: Vec<String> = r
+        .tensors
+        .iter()
+        .filter_map(|t| t.why_not.as_ref().map(|w| format!("{}: {w}", t.name)))
+        .collect();
+    if why.is_empty() {
+        Ok(ptxeq_db::lifted_text(&r))
+    } else {
+        Err(why)
+    }
+}
+
+/// Checks the candidate of `name` against `formula` as its reference.
+fn check(name: &str, formula: &str) -> CheckVerdict {
+    let (path, mut spec) = case(name);
+    let Kernels::Formula { candidate, .. } = spec.kernels.clone() else {
+        panic!("{name}: a formula case");
+    };
+    spec.kernels = Kernels::Formula {
+        formula: FormulaRef {
+            text: formula.to_owned(),
+            file: None,
+        },
+        candidate: candidate.clone(),
+    };
+    let db = Database::default();
+    let file = db.add_file(
+        &candidate.ptx,
+        std::fs::read_to_string(&candidate.ptx).expect("ptx"),
+    );
+    let input = SpecInput::new(&db, path, spec);
+    ptxeq_db::check(&db, input, &[(Slot::Candidate, file)]).verdict
+}
+
+#[test]
+fn lifted_formulas_prove_their_own_kernels() {
+    for (name, expect) in [
+        ("sgemm-naive", "sum(i2 in 0..64, (B[i2, i1] * A[i0, i2]))"),
+        ("sgemm-blocktiling-2d-64", "C[i0, i1] * (-3/4)"),
+        (
+            "reduce-warp-shuffle-block",
+            "y[i0] = sum(i1 in 0..1024, x[i1]);",
+        ),
+        ("reduce-interleaved-baseline", "sum(i1 in 0..1024, x[i1])"),
+        ("relu6-vectorized", "y[i0] = min(max(0, x[i0]), 6);"),
+        ("transpose-tiled-padded", "out[i0, i1] = inp[i1, i0];"),
+        (
+            "linear-bias-tiled",
+            "(b[i1] + sum(i2 in 0..64, (x[i0, i2] * W[i1, i2])))",
+        ),
+        ("gelu-erf-default", "erf("),
+        ("softmax-naive-explicit-n128", "sum(i1 in 0..128, exp("),
+        ("softmax-triton-fused-rows", "max(i3 in 0..100, x[i0, i3])"),
+        (
+            "layernorm-triton",
+            "mean[i0] = (1/64 * sum(i1 in 0..64, x[i0, i1]));",
+        ),
+        ("rmsnorm-triton-f16", ")^2"),
+        (
+            "conv2d-implicit-gemm-valid",
+            "y[i0, i1, i2] = sum(i3 in 0..4, i4 in 0..3, i5 in 0..3, (x[i3, i1 + i4, i2 + i5] * w[i0, i3, i4, i5]));",
+        ),
+        ("attention-naive-q4", "* v[i2, i1]"),
+    ] {
+        let f = lift(name).unwrap_or_else(|why| panic!("{name} did not lift: {why:?}"));
+        assert!(f.contains(expect), "{name}: {f}");
+        assert_eq!(check(name, &f), CheckVerdict::Equivalent, "{name}: {f}");
+    }
+}
+
+#[test]
+fn what_does_not_lift_is_named() {
+    // Zero padding: border outputs sum fewer taps than interior ones, so
+    // the elements' sums differ in their number of operands.
+    let why = lift("conv2d-halo-smem-padded").expect_err("not lifted");
+    assert!(why[0].contains("differ in number or shape"), "{why:?}");
+}
+
+#[test]
+fn a_lifted_fa2_kernel_shows_its_wrong_scale() {
+    // exp2 with log2(e)/16 (f32) where softmax(qk/4) needs log2(e)/4.
+    let f = lift("bug-attn-wrong-scale").expect("lifts");
+    assert!(
+        f.contains("exp2(") && f.contains("12102203/134217728"),
+        "{f}"
+    );
+    assert_eq!(check("bug-attn-wrong-scale", &f), CheckVerdict::Equivalent);
+}
+
+#[test]
+fn a_lifted_bug_kernel_differs_from_the_intended_formula() {
+    // The lifted formula states what the kernel computes (the sum without
+    // x[999]); it proves the kernel, and the intended formula refutes it.
+    let f = lift("bug-reduce-drop-last-element").expect("lifts");
+    assert!(f.contains("sum(i1 in 0..999, x[i1])"), "{f}");
+    assert_eq!(
+        check("bug-reduce-drop-last-element", &f),
+        CheckVerdict::Equivalent
+    );
+    assert_eq!(
+        check(
+            "bug-reduce-drop-last-element",
+            "y[o] = sum(i in 0..1000, x[i]);"
+        ),
+        CheckVerdict::NotEquivalent
+    );
+}

@@ -1,0 +1,893 @@
+//! Lifting: one formula for all the element terms of an output tensor
+//! (issue 16 item 3, the simplest sound version).
+//!
+//! [`lift_tensor`] generalises the element terms by anti-unification:
+//! every element's term is walked in lock step with the others; nodes of
+//! one kind with the same operator recurse, equal constants stay, and the
+//! input leaves `x[flat]` that differ across elements must have a flat
+//! index that is affine in the element's coordinates (solved exactly and
+//! checked at every element), which becomes subscripts of `x`. The
+//! operands of a sum, product, max or min (nested ones of the same
+//! operator flattened: the term store caps flattening) are grouped by
+//! their shape (the term with input indices erased): a group of one
+//! operand is generalised in place, a group of several is tried as a
+//! reduction over a new index running over the group
+//! (`sum(i2 in 0..K, …)`), its operands ordered by their smallest input
+//! leaf, and else operand by operand.
+//!
+//! The result is a *candidate*: it is printed as lifted only after the
+//! caller has instantiated it at every element and proved each instance
+//! equal to the element's term (`ptxeq lift` does so with the formula
+//! check). What does not lift (a `select`, booleans, operands whose shapes
+//! differ between elements, a non-affine index) is an error naming it.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use ptxeq_terms::{Func, Node, Rat, TermId, Terms};
+
+/// The names and shapes of the input numbers (the check's tensors, then
+/// its symbolic scalars from `first_symbol` on).
+pub struct Naming<'a> {
+    pub names: &'a [String],
+    pub shapes: &'a [Vec<u64>],
+    pub first_symbol: u32,
+}
+
+/// Operands of one shape generalised one by one (not as a reduction) at
+/// most: beyond it the formula would be a list of elements, not a formula.
+const MAX_POSITIONAL: usize = 4;
+
+/// An input leaf: tensor number and flat index.
+type Leaf = (u32, u64);
+
+/// Why a tensor did not lift.
+pub type Why = String;
+
+#[derive(Clone, Debug)]
+enum G {
+    Const(Rat),
+    Inf(bool),
+    /// Input `tensor` at the flat index `c0 + Σ coef[v]·var[v]`.
+    Input {
+        tensor: u32,
+        c0: i64,
+        coef: Vec<i64>,
+    },
+    Recip(Box<G>),
+    Exp(Box<G>),
+    Func(Func, Box<G>),
+    Pow(Box<G>, Box<G>),
+    Nary(Op, Vec<G>),
+    /// `op(var in 0..len, body)`.
+    Reduce {
+        op: Op,
+        var: usize,
+        len: usize,
+        body: Box<G>,
+    },
+    /// `op(v0 in 0..n0, v1 in 0..n1, …, body)`: a group of operands whose
+    /// rank splits into several indices (a convolution's channel and taps).
+    ReduceMulti {
+        op: Op,
+        vars: Vec<(usize, usize)>,
+        body: Box<G>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+/// One instance of a sub-term: the values of the index variables (the
+/// element's coordinates, then enclosing reduction indices) and the term.
+type Inst = (Vec<i64>, TermId);
+
+struct Lifter<'t> {
+    terms: &'t Terms,
+    shape: HashMap<TermId, u64>,
+    least: HashMap<TermId, (u32, u64)>,
+}
+
+/// The candidate formula of output `name` (rank `rank`) from its element
+/// terms (`(coordinates, term)`), as one definition `name[i0, …] = …;`.
+pub fn lift_tensor(
+    terms: &Terms,
+    name: &str,
+    rank: usize,
+    elements: &[(Vec<u64>, TermId)],
+    naming: &Naming<'_>,
+) -> Result<String, Why> {
+    if elements.is_empty() {
+        return Err("no element written".into());
+    }
+    let mut l = Lifter {
+        terms,
+        shape: HashMap::new(),
+        least: HashMap::new(),
+    };
+    let insts: Vec<Inst> = elements
+        .iter()
+        .map(|(c, t)| (c.iter().map(|&x| x as i64).collect(), *t))
+        .collect();
+    let g = l.generalise(&insts, rank)?;
+    let vars: Vec<String> = (0..rank).map(var_name).collect();
+    let mut out = String::new();
+    let _ = write!(out, "{name}[{}] = ", vars.join(", "));
+    print(&g, naming, &mut out)?;
+    out.push(';');
+    Ok(out)
+}
+
+fn op_of(n: &Node) -> Option<(Op, &[TermId])> {
+    match n {
+        Node::Add(o) => Some((Op::Add, o)),
+        Node::Mul(o) => Some((Op::Mul, o)),
+        Node::Max(o) => Some((Op::Max, o)),
+        Node::Min(o) => Some((Op::Min, o)),
+        _ => None,
+    }
+}
+
+impl Lifter<'_> {
+    fn node(&self, t: TermId) -> &Node {
+        self.terms.node(t)
+    }
+
+    /// The operands of `t` for operator `op`, nested nodes of the same
+    /// operator flattened (associativity).
+    fn operands(&self, t: TermId, op: Op, out: &mut Vec<TermId>) {
+        match op_of(self.node(t)) {
+            Some((o, ops)) if o == op => {
+                for &c in ops {
+                    self.operands(c, op, out);
+                }
+            }
+            _ => out.push(t),
+        }
+    }
+
+    /// A hash of `t` with input indices erased (nested same-operator
+    /// nodes flattened, operands unordered).
+    fn shape(&mut self, t: TermId) -> u64 {
+        if let Some(&h) = self.shape.get(&t) {
+            return h;
+        }
+        use std::hash::{Hash, Hasher};
+        let mut s = std::collections::hash_map::DefaultHasher::new();
+        let n = self.node(t).clone();
+        match &n {
+            Node::Input { tensor, .. } => (0u8, *tensor).hash(&mut s),
+            Node::Const(r) => (1u8, r.to_string()).hash(&mut s),
+            _ => {
+                std::mem::discriminant(&n).hash(&mut s);
+                if let Node::Func(f, _) = &n {
+                    f.name().hash(&mut s);
+                }
+                let kids = match op_of(&n) {
+                    Some((op, _)) => {
+                        let mut v = Vec::new();
+                        self.operands(t, op, &mut v);
+                        v
+                    }
+                    None => children(&n),
+                };
+                let mut hs: Vec<u64> = kids.into_iter().map(|c| self.shape(c)).collect();
+                if op_of(&n).is_some() {
+                    hs.sort_unstable();
+                }
+                hs.hash(&mut s);
+            }
+        }
+        let h = s.finish();
+        self.shape.insert(t, h);
+        h
+    }
+
+    /// `ops` ordered by their shallowest distinguishing input leaf: each
+    /// operand's leaves with their least depth, pairs common to every
+    /// operand set aside, the least remaining `(depth, leaf)` as the key. A
+    /// softmax denominator's summands `exp(x[j] - max(…))` all reach every
+    /// `x` through the max, deeper down; their own `x[j]` is shallow.
+    fn ordered(&mut self, ops: &[TermId]) -> Vec<TermId> {
+        if ops.len() < 2 {
+            return ops.to_vec();
+        }
+        let depths: Vec<HashMap<Leaf, u32>> = ops.iter().map(|&o| self.leaf_depths(o)).collect();
+        let common: HashSet<(Leaf, u32)> = depths.iter().skip(1).fold(
+            depths[0]
+                .iter()
+                .map(|(&l, &d)| (l, d))
+                .collect::<HashSet<_>>(),
+            |acc, m| {
+                acc.into_iter()
+                    .filter(|(l, d)| m.get(l) == Some(d))
+                    .collect()
+            },
+        );
+        let mut keyed: Vec<((u32, Leaf), Leaf, TermId)> = ops
+            .iter()
+            .zip(&depths)
+            .map(|(&o, m)| {
+                let own = m
+                    .iter()
+                    .filter(|(l, d)| !common.contains(&(**l, **d)))
+                    .map(|(&l, &d)| (d, l))
+                    .min()
+                    .unwrap_or((u32::MAX, (u32::MAX, u64::MAX)));
+                (own, self.least(o), o)
+            })
+            .collect();
+        keyed.sort();
+        keyed.into_iter().map(|(_, _, o)| o).collect()
+    }
+
+    /// Every input leaf of `t` with its least depth (breadth first, each
+    /// node once).
+    fn leaf_depths(&self, t: TermId) -> HashMap<Leaf, u32> {
+        let mut out = HashMap::new();
+        let mut seen = HashSet::new();
+        let mut queue = std::collections::VecDeque::from([(t, 0u32)]);
+        while let Some((n, d)) = queue.pop_front() {
+            if !seen.insert(n) {
+                continue;
+            }
+            match self.node(n) {
+                Node::Input { tensor, index } => {
+                    out.entry((*tensor, *index)).or_insert(d);
+                }
+                other => queue.extend(children(other).into_iter().map(|c| (c, d + 1))),
+            }
+        }
+        out
+    }
+
+    /// The smallest input leaf of `t` (ordering key of reduction operands).
+    fn least(&mut self, t: TermId) -> (u32, u64) {
+        if let Some(&k) = self.least.get(&t) {
+            return k;
+        }
+        let k = match self.node(t).clone() {
+            Node::Input { tensor, index } => (tensor, index),
+            n => children(&n)
+                .into_iter()
+                .map(|c| self.least(c))
+                .min()
+                .unwrap_or((u32::MAX, u64::MAX)),
+        };
+        self.least.insert(t, k);
+        k
+    }
+
+    fn differ(&self, insts: &[Inst], what: &str) -> Why {
+        let a = insts[0].1;
+        let b = insts
+            .iter()
+            .map(|(_, t)| *t)
+            .find(|&t| std::mem::discriminant(self.node(t)) != std::mem::discriminant(self.node(a)))
+            .unwrap_or(a);
+        format!(
+            "{what}: `{}` vs `{}`",
+            self.terms.display_limited(a, 80),
+            self.terms.display_limited(b, 80)
+        )
+    }
+
+    fn generalise(&mut self, insts: &[Inst], nvars: usize) -> Result<G, Why> {
+        let first = self.node(insts[0].1).clone();
+        let same_kind = insts
+            .iter()
+            .all(|(_, t)| std::mem::discriminant(self.node(*t)) == std::mem::discriminant(&first));
+        if !same_kind {
+            return Err(self.differ(insts, "the elements' terms differ in kind"));
+        }
+        match first {
+            Node::Const(r) => {
+                if insts
+                    .iter()
+                    .all(|(_, t)| matches!(self.node(*t), Node::Const(q) if *q == r))
+                {
+                    Ok(G::Const(r))
+                } else {
+                    Err("a constant differs between elements".into())
+                }
+            }
+            Node::PosInf => Ok(G::Inf(true)),
+            Node::NegInf => Ok(G::Inf(false)),
+            Node::Input { tensor, .. } => {
+                let mut rows = Vec::with_capacity(insts.len());
+                for (v, t) in insts {
+                    match self.node(*t) {
+                        Node::Input { tensor: k, index } if *k == tensor => {
+                            rows.push((v.clone(), *index as i64))
+                        }
+                        _ => return Err("the elements read different tensors at one place".into()),
+                    }
+                }
+                let (c0, coef) = fit_affine(&rows, nvars).ok_or_else(|| {
+                    let shown: Vec<String> = rows
+                        .iter()
+                        .take(4)
+                        .map(|(v, f)| format!("{v:?} → {f}"))
+                        .collect();
+                    format!(
+                        "an input index is not affine in the element's coordinates and \
+                         reduction indices (input #{tensor}: {}, …)",
+                        shown.join(", ")
+                    )
+                })?;
+                Ok(G::Input { tensor, c0, coef })
+            }
+            Node::Recip(_) | Node::Exp(_) | Node::Func(..) => {
+                let mut kids = Vec::with_capacity(insts.len());
+                for (v, t) in insts {
+                    let a = match (self.node(*t), &first) {
+                        (Node::Recip(a), _) | (Node::Exp(a), _) => *a,
+                        (Node::Func(f, a), Node::Func(g, _)) if f == g => *a,
+                        _ => {
+                            return Err(
+                                "the elements apply different functions at one place".into()
+                            );
+                        }
+                    };
+                    kids.push((v.clone(), a));
+                }
+                let g = Box::new(self.generalise(&kids, nvars)?);
+                Ok(match first {
+                    Node::Recip(_) => G::Recip(g),
+                    Node::Exp(_) => G::Exp(g),
+                    Node::Func(f, _) => G::Func(f, g),
+                    _ => return Err("internal: unary kind".into()),
+                })
+            }
+            Node::Pow(..) => {
+                let mut a = Vec::new();
+                let mut b = Vec::new();
+                for (v, t) in insts {
+                    if let Node::Pow(x, y) = self.node(*t) {
+                        a.push((v.clone(), *x));
+                        b.push((v.clone(), *y));
+                    }
+                }
+                Ok(G::Pow(
+                    Box::new(self.generalise(&a, nvars)?),
+                    Box::new(self.generalise(&b, nvars)?),
+                ))
+            }
+            ref n if op_of(n).is_some() => {
+                let op = op_of(n).map(|(o, _)| o).unwrap_or(Op::Add);
+                if insts
+                    .iter()
+                    .any(|(_, t)| op_of(self.node(*t)).map(|(o, _)| o) != Some(op))
+                {
+                    return Err(self.differ(insts, "the elements' operators differ"));
+                }
+                self.nary(insts, nvars, op)
+            }
+            other => Err(format!(
+                "a {} does not lift (selects, comparisons, booleans and uninterpreted \
+                 functions are not generalised)",
+                kind_word(&other)
+            )),
+        }
+    }
+
+    /// A flattened n-ary node: operands grouped by shape; singletons in
+    /// place, larger groups as reductions (else operand by operand).
+    fn nary(&mut self, insts: &[Inst], nvars: usize, op: Op) -> Result<G, Why> {
+        let mut grouped: Vec<Vec<(u64, Vec<TermId>)>> = Vec::with_capacity(insts.len());
+        for (_, t) in insts {
+            let mut ops = Vec::new();
+            self.operands(*t, op, &mut ops);
+            let mut groups: Vec<(u64, Vec<TermId>)> = Vec::new();
+            for o in ops {
+                let s = self.shape(o);
+                match groups.iter_mut().find(|g| g.0 == s) {
+                    Some(g) => g.1.push(o),
+                    None => groups.push((s, vec![o])),
+                }
+            }
+            for g in &mut groups {
+                g.1 = self.ordered(&g.1);
+            }
+            groups.sort_by_key(|g| (g.1.len(), g.0));
+            grouped.push(groups);
+        }
+        let layout: Vec<(u64, usize)> = grouped[0].iter().map(|g| (g.0, g.1.len())).collect();
+        if grouped
+            .iter()
+            .any(|g| g.iter().map(|x| (x.0, x.1.len())).collect::<Vec<_>>() != layout)
+        {
+            return Err(format!(
+                "the operands of a {} differ in number or shape between elements",
+                op_word(op)
+            ));
+        }
+        let mut parts = Vec::with_capacity(layout.len());
+        for (gi, &(_, len)) in layout.iter().enumerate() {
+            let at = |r: usize| -> Vec<Inst> {
+                insts
+                    .iter()
+                    .zip(&grouped)
+                    .map(|((v, _), g)| (v.clone(), g[gi].1[r]))
+                    .collect()
+            };
+            if len == 1 {
+                parts.push(self.generalise(&at(0), nvars)?);
+                continue;
+            }
+            // A reduction over the group: its index is the operand's rank.
+            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
+            for ((v, _), g) in insts.iter().zip(&grouped) {
+                for (r, &o) in g[gi].1.iter().enumerate() {
+                    let mut w = v.clone();
+                    w.push(r as i64);
+                    sub.push((w, o));
+                }
+            }
+            match self.generalise(&sub, nvars + 1) {
+                Ok(body) => parts.push(G::Reduce {
+                    op,
+                    var: nvars,
+                    len,
+                    body: Box::new(body),
+                }),
+                Err(_) if let Some(g) = self.factored(insts, &grouped, gi, nvars, op, len) => {
+                    parts.push(g)
+                }
+                Err(why) if len > MAX_POSITIONAL => {
+                    return Err(format!(
+                        "{len} operands of a {} of one shape are not a reduction over an \
+                         affine range: {why}",
+                        op_word(op)
+                    ));
+                }
+                Err(why) => {
+                    for r in 0..len {
+                        let g = self
+                            .generalise(&at(r), nvars)
+                            .map_err(|e| format!("{why}; operand by operand: {e}"))?;
+                        parts.push(g);
+                    }
+                }
+            }
+        }
+        Ok(if parts.len() == 1 {
+            parts.pop().unwrap_or(G::Const(Rat::from_i64(0)))
+        } else {
+            G::Nary(op, parts)
+        })
+    }
+
+    /// The group `gi` as a reduction over several indices: the operand's
+    /// rank split into mixed-radix digits, for each way of writing `len` as
+    /// a product of two or three factors (outermost first), the first
+    /// that generalises.
+    fn factored(
+        &mut self,
+        insts: &[Inst],
+        grouped: &[Vec<(u64, Vec<TermId>)>],
+        gi: usize,
+        nvars: usize,
+        op: Op,
+        len: usize,
+    ) -> Option<G> {
+        for dims in factorizations(len) {
+            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
+            for ((v, _), g) in insts.iter().zip(grouped) {
+                for (r, &o) in g[gi].1.iter().enumerate() {
+                    let mut w = v.clone();
+                    let mut digits = vec![0i64; dims.len()];
+                    let mut rest = r;
+                    for (d, &n) in dims.iter().enumerate().rev() {
+                        digits[d] = (rest % n) as i64;
+                        rest /= n;
+                    }
+                    w.extend(digits);
+                    sub.push((w, o));
+                }
+            }
+            if let Ok(body) = self.generalise(&sub, nvars + dims.len()) {
+                return Some(G::ReduceMulti {
+                    op,
+                    vars: dims
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &n)| (nvars + k, n))
+                        .collect(),
+                    body: Box::new(body),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// The ways of writing `n` as an ordered product of two, then three,
+/// factors of at least 2.
+fn factorizations(n: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    for a in 2..n {
+        if n.is_multiple_of(a) && n / a >= 2 {
+            out.push(vec![a, n / a]);
+        }
+    }
+    for a in 2..n {
+        if !n.is_multiple_of(a) {
+            continue;
+        }
+        let m = n / a;
+        for b in 2..m {
+            if m.is_multiple_of(b) && m / b >= 2 {
+                out.push(vec![a, b, m / b]);
+            }
+        }
+    }
+    out
+}
+
+fn children(n: &Node) -> Vec<TermId> {
+    match n {
+        Node::Add(o)
+        | Node::Mul(o)
+        | Node::Max(o)
+        | Node::Min(o)
+        | Node::And(o)
+        | Node::Or(o)
+        | Node::Xor(o) => o.to_vec(),
+        Node::Recip(a) | Node::Exp(a) | Node::Func(_, a) | Node::Not(a) => vec![*a],
+        Node::Pow(a, b) | Node::Cmp(_, a, b) => vec![*a, *b],
+        Node::Select(c, a, b) => vec![*c, *a, *b],
+        Node::Apply(app) => app.args.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+fn kind_word(n: &Node) -> &'static str {
+    match n {
+        Node::Select(..) => "select",
+        Node::Cmp(..) => "comparison",
+        Node::Not(_) | Node::And(_) | Node::Or(_) | Node::Xor(_) | Node::BoolConst(_) => "boolean",
+        Node::Apply(_) => "uninterpreted function",
+        _ => "term",
+    }
+}
+
+/// The reduction function of `op` in the formula language.
+fn op_word_fn(op: Op) -> &'static str {
+    match op {
+        Op::Add => "sum",
+        Op::Mul => "prod",
+        Op::Max => "max",
+        Op::Min => "min",
+    }
+}
+
+fn op_word(op: Op) -> &'static str {
+    match op {
+        Op::Add => "sum",
+        Op::Mul => "product",
+        Op::Max => "max",
+        Op::Min => "min",
+    }
+}
+
+/// Exact integer solution of `flat = c0 + Σ coef·vars` over every row, if
+/// one exists (variables that never vary get coefficient 0).
+fn fit_affine(rows: &[(Vec<i64>, i64)], nvars: usize) -> Option<(i64, Vec<i64>)> {
+    let n = nvars + 1;
+    // Echelon rows (at most n) chosen by elimination.
+    let mut basis: Vec<Vec<BigRational>> = Vec::new();
+    for r in rows {
+        if basis.len() == n {
+            break;
+        }
+        let mut v: Vec<BigRational> = vec![BigRational::one()];
+        v.extend(r.0.iter().map(|&x| BigRational::from_integer(x.into())));
+        v.push(BigRational::from_integer(r.1.into()));
+        for b in &basis {
+            let p = b.iter().position(|x| !x.is_zero())?;
+            if !v[p].is_zero() {
+                let f = &v[p] / &b[p];
+                for k in 0..=n {
+                    let d = &f * &b[k];
+                    v[k] -= d;
+                }
+            }
+        }
+        if v[..n].iter().any(|x| !x.is_zero()) {
+            basis.push(v);
+        } else if !v[n].is_zero() {
+            return None;
+        }
+    }
+    // Back-substitution, pivots from the last; free variables are 0.
+    let mut sol = vec![BigRational::zero(); n];
+    basis.sort_by_key(|b| std::cmp::Reverse(b.iter().position(|x| !x.is_zero())));
+    for b in &basis {
+        let p = b.iter().position(|x| !x.is_zero())?;
+        let mut rhs = b[n].clone();
+        for k in p + 1..n {
+            rhs -= &b[k] * &sol[k];
+        }
+        sol[p] = rhs / &b[p];
+    }
+    if sol.iter().any(|x| !x.is_integer()) {
+        return None;
+    }
+    let ints: Vec<i64> = sol
+        .iter()
+        .map(|x| i64::try_from(x.to_integer()).ok())
+        .collect::<Option<_>>()?;
+    for (v, f) in rows {
+        let mut acc = ints[0];
+        for (c, x) in ints[1..].iter().zip(v) {
+            acc = acc.checked_add(c.checked_mul(*x)?)?;
+        }
+        if acc != *f {
+            return None;
+        }
+    }
+    Some((ints[0], ints[1..].to_vec()))
+}
+
+/// Whether `g` reads index variable `v`.
+fn uses(g: &G, v: usize) -> bool {
+    match g {
+        G::Const(_) | G::Inf(_) => false,
+        G::Input { coef, .. } => coef.get(v).is_some_and(|&c| c != 0),
+        G::Recip(a) | G::Exp(a) | G::Func(_, a) => uses(a, v),
+        G::Pow(a, b) => uses(a, v) || uses(b, v),
+        G::Nary(_, parts) => parts.iter().any(|p| uses(p, v)),
+        G::Reduce { body, .. } | G::ReduceMulti { body, .. } => uses(body, v),
+    }
+}
+
+/// Index variable `v`: the element's coordinates are `i0, i1, …`, the
+/// reduction indices continue the numbering.
+fn var_name(v: usize) -> String {
+    format!("i{v}")
+}
+
+/// Prints `g` in the formula language.
+fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
+    match g {
+        G::Const(r) if r.is_negative() => {
+            let _ = write!(out, "({r})");
+        }
+        G::Const(r) => {
+            let _ = write!(out, "{r}");
+        }
+        G::Inf(true) => out.push_str("inf"),
+        G::Inf(false) => out.push_str("(-inf)"),
+        G::Input { tensor, c0, coef } => {
+            let name = naming
+                .names
+                .get(*tensor as usize)
+                .ok_or_else(|| format!("input number {tensor} has no name"))?;
+            if *tensor >= naming.first_symbol {
+                out.push_str(name);
+                return Ok(());
+            }
+            let shape = naming
+                .shapes
+                .get(*tensor as usize)
+                .ok_or_else(|| format!("input number {tensor} has no shape"))?;
+            let subs = subscripts(*c0, coef, shape).ok_or_else(|| {
+                format!(
+                    "an index of `{name}` does not split into subscripts of its shape {shape:?}"
+                )
+            })?;
+            let _ = write!(out, "{name}[{}]", subs.join(", "));
+        }
+        G::Recip(a) => {
+            out.push_str("1 / (");
+            print(a, naming, out)?;
+            out.push(')');
+        }
+        G::Exp(a) => {
+            out.push_str("exp(");
+            print(a, naming, out)?;
+            out.push(')');
+        }
+        G::Func(f, a) => {
+            let name = match f {
+                Func::Ex2 => "exp2",
+                Func::Lg2 => "log2",
+                f => f.name(),
+            };
+            let _ = write!(out, "{name}(");
+            print(a, naming, out)?;
+            out.push(')');
+        }
+        G::Pow(a, b) => {
+            out.push_str("pow(");
+            print(a, naming, out)?;
+            out.push_str(", ");
+            print(b, naming, out)?;
+            out.push(')');
+        }
+        G::Nary(op @ (Op::Add | Op::Mul), parts) => {
+            out.push('(');
+            for (k, p) in parts.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(if *op == Op::Add { " + " } else { " * " });
+                }
+                print(p, naming, out)?;
+            }
+            out.push(')');
+        }
+        G::Nary(op, parts) => {
+            out.push_str(if *op == Op::Max { "max(" } else { "min(" });
+            for (k, p) in parts.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                print(p, naming, out)?;
+            }
+            out.push(')');
+        }
+        // A reduction whose body does not use its index: `x * x` is a
+        // product of two equal operands, printed `x^2`.
+        G::Reduce { op, var, len, body } if !uses(body, *var) => match op {
+            Op::Mul => {
+                out.push('(');
+                print(body, naming, out)?;
+                let _ = write!(out, ")^{len}");
+            }
+            Op::Add => {
+                let _ = write!(out, "{len} * (");
+                print(body, naming, out)?;
+                out.push(')');
+            }
+            Op::Max | Op::Min => print(body, naming, out)?,
+        },
+        G::Reduce { op, var, len, body } => {
+            let word = match op {
+                Op::Add => "sum",
+                Op::Mul => "prod",
+                Op::Max => "max",
+                Op::Min => "min",
+            };
+            let _ = write!(out, "{word}({} in 0..{len}, ", var_name(*var));
+            print(body, naming, out)?;
+            out.push(')');
+        }
+        G::ReduceMulti { op, vars, body } => {
+            let ranges: Vec<String> = vars
+                .iter()
+                .map(|&(v, n)| format!("{} in 0..{n}", var_name(v)))
+                .collect();
+            let _ = write!(out, "{}({}, ", op_word_fn(*op), ranges.join(", "));
+            print(body, naming, out)?;
+            out.push(')');
+        }
+    }
+    Ok(())
+}
+
+/// The subscripts of a flat index `c0 + Σ coef[v]·i_v` into `shape`: each
+/// variable's coefficient must be a multiple of one dimension's stride
+/// (its multiplier below the next outer stride), the constant splits by
+/// mixed radix. The lifted formula is verified, so a split that reads the
+/// wrong element cannot pass.
+fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<String>> {
+    let rank = shape.len();
+    let mut strides = vec![1i64; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1].checked_mul(i64::try_from(shape[d + 1]).ok()?)?;
+    }
+    let mut parts: Vec<Vec<String>> = vec![Vec::new(); rank];
+    for (v, &a) in coef.iter().enumerate() {
+        if a == 0 {
+            continue;
+        }
+        let d = (0..rank).rev().find(|&d| {
+            a % strides[d] == 0 && (d == 0 || (a / strides[d]).abs() < shape[d] as i64)
+        })?;
+        let m = a / strides[d];
+        parts[d].push(if m == 1 {
+            var_name(v)
+        } else {
+            format!("{m} * {}", var_name(v))
+        });
+    }
+    let mut rest = c0;
+    let mut consts = vec![0i64; rank];
+    for d in 0..rank {
+        consts[d] = rest.div_euclid(strides[d]);
+        rest = rest.rem_euclid(strides[d]);
+    }
+    Some(
+        (0..rank)
+            .map(|d| {
+                let s = parts[d].join(" + ");
+                match (s.is_empty(), consts[d]) {
+                    (true, c) => c.to_string(),
+                    (false, 0) => s,
+                    (false, c) => format!("{s} + {c}"),
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_fits() {
+        let rows: Vec<(Vec<i64>, i64)> = (0..4)
+            .flat_map(|i| (0..3).map(move |k| (vec![i, k], 3 * i + k + 5)))
+            .collect();
+        assert_eq!(fit_affine(&rows, 2), Some((5, vec![3, 1])));
+        let bad: Vec<(Vec<i64>, i64)> = (0..4).map(|i| (vec![i], i * i)).collect();
+        assert_eq!(fit_affine(&bad, 1), None);
+        let flat: Vec<(Vec<i64>, i64)> = (0..4).map(|i| (vec![i, 0], 2 * i)).collect();
+        assert_eq!(fit_affine(&flat, 2), Some((0, vec![2, 0])));
+    }
+
+    #[test]
+    fn subscripts_split_by_stride() {
+        assert_eq!(
+            subscripts(1, &[8, 1], &[4, 8]),
+            Some(vec!["i0".to_string(), "i1 + 1".to_string()])
+        );
+        assert_eq!(
+            subscripts(0, &[1, 4], &[8, 4]),
+            Some(vec!["i1".to_string(), "i0".to_string()])
+        );
+    }
+
+    fn naming<'a>(names: &'a [String], shapes: &'a [Vec<u64>]) -> Naming<'a> {
+        Naming {
+            names,
+            shapes,
+            first_symbol: names.len() as u32,
+        }
+    }
+
+    #[test]
+    fn a_row_sum_lifts_to_a_reduction() {
+        // y[i] = Σ_k x[i, k] · w[k] + b[i], x: [3, 40] (over the flatten cap).
+        let mut t = Terms::new();
+        let mut elems = Vec::new();
+        for i in 0..3u64 {
+            let mut acc = t.input(2, i);
+            for k in 0..40u64 {
+                let x = t.input(0, i * 40 + k);
+                let w = t.input(1, k);
+                let p = t.mul(x, w);
+                acc = t.add(acc, p);
+            }
+            elems.push((vec![i], acc));
+        }
+        let names = ["x".to_string(), "w".into(), "b".into()];
+        let shapes = [vec![3, 40], vec![40], vec![3]];
+        let f = lift_tensor(&t, "y", 1, &elems, &naming(&names, &shapes)).expect("lifts");
+        assert_eq!(
+            f,
+            "y[i0] = (b[i0] + sum(i1 in 0..40, (w[i1] * x[i0, i1])));"
+        );
+    }
+
+    #[test]
+    fn a_select_names_what_does_not_lift() {
+        let mut t = Terms::new();
+        let x = t.input(0, 0);
+        let z = t.int(0);
+        let c = t.cmp(ptxeq_terms::CmpOp::Lt, x, z);
+        let s = t.select(c, x, z);
+        let names = ["x".to_string()];
+        let shapes = [vec![1]];
+        let e = lift_tensor(&t, "y", 1, &[(vec![0], s)], &naming(&names, &shapes)).unwrap_err();
+        assert!(e.contains("select"), "{e}");
+    }
+}

@@ -1,0 +1,123 @@
+//! The generaliser against the formula language itself: a formula is
+//! instantiated at every element, the element terms are lifted, and the
+//! lifted text must parse, compile and be proved equal, element by
+//! element, to the original (the decision procedure of the checker).
+
+use ptxeq_formula::lift::{Naming, lift_tensor};
+use ptxeq_formula::{Context, ScalarDecl, ScalarValue, TensorDecl, compile, render};
+use ptxeq_terms::Terms;
+use ptxeq_terms::decide::{DecideOptions, ElementDecision, decide};
+use ptxeq_terms::normal::Normalizer;
+
+fn t(name: &str, id: u32, shape: &[u64], input: bool) -> TensorDecl {
+    TensorDecl {
+        name: name.into(),
+        id,
+        shape: shape.to_vec(),
+        readable: input,
+        writable: !input,
+    }
+}
+
+fn elements(shape: &[u64]) -> Vec<Vec<u64>> {
+    let n: u64 = shape.iter().product();
+    (0..n)
+        .map(|flat| {
+            let mut idx = vec![0u64; shape.len()];
+            let mut r = flat;
+            for k in (0..idx.len()).rev() {
+                idx[k] = r % shape[k];
+                r /= shape[k];
+            }
+            idx
+        })
+        .collect()
+}
+
+/// Lifts `src`'s output `y` and proves the lifted formula equal to it.
+fn round_trip(src: &str, ctx: &Context) -> String {
+    let y = ctx.tensors.iter().find(|t| t.name == "y").expect("y");
+    let c = compile(src, ctx).unwrap_or_else(|d| panic!("{}", render(&d, "src", src)));
+    let mut terms = Terms::new();
+    let idx = elements(&y.shape);
+    let originals: Vec<_> = {
+        let mut inst = c.instance(&mut terms);
+        idx.iter()
+            .map(|i| inst.element(0, i).expect("instantiates"))
+            .collect()
+    };
+    let names: Vec<String> = ctx.tensors.iter().map(|t| t.name.clone()).collect();
+    let shapes: Vec<Vec<u64>> = ctx.tensors.iter().map(|t| t.shape.clone()).collect();
+    let naming = Naming {
+        names: &names,
+        shapes: &shapes,
+        first_symbol: names.len() as u32,
+    };
+    let elems: Vec<(Vec<u64>, _)> = idx.iter().cloned().zip(originals.iter().copied()).collect();
+    let lifted = lift_tensor(&terms, "y", y.shape.len(), &elems, &naming)
+        .unwrap_or_else(|why| panic!("{src}: not lifted: {why}"));
+    let lc = compile(&lifted, ctx).unwrap_or_else(|d| panic!("{}", render(&d, "lifted", &lifted)));
+    let again: Vec<_> = {
+        let mut inst = lc.instance(&mut terms);
+        idx.iter()
+            .map(|i| inst.element(0, i).expect("instantiates"))
+            .collect()
+    };
+    let mut n = Normalizer::new(&terms);
+    for ((i, a), b) in idx.iter().zip(&originals).zip(&again) {
+        let d = decide(&mut n, *a, *b, &DecideOptions::default());
+        assert!(
+            matches!(d, ElementDecision::Proved { .. }),
+            "{src} → {lifted}: element {i:?}: {d:?}"
+        );
+    }
+    lifted
+}
+
+fn ctx(tensors: Vec<TensorDecl>) -> Context {
+    Context {
+        tensors,
+        scalars: vec![ScalarDecl {
+            name: "K".into(),
+            value: ScalarValue::Int(5),
+        }],
+    }
+}
+
+#[test]
+fn elementwise_maps_round_trip() {
+    let c = ctx(vec![
+        t("x", 0, &[3, 4], true),
+        t("w", 1, &[4], true),
+        t("y", 2, &[3, 4], false),
+    ]);
+    round_trip("y[i, j] = exp(x[i, j]) * 2 + w[j];", &c);
+    round_trip("y[i, j] = tanh(x[i, j]) / (1 + x[i, j]^2);", &c);
+    round_trip("y[i, j] = min(max(x[i, j], 0), 6);", &c);
+    round_trip("y[i, j] = gelu(x[i, j]);", &c);
+}
+
+#[test]
+fn transposes_and_shifts_round_trip() {
+    let c = ctx(vec![t("x", 0, &[4, 3], true), t("y", 1, &[3, 4], false)]);
+    let f = round_trip("y[i, j] = x[j, i];", &c);
+    assert_eq!(f, "y[i0, i1] = x[i1, i0];");
+    let c = ctx(vec![t("x", 0, &[10], true), t("y", 1, &[8], false)]);
+    let f = round_trip("y[i] = x[i + 2] - x[i];", &c);
+    assert!(f.contains("x[i0 + 2]"), "{f}");
+}
+
+#[test]
+fn reductions_round_trip() {
+    let c = ctx(vec![
+        t("x", 0, &[3, 5], true),
+        t("w", 1, &[5], true),
+        t("y", 2, &[3], false),
+    ]);
+    let f = round_trip("y[i] = sum(k in 0..K, x[i, k] * w[k]);", &c);
+    assert!(f.contains("sum(i1 in 0..5"), "{f}");
+    round_trip("y[i] = max(k in 0..K, x[i, k]);", &c);
+    round_trip("y[i] = log(sum(k in 0..K, exp(x[i, k])));", &c);
+    let c = ctx(vec![t("x", 0, &[3, 6], true), t("y", 1, &[3, 6], false)]);
+    round_trip("y[i, j] = softmax(x[i, :])[j];", &c);
+}

@@ -24,7 +24,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 create_exception!(
-    _native,
+    ptxeq,
     UsageError,
     PyValueError,
     "Bad input: a malformed spec, PTX that does not parse, a missing file, or a spec that does not fit the kernels. A refuted check is a result, never this exception."

@@ -174,7 +174,8 @@ def _kernel_table(k: Union[str, Path, Kernel], slot: str, entry: Optional[str],
         ptx = str(k.ptx)
     elif isinstance(k.ptx, str) and (".entry" in k.ptx or "\n" in k.ptx):
         # PTX text: registered under a name of its own, never read from disk.
-        ptx = f"<{slot}.ptx>"
+        # (absolute: the spec resolves relative paths against the cwd).
+        ptx = os.path.join(os.getcwd(), f"<{slot}.ptx>")
         texts[ptx] = k.ptx
     elif isinstance(k.ptx, str):
         ptx = k.ptx

@@ -223,13 +223,13 @@ def test_triton_kernel_vs_cuda_reference():
     ref = ptxeq.Kernel(CORPUS / "triton" / "vector-add-masked" / "ref.ptx",
                        params=["x_ptr", "y_ptr", "out_ptr", "n_elements"])
     r = ptxeq.check_triton(add_kernel, args=args, grid=4, reference=ref, block=128, ctas="all",
-                           cache=False)
+                           enable_fp_fusion=True, cache=False)
     assert r.verdict is ptxeq.Verdict.EQUIVALENT, r.summary()
     assert r.tensors["out_ptr"].proved == n
 
     # The same kernel with the mask dropped from the store writes past n.
     from _triton_kernels import add_kernel_unmasked_store
     r = ptxeq.check_triton(add_kernel_unmasked_store, args=args, grid=4, reference=ref, block=128,
-                           ctas="all", cache=False)
+                           ctas="all", enable_fp_fusion=True, cache=False)
     assert not r.ok
     assert r.verdict is ptxeq.Verdict.OUT_OF_BOUNDS, r.summary()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-from ._api import CheckResult, Kernel, Tensor, UsageError, _DTYPES, check, dtype_word
+from ._api import CheckResult, Kernel, Tensor, UsageError, check, dtype_word
 
 # ptxeq dtype words to Triton pointer element types.
 _TRITON_TYPES = {
@@ -62,10 +62,12 @@ def _tensor_of(name: str, arg: Any) -> Optional[Tensor]:
 def compile_triton(kernel: Any, args: Union[Sequence[Any], Mapping[str, Any]], *,
                    num_warps: int = 4, num_stages: int = 1,
                    target: Tuple[str, int, int] = ("cuda", 80, 32),
+                   enable_fp_fusion: Optional[bool] = None,
                    **constexprs: Any) -> Tuple[str, Dict[str, Any]]:
     """Compile ``kernel`` for ``args`` (positional, or by name; constexpr
     params by keyword or in ``args``) to PTX for ``target``
-    (``("cuda", 80, 32)``: sm_80, warp size 32). Returns the PTX text and
+    (``("cuda", 80, 32)``: sm_80, warp size 32). ``enable_fp_fusion``:
+    Triton's option (``None``: Triton's default). Returns the PTX text and
     its metadata (``name``, ``num_warps``, ``shared``, the param names in
     order with Triton's hidden trailing params as ``"_"``)."""
     triton, tl, GPUTarget, ASTSource, make_backend, binder_of = _import_triton()
@@ -93,7 +95,9 @@ def compile_triton(kernel: Any, args: Union[Sequence[Any], Mapping[str, Any]], *
     gpu = GPUTarget(*target)
     backend = make_backend(gpu)
     binder = binder_of(kernel.signature, kernel.params, backend)
-    options = {"num_warps": num_warps, "num_stages": num_stages}
+    options: Dict[str, Any] = {"num_warps": num_warps, "num_stages": num_stages}
+    if enable_fp_fusion is not None:
+        options["enable_fp_fusion"] = enable_fp_fusion
     bound, specialization, opts = binder(**dict(call_args), **options)
     # The JIT's own packing of the specialisation into signature, constexprs
     # and attributes (a private method of JITFunction: pinned by the
@@ -127,6 +131,7 @@ def check_triton(kernel: Any, *, args: Union[Sequence[Any], Mapping[str, Any]], 
                  reference: Union[str, Any, Kernel], tensors: Optional[Mapping[str, Any]] = None,
                  num_warps: int = 4, num_stages: int = 1,
                  target: Tuple[str, int, int] = ("cuda", 80, 32),
+                 enable_fp_fusion: Optional[bool] = None,
                  constexprs: Optional[Mapping[str, Any]] = None, **options: Any) -> CheckResult:
     """Check the specialisation of a ``@triton.jit`` ``kernel`` for ``args``
     against ``reference`` (PTX text, a path or a :class:`ptxeq.Kernel`,
@@ -150,7 +155,7 @@ def check_triton(kernel: Any, *, args: Union[Sequence[Any], Mapping[str, Any]], 
         if p.is_constexpr and p.name in named:
             constexprs.setdefault(p.name, named.pop(p.name))
     ptx, meta = compile_triton(kernel, named, num_warps=num_warps, num_stages=num_stages,
-                               target=target, **constexprs)
+                               target=target, enable_fp_fusion=enable_fp_fusion, **constexprs)
     roles = dict(tensors or {})
     tensor_specs: Dict[str, Any] = {}
     scalars: Dict[str, Any] = {}
@@ -180,4 +185,4 @@ def check_triton(kernel: Any, *, args: Union[Sequence[Any], Mapping[str, Any]], 
     return check(reference, candidate, grid=grid, tensors=tensor_specs, scalars=scalars, **options)
 
 
-__all__ = ["check_triton", "compile_triton", "_DTYPES"]
+__all__ = ["check_triton", "compile_triton"]

@@ -95,6 +95,18 @@ def test_refuted_pair_counterexample_replays_in_numpy():
     assert text.startswith("not-equivalent") and "counterexample: y[" in text
 
 
+def test_counterexample_without_numpy_is_lists(monkeypatch):
+    # numpy is optional: the same report converts to nested lists.
+    r = ptxeq.check(ptxeq.Kernel(SOFTMAX / "naive_fast.ptx", "_Z13softmax_naiveILi32EEvPKfPfi"),
+                    CORPUS / "bugs" / "softmax-swapped-subtraction" / "softmax_warp_swapped.ptx",
+                    block=32, tensors=SOFTMAX_TENSORS, scalars={"n": 128}, cache=False)
+    monkeypatch.setattr(ptxeq._api, "_np", None)
+    plain = ptxeq.CheckResult._from_report({"report": r.report, "tensors": {"x": {"shape": [128]}}}, 0.0)
+    x = plain.counterexample.inputs["x"]
+    assert isinstance(x, list) and len(x) == 128
+    assert x == r.counterexample.inputs["x"].tolist()
+
+
 def test_race_in_ptx_text():
     # corpus/races/missing-barrier-reverse: s[t] = x[t] then y[t] =
     # s[N-1-t] with no barrier between: thread t reads thread N-1-t's slot.

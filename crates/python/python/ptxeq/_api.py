@@ -21,10 +21,20 @@ from . import _native
 UsageError = _native.UsageError
 
 # numpy is optional: without it, counterexample tensors are nested lists.
-try:  # pragma: no cover - exercised by whichever environment runs the tests
-    import numpy as _np
-except ImportError:  # pragma: no cover
-    _np = None
+# Imported on the first counterexample, not with ptxeq (it costs more than
+# a small check).
+_np: Any = ...
+
+
+def _numpy() -> Any:
+    global _np
+    if _np is ...:
+        try:
+            import numpy
+            _np = numpy
+        except ImportError:  # pragma: no cover - depends on the environment
+            _np = None
+    return _np
 
 
 class Verdict(str, enum.Enum):
@@ -587,9 +597,10 @@ def _prod(shape: Sequence[int]) -> int:
 
 
 def _arrays(flat: List[float], mask: List[bool], shape: Sequence[int]) -> Tuple[Any, Any]:
-    if _np is not None:
-        return (_np.asarray(flat, dtype=_np.float64).reshape(tuple(shape)),
-                _np.asarray(mask, dtype=bool).reshape(tuple(shape)))
+    np = _numpy()
+    if np is not None:
+        return (np.asarray(flat, dtype=np.float64).reshape(tuple(shape)),
+                np.asarray(mask, dtype=bool).reshape(tuple(shape)))
     return _nest(flat, shape), _nest(mask, shape)
 
 

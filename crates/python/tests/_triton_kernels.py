@@ -24,3 +24,13 @@ def add_kernel_unmasked_store(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)
     tl.store(out_ptr + offsets, x + y)
+
+
+@triton.jit
+def sigmoid_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # corpus/triton/sigmoid-vs-cuda-fast/sigmoid.py
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, tl.sigmoid(x), mask=mask)

@@ -245,3 +245,21 @@ def test_triton_kernel_vs_cuda_reference():
                            ctas="all", enable_fp_fusion=True, cache=False)
     assert not r.ok
     assert r.verdict is ptxeq.Verdict.OUT_OF_BOUNDS, r.summary()
+
+
+def test_triton_sigmoid_vs_cuda_fast_math_reference():
+    # corpus/triton/sigmoid-vs-cuda-fast: tl.sigmoid (ex2.approx, div.full)
+    # against CUDA 1/(1+expf(-x)) under fast math: 1/(1+e^-x) in both. The
+    # arguments are a numpy array for the input (role input by default) and
+    # a descriptor for the output.
+    _triton_or_skip()
+    from _triton_kernels import sigmoid_kernel
+
+    n = 1000
+    x = np.zeros(n, dtype=np.float32)
+    r = ptxeq.check_triton(sigmoid_kernel, args=(x, ptxeq.Tensor((n,), "f32", "output"), n, 512),
+                           grid=2, reference=CORPUS / "triton" / "common" / "sigmoid_ref.ptx",
+                           block=128, ctas="all", enable_fp_fusion=True, cache=False)
+    assert r.verdict is ptxeq.Verdict.EQUIVALENT, r.summary()
+    assert r.tensors["y_ptr"].proved == n
+    assert any(a.startswith("candidate: CTAs checked") and "(2 of 2" in a for a in r.assumptions)

@@ -106,8 +106,10 @@ def compile_triton(kernel: Any, args: Union[Sequence[Any], Mapping[str, Any]], *
     compiled = triton.compile(ASTSource(kernel, signature, consts, attrs), target=gpu, options=opts.__dict__)
     ptx = compiled.asm["ptx"]
     meta = compiled.metadata
-    user = [p.name if not p.is_constexpr else None for p in params]
-    names = [n for n in user if n is not None]
+    # The PTX's params: the arguments the specialisation kept (a constexpr
+    # param, or an integer argument equal to 1, which the JIT turns into a
+    # constant, has none), then Triton's hidden ones.
+    names = [name for name, ty in signature.items() if ty != "constexpr"]
     hidden = _hidden_params(ptx, meta.name, len(names))
     return ptx, {
         "name": meta.name,
@@ -182,6 +184,11 @@ def check_triton(kernel: Any, *, args: Union[Sequence[Any], Mapping[str, Any]], 
         reference = Kernel(reference.ptx, reference.entry, user_params, reference.launch)
     candidate = Kernel(ptx, meta["name"], meta["params"],
                        {"block": meta["num_warps"] * 32, "dynamic_shared": meta["shared"]})
+    # An argument neither kernel takes (an integer 1 the JIT made a
+    # constant, unless the reference names it) is not declared.
+    used = set(user_params) | set(reference.params or ())
+    tensor_specs = {n: t for n, t in tensor_specs.items() if n in used}
+    scalars = {n: v for n, v in scalars.items() if n in used}
     return check(reference, candidate, grid=grid, tensors=tensor_specs, scalars=scalars, **options)
 
 

@@ -31,7 +31,7 @@ if [ "${PTXEQ_PY_TRITON:-1}" != "0" ]; then
 fi
 
 echo "== python: maturin build --profile $profile"
-(cd "$here" && "$work/venv/bin/maturin" build --profile "$profile" --out "$work/wheels")
+(cd "$here" && "$work/venv/bin/maturin" build --locked --profile "$profile" --out "$work/wheels")
 "$py" -m pip install -q --no-index --find-links "$work/wheels" ptxeq
 
 echo "== python: pytest"

@@ -95,6 +95,34 @@ def test_refuted_pair_counterexample_replays_in_numpy():
     assert text.startswith("not-equivalent") and "counterexample: y[" in text
 
 
+def test_per_kernel_launch_symbolic_scalars_2d_counterexample():
+    # corpus/generality/sgemm-symbolic-swap-alpha-beta: a 16x16-thread 8x8
+    # reference GEMM against a 64-thread 4x4 candidate that computes
+    # beta*A.B + alpha*C instead of alpha*A.B + beta*C; alpha and beta are
+    # free symbols, so the witness must give them.
+    gemm = CORPUS / "generality" / "common" / "gemm.ptx"
+    params = ["M", "N", "K", "alpha", "A", "B", "beta", "C"]
+    r = ptxeq.check(
+        ptxeq.Kernel(gemm, "gemm_ref", params, launch={"block": (16, 16), "grid": (8, 8)}),
+        ptxeq.Kernel(gemm, "gemm_t64_swap_ab", params, launch={"block": 64, "grid": (4, 4)}),
+        tensors={"A": ptxeq.Tensor((128, 64)), "B": ptxeq.Tensor((64, 128)),
+                 "C": ptxeq.Tensor((128, 128), "f32", "inout", compare=[(0, 32), (32, 64)])},
+        scalars={"M": 128, "N": 128, "K": 64, "alpha": ptxeq.symbolic("f32"), "beta": ptxeq.symbolic("f32")},
+        ctas="auto", cache=False)
+    assert r.verdict is ptxeq.Verdict.NOT_EQUIVALENT, r.summary()
+    assert r.tensors["C"].compared == 32 * 32 and r.tensors["C"].compare_region == ((0, 32), (32, 64))
+    cx = r.counterexample
+    a, b, c = cx.inputs["A"], cx.inputs["B"], cx.inputs["C"]
+    assert a.shape == (128, 64) and b.shape == (64, 128) and c.shape == (128, 128)
+    alpha, beta = cx.scalars["alpha"], cx.scalars["beta"]
+    i, j = cx.coords
+    dot = float(a[i, :] @ b[:, j])
+    assert cx.reference == pytest.approx(alpha * dot + beta * c[i, j], rel=1e-9, abs=1e-12)
+    assert cx.candidate == pytest.approx(beta * dot + alpha * c[i, j], rel=1e-9, abs=1e-12)
+    assert alpha != beta
+    assert any("auto" in line for line in r.assumptions)
+
+
 def test_counterexample_without_numpy_is_lists(monkeypatch):
     # numpy is optional: the same report converts to nested lists.
     r = ptxeq.check(ptxeq.Kernel(SOFTMAX / "naive_fast.ptx", "_Z13softmax_naiveILi32EEvPKfPfi"),

@@ -128,7 +128,7 @@ def test_counterexample_without_numpy_is_lists(monkeypatch):
     r = ptxeq.check(ptxeq.Kernel(SOFTMAX / "naive_fast.ptx", "_Z13softmax_naiveILi32EEvPKfPfi"),
                     CORPUS / "bugs" / "softmax-swapped-subtraction" / "softmax_warp_swapped.ptx",
                     block=32, tensors=SOFTMAX_TENSORS, scalars={"n": 128}, cache=False)
-    monkeypatch.setattr(ptxeq._api, "_np", None)
+    monkeypatch.setattr(ptxeq._result, "_np", None)
     plain = ptxeq.CheckResult._from_report({"report": r.report, "tensors": {"x": {"shape": [128]}}}, 0.0)
     x = plain.counterexample.inputs["x"]
     assert isinstance(x, list) and len(x) == 128

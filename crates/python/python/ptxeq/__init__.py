@@ -12,18 +12,20 @@ Only bad input raises (:class:`UsageError`, a ``ValueError``); a refutation
 is a :class:`CheckResult` with ``ok == False``. Every call releases the GIL
 while it checks, so a thread pool checks candidates in parallel.
 """
-from ._api import (
+from ._result import (
     Access,
     CheckResult,
     Counterexample,
     ElementFailure,
     Finding,
-    Kernel,
     Position,
     TensorCounts,
+    Verdict,
+)
+from ._api import (
+    Kernel,
     Tensor,
     UsageError,
-    Verdict,
     check,
     check_spec,
     race,

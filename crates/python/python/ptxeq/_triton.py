@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-from ._api import CheckResult, Kernel, Tensor, UsageError, check, dtype_word
+from ._api import Kernel, Tensor, UsageError, check, dtype_word
+from ._result import CheckResult
 
 # ptxeq dtype words to Triton pointer element types.
 _TRITON_TYPES = {

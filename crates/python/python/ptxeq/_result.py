@@ -175,8 +175,10 @@ class Counterexample:
 
 @dataclass(frozen=True)
 class ElementFailure:
-    """An output element not proved: refuted (with a counterexample when
-    there is an input to give), unknown or unsupported, with both formulas."""
+    """An output element not proved, with both formulas: ``kind`` is
+    ``refuted`` (with a counterexample), ``written-by-one``, ``bits-differ``
+    (different for every input), ``unknown`` (with the normal forms'
+    nonzero ``residual`` when there is one) or ``unsupported``."""
 
     output: str
     coords: Tuple[int, ...]
@@ -185,6 +187,7 @@ class ElementFailure:
     candidate: str
     reason: Optional[str]
     counterexample: Optional[Counterexample]
+    residual: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -313,7 +316,7 @@ def _failure(o: Dict[str, Any], f: Dict[str, Any], names: List[str], symbols: se
     if kind == "refuted" and fail.get("counterexample"):
         cx = _counterexample(o, f, fail["counterexample"], names, symbols, shapes)
     return ElementFailure(o["name"], tuple(f.get("coords", ())), kind, f.get("reference", ""),
-                          f.get("candidate", ""), reason, cx)
+                          f.get("candidate", ""), reason, cx, fail.get("residual"))
 
 
 def _counterexample(o: Dict[str, Any], f: Dict[str, Any], c: Dict[str, Any], names: List[str],

@@ -8,6 +8,7 @@ Run by ../run-tests.sh (or `pytest crates/python/tests` with the wheel
 installed).
 """
 import json
+import math
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -121,6 +122,19 @@ def test_per_kernel_launch_symbolic_scalars_2d_counterexample():
     assert cx.candidate == pytest.approx(beta * dot + alpha * c[i, j], rel=1e-9, abs=1e-12)
     assert alpha != beta
     assert any("auto" in line for line in r.assumptions)
+
+
+def test_undefined_value_in_a_counterexample_is_nan():
+    # corpus/math/powf-default-vs-fast-sm80: __powf(x, z) is ex2(z*lg2 x),
+    # undefined over the reals for x < 0, while powf(x, 0) = 1: the witness
+    # gives the reference NaN (the report's null).
+    r = ptxeq.check_spec(CORPUS / "math" / "powf-default-vs-fast-sm80" / "check.toml", cache=False)
+    assert r.verdict is ptxeq.Verdict.NOT_EQUIVALENT
+    undefined = [c for c in r.counterexamples if math.isnan(c.reference) != math.isnan(c.candidate)]
+    assert undefined, r.summary()
+    c = undefined[0]
+    assert not math.isnan(c.candidate)
+    assert (c.inputs["x"][c.assigned["x"]] < 0).any(), "undefined only for a negative base"
 
 
 def test_counterexample_without_numpy_is_lists(monkeypatch):

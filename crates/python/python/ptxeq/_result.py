@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -147,7 +148,8 @@ class Counterexample:
     witness leaves out do not influence the failing element and are 0
     (``assigned`` marks the witness's elements). ``scalars``: symbolic
     scalars' values. ``reference``/``candidate``: both kernels' values of
-    ``output[coords]`` at that input, evaluated exactly.
+    ``output[coords]`` at that input, evaluated exactly (NaN: undefined over
+    the reals, e.g. the logarithm of a negative number).
     """
 
     output: str
@@ -326,9 +328,9 @@ def _counterexample(o: Dict[str, Any], f: Dict[str, Any], c: Dict[str, Any], nam
     for w in c.get("inputs", []):
         name = names[w["tensor"]] if w["tensor"] < len(names) else f"tensor#{w['tensor']}"
         if name in symbols:
-            scalars[name] = float(w["value"])
+            scalars[name] = _num(w["value"])
         else:
-            per.setdefault(name, {})[int(w["index"])] = float(w["value"])
+            per.setdefault(name, {})[int(w["index"])] = _num(w["value"])
     inputs: Dict[str, Any] = {}
     assigned: Dict[str, Any] = {}
     for name, vals in per.items():
@@ -341,8 +343,15 @@ def _counterexample(o: Dict[str, Any], f: Dict[str, Any], c: Dict[str, Any], nam
             mask[i] = True
         inputs[name], assigned[name] = _arrays(flat, mask, shape if shape and size == _prod(shape) else (size,))
     return Counterexample(o["name"], tuple(f.get("coords", ())), inputs, assigned, scalars,
-                          float(c.get("reference")), float(c.get("candidate")),
+                          _num(c.get("reference")), _num(c.get("candidate")),
                           f.get("reference", ""), f.get("candidate", ""))
+
+
+def _num(v: Any) -> float:
+    """A report number; ``null`` is a value undefined over the reals (the
+    CLI prints NaN: a logarithm or square root of a negative number, which
+    is NaN on hardware too)."""
+    return math.nan if v is None else float(v)
 
 
 def _prod(shape: Sequence[int]) -> int:

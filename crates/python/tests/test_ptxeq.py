@@ -149,6 +149,15 @@ def test_counterexample_without_numpy_is_lists(monkeypatch):
     assert x == r.counterexample.inputs["x"].tolist()
 
 
+def test_dtype_spellings():
+    from ptxeq._api import dtype_word
+    for d in ("f32", "float32", np.float32, np.dtype("float32"), "torch.float32", "fp32"):
+        assert dtype_word(d) == "f32", d
+    assert dtype_word(np.int32) == "s32" and dtype_word("bfloat16") == "bf16"
+    t = ptxeq.Tensor.like(np.zeros((4, 8), dtype=np.float16), "output")
+    assert t.spec() == {"role": "output", "dtype": "f16", "shape": [4, 8]}
+
+
 def test_race_in_ptx_text():
     # corpus/races/missing-barrier-reverse: s[t] = x[t] then y[t] =
     # s[N-1-t] with no barrier between: thread t reads thread N-1-t's slot.
@@ -177,6 +186,7 @@ def test_race_free_kernel():
     (dict(block=2048), ["launch.block", "1024"]),
     (dict(ctas="some"), ["ctas"]),
     (dict(no_such_key=1), ["no_such_key"]),
+    (dict(launch={"block": 64}), ["launch", "block="]),
 ])
 def test_usage_errors_raise_with_the_spec_message(kwargs, words):
     with pytest.raises(ptxeq.UsageError) as e:

@@ -38,7 +38,9 @@ _ROLES = {"in": "input", "out": "output"}
 def dtype_word(dtype: Any) -> str:
     """The spec word (``f32``, ``s32``, ...) of a dtype given as a word, a
     numpy/torch dtype or a Triton type."""
-    s = str(dtype)
+    # A class (numpy.float32) by its name; instances (numpy/torch dtypes,
+    # Triton types) by their str: "float32", "torch.float32", "fp32".
+    s = dtype.__name__ if isinstance(dtype, type) else str(dtype)
     for prefix in ("torch.", "tl.", "triton.language."):
         if s.startswith(prefix):
             s = s[len(prefix):]
@@ -165,6 +167,10 @@ def _spec(kernels: Dict[str, Union[str, Path, Kernel]], *, block: Any, grid: Any
           tensors: Mapping[str, Any], scalars: Optional[Mapping[str, Any]],
           params: Optional[Sequence[str]], entry: Optional[str],
           options: Dict[str, Any]) -> Tuple[Dict[str, Any], Dict[str, str]]:
+    for key in ("launch", "reference", "candidate", "kernel", "tensors", "scalars", "expect"):
+        if key in options:
+            raise UsageError(f"`{key}` is not an option here: the spec's [{key}] is built from the "
+                             "arguments (block=, grid=, ctas=, tensors=, scalars=, a Kernel's launch=)")
     texts: Dict[str, str] = {}
     scalars = dict(scalars or {})
     default_params = list(tensors) + list(scalars)

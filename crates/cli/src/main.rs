@@ -4,8 +4,8 @@
 //! and maps outcomes to exit codes (design.md §6).
 
 use ptxeq_cli::{
-    cmd_cache, cmd_check, cmd_corpus, cmd_ir, cmd_parse, cmd_race, cmd_terms, cmd_watch, global,
-    sarif, spec_args, timings,
+    cmd_cache, cmd_check, cmd_corpus, cmd_ir, cmd_parse, cmd_race, cmd_terms, cmd_watch,
+    diagnostics, global, sarif, spec_args, timings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -233,6 +233,7 @@ Examples (every check.toml key has a flag; README \"The check spec\" lists them)
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.global.init_tracing();
+    diagnostics::set_max_shown(cli.global.max_diagnostics);
     if cli.global.timings {
         ptxeq_db::counts::enable();
     }

@@ -16,6 +16,7 @@ pub mod checks;
 mod discover;
 pub mod ptx;
 mod report;
+pub mod rewrite;
 
 pub use case::check_case;
 pub use checker::{Checked, run_checker};

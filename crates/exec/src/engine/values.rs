@@ -595,6 +595,21 @@ impl<D: Domain> Engine<'_, D> {
                 .filter(|r| r.space == Space::Shared)
                 .map(|r| r.size)
                 .sum(),
+            S::ReservedSmemBegin
+            | S::ReservedSmemEnd
+            | S::ReservedSmemCap
+            | S::ReservedSmemOffset(_) => {
+                return Err(self.unsupported(
+                    t,
+                    "reserved shared memory",
+                    format!(
+                        "{} locates the shared memory reserved for NVIDIA system software \
+                         (cooperative groups use it for multi-warp tiles); the driver sets it and \
+                         the PTX ISA does not define its value or layout",
+                        s.name()
+                    ),
+                ));
+            }
             other => {
                 return Err(self.unsupported(
                     t,
@@ -610,11 +625,15 @@ impl<D: Domain> Engine<'_, D> {
     #[cold]
     #[inline(never)]
     pub(crate) fn uninit_register(&mut self, t: u32, what: &str) -> Halt {
+        let origin = match self.undefined_origin(Some(t)) {
+            Some((_, why)) => format!(" or holds an undefined value ({why})"),
+            None => String::new(),
+        };
         self.fail(
             t,
             FindingKind::Uninitialised,
             "",
-            format!("{what} is read before it is written"),
+            format!("{what} is read before it is written{origin}"),
         )
     }
 }

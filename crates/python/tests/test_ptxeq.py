@@ -177,6 +177,17 @@ def test_race_in_ptx_text():
     assert json.loads(r.to_json())["schema"] == "ptxeq.race/1"
 
 
+def test_spec_options_pass_through_and_a_limit_is_a_result():
+    # [limits] max_steps (any spec key is an option): a run that hits the
+    # step budget is `unsupported`, naming the limit and where each kernel
+    # stood — a result, not an exception.
+    r = check_softmax(limits={"max_steps": 1000})
+    assert r.verdict is ptxeq.Verdict.UNSUPPORTED and not r.ok and not r.verdict.refuted
+    limits = [f for f in r.findings if f.kind == "resource limit"]
+    assert {f.kernel for f in limits} == {"reference", "candidate"}, r.summary()
+    assert all("max_steps" in f.message and f.position is not None for f in limits)
+
+
 def test_race_free_kernel():
     r = ptxeq.check_spec(CORPUS / "softmax" / "naive-vs-online-n128" / "check.toml", mode="race", cache=False)
     assert r.verdict is ptxeq.Verdict.RACE_FREE and r.ok

@@ -10,7 +10,8 @@
 //! - `sync`: barriers, warp collectives, deadlock analysis;
 //! - `matrix` (+ `fragments`, the layouts): `mma`, `ldmatrix`,
 //!   `stmatrix`, `movmatrix`, `wmma` as warp collectives (`wmma_check`:
-//!   guards of the fixed wmma fragment layout);
+//!   layout independence of element-wise fragment use, with the tags of
+//!   `crate::layout_tags`);
 //! - `async_copy`: `cp.async` and its commit / wait groups.
 //!
 //! Scheduling is deterministic: a FIFO run queue, initially all threads in
@@ -201,8 +202,8 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub meter: Meter,
     /// Outstanding `cp.async` copies.
     pub asyncs: async_copy::AsyncCopies,
-    /// Guards of the fixed wmma fragment layout.
-    pub wmma: wmma_check::WmmaState<D::Val>,
+    /// wmma instances per warp (layout tags, `wmma_check`).
+    pub wmma: wmma_check::WmmaState,
 }
 
 /// Packs a function index and instruction index.
@@ -901,6 +902,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             return self.do_return(funcs, t);
         };
         self.cur_instr = pack_instr(f, pc);
+        if D::LAYOUT_TAGS {
+            self.d.layout_at(self.cur_instr);
+        }
         self.threads[t as usize].tracer.step();
         self.guard = None;
         if let Some(g) = ins.guard {

@@ -228,6 +228,7 @@ impl<D: Domain> Engine<'_, D> {
                     Value::Tainted(*o)
                 } else if matches!((&new, &old), (Value::Bits(_), Value::Bits(_))) {
                     // An integer chosen by a tensor-data predicate.
+                    self.layout_escape_bool(t, c, "selecting an integer")?;
                     Value::Tainted(self.cur_instr)
                 } else {
                     return Err(self.unsupported(
@@ -353,7 +354,10 @@ impl<D: Domain> Engine<'_, D> {
             Value::Bits(b) => Ok(IntArg::Known(mask_bits(*b, w))),
             Value::Undef => Ok(IntArg::Undef),
             Value::Tainted(o) => Ok(IntArg::Tainted(*o)),
-            Value::Bool(_) => Ok(IntArg::Tainted(self.cur_instr)),
+            Value::Bool(c) => {
+                self.layout_escape_bool(t, *c, "used as an integer")?;
+                Ok(IntArg::Tainted(self.cur_instr))
+            }
             Value::Data { v, .. } => {
                 let desc = self.d.describe(*v);
                 Err(self.unsupported(

@@ -193,14 +193,14 @@ pub fn run(
 
 /// The names of every input number (tensors, then symbolic scalars), as
 /// witnesses and `tensor_numbers` use them.
-pub(crate) struct InputNames {
+pub struct InputNames {
     pub names: Vec<String>,
     /// Numbers from here on are symbolic scalars (printed without index).
     pub first_symbol: u32,
 }
 
 impl InputNames {
-    pub(crate) fn of(db: &Database, loaded: &LoadedSpec, report: &CheckReport) -> InputNames {
+    pub fn of(db: &Database, loaded: &LoadedSpec, report: &CheckReport) -> InputNames {
         match report.kernels.iter().find_map(|k| k.input.as_ref()) {
             Some(input) => InputNames {
                 names: input.input_names(),
@@ -518,13 +518,25 @@ fn reference_json(spec: &CheckSpec) -> serde_json::Value {
 }
 
 fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed: Duration) {
+    let out = report_json(db, loaded, report, elapsed);
+    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+}
+
+/// The `ptxeq.check/1` JSON report (`--format json`; also what the Python
+/// bindings convert into a `CheckResult`).
+pub fn report_json(
+    db: &Database,
+    loaded: &LoadedSpec,
+    report: &CheckReport,
+    elapsed: Duration,
+) -> serde_json::Value {
     let spec = loaded.spec.spec(db);
     let names = InputNames::of(db, loaded, report);
     let slot = match &report.verdict {
         CheckVerdict::Kernel { slot, .. } => Some(slot.word()),
         _ => None,
     };
-    let out = json!({
+    json!({
         "schema": SCHEMA,
         "verdict": report.verdict.word(),
         "undecided": matches!(report.verdict, CheckVerdict::Undecided),
@@ -546,6 +558,5 @@ fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed:
         "idiom_assumptions": crate::cmd_race::idiom_assumptions(&report.kernels),
         "binding_assumptions": crate::cmd_race::binding_assumptions(&report.kernels),
         "time_ms": elapsed.as_secs_f64() * 1e3,
-    });
-    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    })
 }

@@ -67,15 +67,27 @@ fn check_file(db: &Database, path: &Path, show_unknown: bool) -> Exit {
 
 /// Renders the file's syntax and lowering errors to stderr; returns how many.
 pub fn report_errors(db: &Database, file: SourceFile, path: &Path) -> usize {
-    let messages = error_messages(db, file);
-    if !messages.is_empty() {
-        eprint!(
-            "{}",
-            diagnostics::render(&path.display().to_string(), file.text(db), &messages)
-        );
-        eprintln!("{}: {} error(s)", path.display(), messages.len());
+    let (n, text) = rendered_errors(db, file, path);
+    if n > 0 {
+        eprint!("{text}");
     }
-    messages.len()
+    n
+}
+
+/// The file's syntax and lowering errors rendered with source excerpts
+/// (empty when there are none), and how many there are.
+pub fn rendered_errors(db: &Database, file: SourceFile, path: &Path) -> (usize, String) {
+    let messages = error_messages(db, file);
+    if messages.is_empty() {
+        return (0, String::new());
+    }
+    let mut text = diagnostics::render(&path.display().to_string(), file.text(db), &messages);
+    text.push_str(&format!(
+        "{}: {} error(s)\n",
+        path.display(),
+        messages.len()
+    ));
+    (messages.len(), text)
 }
 
 /// Syntax errors, then (only for a file that parsed cleanly) lowering errors

@@ -227,7 +227,19 @@ fn print_json(
     verdict: RaceVerdict,
     elapsed: std::time::Duration,
 ) {
-    let out = json!({
+    let out = report_json(db, reports, verdict, elapsed);
+    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+}
+
+/// The `ptxeq.race/1` JSON report (`--format json`; also what the Python
+/// bindings convert into a `CheckResult`).
+pub fn report_json(
+    db: &Database,
+    reports: &[KernelRaceReport],
+    verdict: RaceVerdict,
+    elapsed: std::time::Duration,
+) -> serde_json::Value {
+    json!({
         "schema": "ptxeq.race/1",
         "verdict": verdict.word(),
         "kernels": kernels_json(db, reports),
@@ -235,8 +247,7 @@ fn print_json(
         "grid_notes": grid_notes(reports),
         "binding_assumptions": binding_assumptions(reports),
         "time_ms": elapsed.as_secs_f64() * 1e3,
-    });
-    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    })
 }
 
 /// Recognised math idioms grouped by function and form: `(what, where)`,

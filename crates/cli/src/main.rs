@@ -3,43 +3,10 @@
 //! Each subcommand lives in its own module; this file only parses arguments
 //! and maps outcomes to exit codes (design.md §6).
 
-/// `println!` that ignores a closed stdout (`ptxeq race … | head` must not
-/// panic on the broken pipe).
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-
-/// `print!` that ignores a closed stdout.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($arg)*);
-    }};
-}
-
-mod cmd_cache;
-mod cmd_check;
-mod cmd_corpus;
-mod cmd_ir;
-mod cmd_lift;
-mod cmd_parse;
-mod cmd_race;
-mod cmd_terms;
-mod cmd_watch;
-mod diagnostics;
-mod exit;
-mod global;
-mod input;
-mod junit;
-mod positions;
-mod sarif;
-mod source_lines;
-mod spec_args;
-mod timings;
-
+use ptxeq_cli::{
+    cmd_cache, cmd_check, cmd_corpus, cmd_ir, cmd_lift, cmd_parse, cmd_race, cmd_terms, cmd_watch,
+    diagnostics, global, sarif, spec_args, timings,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

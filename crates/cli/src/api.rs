@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ptxeq_db::{CheckVerdict, Database, RaceVerdict, Slot, SpecInput};
+use ptxeq_db::{CheckReport, CheckVerdict, Database, RaceVerdict, Slot, SpecInput};
 use ptxeq_spec::CheckSpec;
 
 use crate::spec_args::LoadedSpec;
@@ -23,6 +23,8 @@ pub enum Mode {
     Check,
     /// `ptxeq race`: schema `ptxeq.race/1`.
     Race,
+    /// `ptxeq lift`: schema `ptxeq.lift/1`.
+    Lift,
 }
 
 /// Registers every kernel `spec` names — from `texts` when its `ptx` path
@@ -55,17 +57,58 @@ pub fn load(
     Ok(LoadedSpec { spec, kernels })
 }
 
+/// The check of a loaded spec, as `ptxeq check` runs it: against the
+/// reference kernel, or against the reference formula when the spec has one
+/// (`formula_max_steps`: `--formula-max-steps`).
+pub fn check_report(
+    db: &Database,
+    loaded: &LoadedSpec,
+    formula_max_steps: Option<u64>,
+) -> CheckReport {
+    let formula = loaded.spec.spec(db).kernels.formula().cloned();
+    match (&formula, loaded.kernels.first()) {
+        (Some(f), Some(&(_, candidate))) => {
+            let mut fopts = ptxeq_db::FormulaOptions::default();
+            if let Some(n) = formula_max_steps {
+                fopts.max_steps = n;
+            }
+            ptxeq_db::check_formula(db, loaded.spec, candidate, f, fopts)
+        }
+        _ => ptxeq_db::check(db, loaded.spec, &loaded.kernels),
+    }
+}
+
+/// Options of [`run_json`] beyond the spec (the CLI's flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// `--formula-max-steps` (a check against a formula, and `lift`).
+    pub formula_max_steps: Option<u64>,
+}
+
 /// Runs `mode` on a loaded spec and returns its JSON report; `Err` is a
 /// usage error (the spec does not fit the kernels), never a verdict.
 pub fn run_json(
     db: &Database,
     mode: Mode,
     loaded: &LoadedSpec,
+    opts: RunOptions,
 ) -> Result<serde_json::Value, String> {
     let start = Instant::now();
     match mode {
+        Mode::Lift => {
+            let mut fopts = ptxeq_db::FormulaOptions::default();
+            if let Some(n) = opts.formula_max_steps {
+                fopts.max_steps = n;
+            }
+            let reports: Vec<_> = loaded
+                .kernels
+                .iter()
+                .map(|&(slot, file)| ptxeq_db::lift(db, loaded.spec, slot, file, fopts))
+                .collect();
+            Ok(crate::cmd_lift::report_json(&reports))
+        }
         Mode::Check => {
-            let report = ptxeq_db::check(db, loaded.spec, &loaded.kernels);
+            let report = check_report(db, loaded, opts.formula_max_steps);
             let elapsed = start.elapsed();
             if let CheckVerdict::InvalidInput(why) = &report.verdict {
                 return Err(why.clone());

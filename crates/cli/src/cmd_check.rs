@@ -132,16 +132,7 @@ pub fn run(
     };
     let start = Instant::now();
     let formula = loaded.spec.spec(&db).kernels.formula().cloned();
-    let report = match (&formula, loaded.kernels.first()) {
-        (Some(f), Some(&(_, candidate))) => {
-            let mut fopts = ptxeq_db::FormulaOptions::default();
-            if let Some(n) = opts.formula_max_steps {
-                fopts.max_steps = n;
-            }
-            ptxeq_db::check_formula(&db, loaded.spec, candidate, f, fopts)
-        }
-        _ => ptxeq_db::check(&db, loaded.spec, &loaded.kernels),
-    };
+    let report = crate::api::check_report(&db, &loaded, opts.formula_max_steps);
     let elapsed = start.elapsed();
     if let CheckVerdict::InvalidInput(why) = &report.verdict {
         eprintln!("error: {why}");

@@ -27,20 +27,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
         .collect();
     match format {
         ReportFormat::Json => {
-            let kernels: Vec<_> = reports
-                .iter()
-                .map(|r| {
-                    json!({
-                        "role": r.kernel.slot.word(),
-                        "entry": r.kernel.entry,
-                        "ptx": r.kernel.ptx.display().to_string(),
-                        "problem": r.problem,
-                        "tensors": r.tensors,
-                        "formula": ptxeq_db::lifted_text(r),
-                    })
-                })
-                .collect();
-            let out = json!({ "schema": SCHEMA, "kernels": kernels });
+            let out = report_json(&reports);
             outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         _ => {
@@ -100,4 +87,23 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
     } else {
         Exit::Undecided
     }
+}
+
+/// The `ptxeq.lift/1` JSON report (`--format json`; also what the Python
+/// bindings return from `ptxeq.lift`).
+pub fn report_json(reports: &[LiftReport]) -> serde_json::Value {
+    let kernels: Vec<_> = reports
+        .iter()
+        .map(|r| {
+            json!({
+                "role": r.kernel.slot.word(),
+                "entry": r.kernel.entry,
+                "ptx": r.kernel.ptx.display().to_string(),
+                "problem": r.problem,
+                "tensors": r.tensors,
+                "formula": ptxeq_db::lifted_text(r),
+            })
+        })
+        .collect();
+    json!({ "schema": SCHEMA, "kernels": kernels })
 }

@@ -34,7 +34,8 @@ fn mode_of(word: &str) -> Result<Mode, String> {
     match word {
         "check" => Ok(Mode::Check),
         "race" => Ok(Mode::Race),
-        other => Err(format!("unknown mode `{other}` (check | race)")),
+        "lift" => Ok(Mode::Lift),
+        other => Err(format!("unknown mode `{other}` (check | race | lift)")),
     }
 }
 
@@ -61,6 +62,7 @@ fn run_spec_inner(
     spec_path: &Path,
     texts: &BTreeMap<PathBuf, String>,
     cache: &str,
+    opts: api::RunOptions,
 ) -> Result<String, String> {
     let mode = match mode {
         "auto" => match spec.kind() {
@@ -85,7 +87,7 @@ fn run_spec_inner(
         .collect();
     let db = database(cache);
     let loaded = api::load(&db, spec, spec_path, texts)?;
-    let report = api::run_json(&db, mode, &loaded)?;
+    let report = api::run_json(&db, mode, &loaded, opts)?;
     let out = serde_json::json!({ "report": report, "tensors": tensors });
     serde_json::to_string(&out).map_err(|e| format!("cannot serialise the report: {e}"))
 }
@@ -94,7 +96,7 @@ fn run_spec_inner(
 /// `check.toml`); `texts` maps a kernel's `ptx` path to PTX text given
 /// inline. Returns the JSON report. Errors name the spec key.
 #[pyfunction]
-#[pyo3(signature = (mode, spec_json, base_dir, texts, cache = "default"))]
+#[pyo3(signature = (mode, spec_json, base_dir, texts, cache = "default", formula_max_steps = None))]
 fn run(
     py: Python<'_>,
     mode: &str,
@@ -102,7 +104,9 @@ fn run(
     base_dir: &str,
     texts: BTreeMap<String, String>,
     cache: &str,
+    formula_max_steps: Option<u64>,
 ) -> PyResult<String> {
+    let opts = api::RunOptions { formula_max_steps };
     let texts: BTreeMap<PathBuf, String> = texts
         .into_iter()
         .map(|(k, v)| (PathBuf::from(k), v))
@@ -120,6 +124,7 @@ fn run(
             Path::new("<ptxeq.check arguments>"),
             &texts,
             cache,
+            opts,
         )
     })
     .map_err(UsageError::new_err)
@@ -129,12 +134,19 @@ fn run(
 /// mode `auto`: `check` for a pair, `race` for one kernel), returning what
 /// [`run`] returns.
 #[pyfunction]
-#[pyo3(signature = (mode, path, cache = "default"))]
-fn run_file(py: Python<'_>, mode: &str, path: &str, cache: &str) -> PyResult<String> {
+#[pyo3(signature = (mode, path, cache = "default", formula_max_steps = None))]
+fn run_file(
+    py: Python<'_>,
+    mode: &str,
+    path: &str,
+    cache: &str,
+    formula_max_steps: Option<u64>,
+) -> PyResult<String> {
+    let opts = api::RunOptions { formula_max_steps };
     py.detach(|| {
         let path = Path::new(path);
         let spec = CheckSpec::load(path).map_err(|e| e.to_string())?;
-        run_spec_inner(mode, spec, path, &BTreeMap::new(), cache)
+        run_spec_inner(mode, spec, path, &BTreeMap::new(), cache, opts)
     })
     .map_err(UsageError::new_err)
 }

@@ -326,3 +326,37 @@ def test_triton_sigmoid_vs_cuda_fast_math_reference():
     assert r.verdict is ptxeq.Verdict.EQUIVALENT, r.summary()
     assert r.tensors["y_ptr"].proved == n
     assert any(a.startswith("candidate: CTAs checked") and "(2 of 2" in a for a in r.assumptions)
+
+
+# ---------------------------------------------------------------- formulas
+
+
+def test_formula_reference_proved_and_refuted():
+    # corpus/formula/softmax-online-n128 and bug-softmax-online-missing-rescale:
+    # the online softmax is softmax(x); the one that never rescales its
+    # running sum is not.
+    softmax = ptxeq.Formula("y[i] = softmax(x[:])[i];")
+    r = ptxeq.check(softmax, ONLINE, block=128, tensors=SOFTMAX_TENSORS, scalars={"n": 128},
+                    params=["x", "y", "n"], cache=False)
+    assert r.verdict is ptxeq.Verdict.EQUIVALENT, r.summary()
+    assert r.tensors["y"].proved == 128
+    norescale = CORPUS / "bugs" / "softmax-online-missing-rescale" / "softmax_online_norescale.ptx"
+    r = ptxeq.check(softmax, norescale, block=32, tensors=SOFTMAX_TENSORS, scalars={"n": 128},
+                    params=["x", "y", "n"], cache=False)
+    assert r.verdict is ptxeq.Verdict.NOT_EQUIVALENT, r.summary()
+    cx = r.counterexample
+    (i,) = cx.coords
+    assert cx.reference == pytest.approx(softmax_ref(cx.inputs["x"])[i], rel=1e-9)
+    with pytest.raises(ptxeq.UsageError):
+        ptxeq.check(ONLINE, softmax, block=128, tensors=SOFTMAX_TENSORS, scalars={"n": 128})
+
+
+def test_lift_then_check_against_the_lifted_formula():
+    # The naive softmax lifts to one formula; the online softmax is proved
+    # equal to it.
+    lifted = ptxeq.lift(NAIVE, block=128, tensors=SOFTMAX_TENSORS, scalars={"n": 128},
+                        params=["x", "y", "n"], cache=False)
+    assert lifted.ok and lifted.formula.startswith("y["), lifted.to_json()
+    r = ptxeq.check(ptxeq.Formula(lifted.formula), ONLINE, block=128, tensors=SOFTMAX_TENSORS,
+                    scalars={"n": 128}, params=["x", "y", "n"], cache=False)
+    assert r.verdict is ptxeq.Verdict.EQUIVALENT, r.summary()

@@ -4,8 +4,9 @@
 reference over the reals for every input and every thread schedule, or
 returns the bug: a confirmed counterexample input, a race with both
 accesses, a deadlock or divergence, an out-of-bounds or uninitialised
-access. ``race`` checks one kernel. ``check_spec`` runs a ``check.toml``;
-``check_triton`` compiles a ``@triton.jit`` kernel for a GPU target
+access; its reference may be a formula (:class:`Formula`). ``race``
+checks one kernel, ``lift`` gives its outputs as verified formulas.
+``check_spec`` runs a ``check.toml``; ``check_triton`` compiles a ``@triton.jit`` kernel for a GPU target
 (without a GPU) and checks that specialisation against a reference.
 
 Only bad input raises (:class:`UsageError`, a ``ValueError``); a refutation
@@ -18,16 +19,20 @@ from ._result import (
     Counterexample,
     ElementFailure,
     Finding,
+    LiftedKernel,
+    LiftResult,
     Position,
     TensorCounts,
     Verdict,
 )
 from ._api import (
+    Formula,
     Kernel,
     Tensor,
     UsageError,
     check,
     check_spec,
+    lift,
     race,
     symbolic,
 )
@@ -40,7 +45,10 @@ __all__ = [
     "Counterexample",
     "ElementFailure",
     "Finding",
+    "Formula",
     "Kernel",
+    "LiftResult",
+    "LiftedKernel",
     "Position",
     "Tensor",
     "TensorCounts",
@@ -51,6 +59,7 @@ __all__ = [
     "check_spec",
     "check_triton",
     "compile_triton",
+    "lift",
     "race",
     "symbolic",
 ]

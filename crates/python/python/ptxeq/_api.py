@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 
-from ._result import CheckResult, _flat
+from ._result import CheckResult, LiftResult, _flat
 
 UsageError = _native.UsageError
 
@@ -109,6 +109,22 @@ def _plain(v: Any) -> Any:
     return v
 
 
+@dataclass(frozen=True)
+class Formula:
+    """A reference given as a formula in ptxeq's formula language (README
+    "Formula references"), e.g. ``Formula("y[i] = softmax(x[:])[i];")``,
+    or read from a file: ``Formula(file="softmax.formula")``. Only the
+    reference of :func:`check` may be a formula."""
+
+    text: Optional[str] = None
+    file: Optional[Union[str, Path]] = None
+
+    def table(self) -> Dict[str, Any]:
+        if (self.text is None) == (self.file is None):
+            raise UsageError("ptxeq.Formula: give the formula's text or file=, not both or neither")
+        return {"formula": self.text} if self.text is not None else {"formula_file": os.fspath(self.file)}
+
+
 def _dims(v: Any) -> Any:
     if isinstance(v, int):
         return [v]
@@ -183,6 +199,11 @@ def _spec(kernels: Dict[str, Union[str, Path, Kernel]], *, block: Any, grid: Any
     if launch:
         spec["launch"] = launch
     for slot, k in kernels.items():
+        if isinstance(k, Formula):
+            if slot != "reference":
+                raise UsageError(f"{slot}: only the reference may be a ptxeq.Formula")
+            spec[slot] = k.table()
+            continue
         spec[slot] = _kernel_table(k, slot, entry, params, default_params, texts)
     spec["tensors"] = {name: _tensor_spec(name, t) for name, t in tensors.items()}
     if scalars:
@@ -201,15 +222,17 @@ def _tensor_spec(name: str, t: Any) -> Dict[str, Any]:
     raise UsageError(f"tensors.{name}: give a ptxeq.Tensor(shape, dtype, role), not {type(t).__name__}")
 
 
-def check(reference: Union[str, Path, Kernel], candidate: Union[str, Path, Kernel], *,
+def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Path, Kernel], *,
           block: Any = None, grid: Any = None, tensors: Mapping[str, Any],
           scalars: Optional[Mapping[str, Any]] = None, params: Optional[Sequence[str]] = None,
           entry: Optional[str] = None, cache: Union[bool, str, Path] = True,
-          **options: Any) -> "CheckResult":
+          formula_max_steps: Optional[int] = None, **options: Any) -> "CheckResult":
     """Prove ``candidate`` computes the same outputs as ``reference`` over the
     reals for every input and schedule, or show the bug (``ptxeq check``).
 
-    ``reference``/``candidate``: PTX text, a path, or a :class:`Kernel`.
+    ``reference``/``candidate``: PTX text, a path, or a :class:`Kernel`;
+    the reference may also be a :class:`Formula` (``formula_max_steps``:
+    ``--formula-max-steps``).
     ``block``/``grid``: ``128``, ``(16, 16)``, ... (default block: the
     entry's ``.reqntid``; grid 1). ``tensors``: ``{name: Tensor(shape,
     dtype, role)}``; ``scalars``: ``{name: value or symbolic("f32")}``;
@@ -226,7 +249,7 @@ def check(reference: Union[str, Path, Kernel], candidate: Union[str, Path, Kerne
     """
     spec, texts = _spec({"reference": reference, "candidate": candidate}, block=block, grid=grid,
                         tensors=tensors, scalars=scalars, params=params, entry=entry, options=options)
-    return _run("check", spec, texts, cache)
+    return _run("check", spec, texts, cache, formula_max_steps)
 
 
 def race(kernel: Union[str, Path, Kernel], *, block: Any = None, grid: Any = None,
@@ -241,23 +264,45 @@ def race(kernel: Union[str, Path, Kernel], *, block: Any = None, grid: Any = Non
     return _run("race", spec, texts, cache)
 
 
-def check_spec(path: Union[str, Path], *, mode: str = "auto",
-               cache: Union[bool, str, Path] = True) -> "CheckResult":
-    """Run a ``check.toml``: a pair is checked (``ptxeq check``), one
-    kernel race-checked (``ptxeq race``); ``mode`` forces ``check`` or
-    ``race``."""
+def lift(kernel: Union[str, Path, Kernel], *, block: Any = None, grid: Any = None,
+         tensors: Mapping[str, Any], scalars: Optional[Mapping[str, Any]] = None,
+         params: Optional[Sequence[str]] = None, entry: Optional[str] = None,
+         cache: Union[bool, str, Path] = True, formula_max_steps: Optional[int] = None,
+         **options: Any) -> "LiftResult":
+    """Each output tensor of ``kernel`` as one verified formula (``ptxeq
+    lift``), ready to be a :class:`Formula` reference. Arguments as
+    :func:`race`."""
+    spec, texts = _spec({"kernel": kernel}, block=block, grid=grid, tensors=tensors,
+                        scalars=scalars, params=params, entry=entry, options=options)
     start = time.perf_counter()
-    report = json.loads(_native.run_file(mode, os.fspath(path), _cache_word(cache)))
+    out = json.loads(_native.run("lift", _dumps(spec), os.getcwd(), texts, _cache_word(cache),
+                                 formula_max_steps))
+    return LiftResult._from_report(out, time.perf_counter() - start)
+
+
+def check_spec(path: Union[str, Path], *, mode: str = "auto",
+               cache: Union[bool, str, Path] = True,
+               formula_max_steps: Optional[int] = None) -> "CheckResult":
+    """Run a ``check.toml``: a pair (or a formula reference) is checked
+    (``ptxeq check``), one kernel race-checked (``ptxeq race``); ``mode``
+    forces ``check`` or ``race``."""
+    start = time.perf_counter()
+    report = json.loads(_native.run_file(mode, os.fspath(path), _cache_word(cache), formula_max_steps))
     return CheckResult._from_report(report, time.perf_counter() - start)
 
 
-def _run(mode: str, spec: Dict[str, Any], texts: Dict[str, str], cache: Union[bool, str, Path]) -> "CheckResult":
-    start = time.perf_counter()
+def _dumps(spec: Dict[str, Any]) -> str:
     try:
-        doc = json.dumps(spec)
+        return json.dumps(spec)
     except (TypeError, ValueError) as e:
         raise UsageError(f"spec: {e}") from None
-    report = json.loads(_native.run(mode, doc, os.getcwd(), texts, _cache_word(cache)))
+
+
+def _run(mode: str, spec: Dict[str, Any], texts: Dict[str, str], cache: Union[bool, str, Path],
+         formula_max_steps: Optional[int] = None) -> "CheckResult":
+    start = time.perf_counter()
+    report = json.loads(_native.run(mode, _dumps(spec), os.getcwd(), texts, _cache_word(cache),
+                                    formula_max_steps))
     return CheckResult._from_report(report, time.perf_counter() - start)
 
 

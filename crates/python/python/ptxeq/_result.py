@@ -408,3 +408,46 @@ def _finding(role: str, f: Dict[str, Any], cta: Optional[Tuple[int, int, int]]) 
     thread = (f.get("thread") or {}).get("tid")
     return Finding(role, _KIND_WORDS.get(f.get("kind"), str(f.get("kind"))), f.get("message", ""), cta,
                    tuple(accesses), position, f.get("location"), tuple(thread) if thread else None)
+
+
+@dataclass(frozen=True)
+class LiftedKernel:
+    """One kernel lifted: its ``formula`` (every output tensor, in the
+    formula language; ``None`` when it did not lift, ``problem`` says why)
+    and per tensor the report's entry (``name``, ``formula``, ``why_not``)."""
+
+    role: str
+    entry: str
+    formula: Optional[str]
+    problem: Optional[str]
+    tensors: Tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class LiftResult:
+    """The outcome of :func:`lift` (``ptxeq lift --format json``, schema
+    ``ptxeq.lift/1``). ``formula``: the (first) kernel's formula."""
+
+    kernels: Tuple[LiftedKernel, ...]
+    timings: Dict[str, float]
+    report: Dict[str, Any] = field(repr=False)
+
+    @property
+    def formula(self) -> Optional[str]:
+        return self.kernels[0].formula if self.kernels else None
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.kernels) and all(k.formula is not None and not k.problem for k in self.kernels)
+
+    def to_json(self, **kw: Any) -> str:
+        kw.setdefault("indent", 2)
+        return json.dumps(self.report, **kw)
+
+    @classmethod
+    def _from_report(cls, out: Dict[str, Any], call_s: float) -> "LiftResult":
+        r = out["report"]
+        kernels = tuple(LiftedKernel(k.get("role", "kernel"), k.get("entry", ""), k.get("formula"),
+                                     k.get("problem"), tuple(k.get("tensors") or ()))
+                        for k in r.get("kernels") or [])
+        return cls(kernels, {"call_ms": call_s * 1e3}, r)

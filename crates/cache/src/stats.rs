@@ -28,6 +28,21 @@ pub struct Stats {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub by_query: BTreeMap<String, QueryCounts>,
+    /// The remote layer (`--cache-url`): entries it supplied (each also a
+    /// hit above), keys it did not hold, entries it held that failed
+    /// verification, entries written to it, and its bytes.
+    pub remote: RemoteCounts,
+}
+
+/// Counters of the remote layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RemoteCounts {
+    pub hits: u64,
+    pub misses: u64,
+    pub rejects: u64,
+    pub puts: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
 }
 
 /// What is on disk.
@@ -48,6 +63,7 @@ pub(crate) struct Counters {
     bytes_read: AtomicU64,
     bytes_written: AtomicU64,
     by_query: Mutex<BTreeMap<String, QueryCounts>>,
+    remote: Mutex<RemoteCounts>,
 }
 
 impl Counters {
@@ -77,6 +93,17 @@ impl Counters {
             c.rejects += 1;
             c.misses += 1;
         });
+    }
+
+    /// A rejected entry that was then found intact elsewhere (the remote
+    /// layer): counted as a reject, but not as a miss.
+    pub(crate) fn reject_then_found(&self, query: &str) {
+        self.rejects.fetch_add(1, Ordering::Relaxed);
+        self.query(query, |c| c.rejects += 1);
+    }
+
+    pub(crate) fn remote(&self, f: impl FnOnce(&mut RemoteCounts)) {
+        f(&mut self.remote.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
     /// A verified entry whose payload then failed to decode.
@@ -115,6 +142,7 @@ impl Counters {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            remote: *self.remote.lock().unwrap_or_else(|e| e.into_inner()),
         }
     }
 }

@@ -23,6 +23,7 @@ macro_rules! out {
 mod cmd_cache;
 mod cmd_check;
 mod cmd_corpus;
+mod cmd_corpus_merge;
 mod cmd_ir;
 mod cmd_parse;
 mod cmd_race;
@@ -162,9 +163,29 @@ enum Command {
     /// terminal, plain lines otherwise; then a summary table (expected vs
     /// got, time, disk-cache hits). Pending cases are counted apart and never
     /// fail. Exit code 1 when any case failed, 3 when DIR holds no case.
+    ///
+    /// At scale: `--shard i/n` runs one of n disjoint parts (by a hash of
+    /// the case name), `ptxeq corpus merge` combines the parts' `--json`
+    /// reports (README "Running at scale").
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Corpus {
-        /// The corpus root, e.g. `corpus/`.
-        dir: PathBuf,
+        #[command(subcommand)]
+        action: Option<CorpusAction>,
+        /// The corpus root, e.g. `corpus/` (a directory named `merge`:
+        /// write `./merge`).
+        #[arg(required = true)]
+        dir: Option<PathBuf>,
+        /// Run only part INDEX of COUNT (0-based, e.g. `0/4` .. `3/4`): a
+        /// case's part is a hash of its name, stable when cases are added.
+        #[arg(long, value_name = "INDEX/COUNT")]
+        shard: Option<ptxeq_corpus::Shard>,
+        /// Print the selected cases (after --filter and --shard) instead of
+        /// running them.
+        #[arg(long)]
+        list: bool,
+        /// Output of --list: names, or JSON with each case's shard key.
+        #[arg(long, value_enum, default_value = "text", requires = "list")]
+        format: cmd_corpus::ListFormat,
         /// Only cases whose name (`family/case`) contains this; repeatable.
         #[arg(long, value_name = "SUBSTR")]
         filter: Vec<String>,
@@ -212,6 +233,25 @@ enum Command {
         /// Also print `.func` device functions.
         #[arg(long)]
         funcs: bool,
+    },
+}
+
+/// `ptxeq corpus merge`.
+#[derive(Subcommand, Debug)]
+enum CorpusAction {
+    /// Combine the `--json` reports of the shards of one run (`--shard
+    /// i/n`, every i once) into the summary, exit code and reports of the
+    /// whole run.
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Write the merged JUnit XML report.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write the merged JSON report.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
 }
 
@@ -277,15 +317,29 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Cache { action } => cmd_cache::run(action, &cli.global),
         Command::Corpus {
+            action: Some(CorpusAction::Merge {
+                reports,
+                junit,
+                json,
+            }),
+            ..
+        } => cmd_corpus_merge::run(&reports, junit.as_deref(), json.as_deref()),
+        Command::Corpus {
+            action: None,
             dir,
+            shard,
+            list,
+            format,
             filter,
             junit,
             json,
             jobs,
         } => cmd_corpus::run(
-            &dir,
+            dir.as_deref().unwrap_or(std::path::Path::new(".")),
             &cmd_corpus::CorpusOptions {
                 filter,
+                shard,
+                list: list.then_some(format),
                 junit,
                 json,
                 jobs,

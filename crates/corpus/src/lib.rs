@@ -16,8 +16,10 @@ pub mod checks;
 mod discover;
 pub mod ptx;
 mod report;
+pub mod shard;
 
 pub use case::check_case;
 pub use checker::{Checked, run_checker};
 pub use discover::{CaseDir, SPEC_FILE, discover};
 pub use report::{CaseReport, Outcome, Problem, compare_verdict};
+pub use shard::{Shard, shard_key, shard_of};

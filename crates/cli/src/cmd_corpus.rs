@@ -91,6 +91,9 @@ pub struct CaseResult {
     pub time_ms: f64,
     pub cache_hits: u64,
     pub cache_misses: u64,
+    /// Of the hits, those the remote layer (`--cache-url`) supplied.
+    #[serde(default)]
+    pub remote_hits: u64,
 }
 
 pub fn run(dir: &Path, opts: &CorpusOptions) -> Exit {
@@ -237,13 +240,13 @@ fn run_one(case: &CaseDir, cache: Option<&ptxeq_cache::DiskCache>) -> CaseResult
     };
     let report = run();
     let time = start.elapsed();
-    let (hits, misses) = scoped
+    let (hits, misses, remote_hits) = scoped
         .as_ref()
         .map(|s| {
             let st = s.stats();
-            (st.hits, st.misses)
+            (st.hits, st.misses, st.remote.hits)
         })
-        .unwrap_or((0, 0));
+        .unwrap_or((0, 0, 0));
     let mut r = match report {
         Ok(report) => classify(&report),
         Err(panic) => {
@@ -262,12 +265,14 @@ fn run_one(case: &CaseDir, cache: Option<&ptxeq_cache::DiskCache>) -> CaseResult
                 time_ms: 0.0,
                 cache_hits: 0,
                 cache_misses: 0,
+                remote_hits: 0,
             }
         }
     };
     r.time_ms = time.as_secs_f64() * 1e3;
     r.cache_hits = hits;
     r.cache_misses = misses;
+    r.remote_hits = remote_hits;
     r
 }
 
@@ -317,6 +322,7 @@ pub fn classify(report: &CaseReport) -> CaseResult {
         time_ms: 0.0,
         cache_hits: 0,
         cache_misses: 0,
+        remote_hits: 0,
     }
 }
 
@@ -409,9 +415,10 @@ fn print_table(results: &[CaseResult], wall: Duration) {
     let count = |c: Class| results.iter().filter(|r| r.class == c).count();
     let hits: u64 = results.iter().map(|r| r.cache_hits).sum();
     let misses: u64 = results.iter().map(|r| r.cache_misses).sum();
+    let remote: u64 = results.iter().map(|r| r.remote_hits).sum();
     outln!();
     outln!(
-        "{} cases: {} passed, {} failed, {} undecided, {} pending; disk cache {hits} hits, {misses} misses; {:.1} s",
+        "{} cases: {} passed, {} failed, {} undecided, {} pending; disk cache {hits} hits ({remote} remote), {misses} misses; {:.1} s",
         results.len(),
         count(Class::Pass),
         count(Class::Fail),
@@ -504,6 +511,7 @@ fn json_report(results: &[CaseResult], wall: Duration, meta: &RunMeta) -> serde_
             "pending": count(Class::Pending),
             "cache_hits": results.iter().map(|r| r.cache_hits).sum::<u64>(),
             "cache_misses": results.iter().map(|r| r.cache_misses).sum::<u64>(),
+            "remote_hits": results.iter().map(|r| r.remote_hits).sum::<u64>(),
             "time_ms": wall.as_secs_f64() * 1e3,
         },
     })

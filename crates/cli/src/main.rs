@@ -310,7 +310,10 @@ fn main() -> ExitCode {
     }
     let start = std::time::Instant::now();
     let cache = match cli.command {
-        Command::Cache { .. } => None,
+        Command::Cache { .. }
+        | Command::Corpus {
+            action: Some(_), ..
+        } => None,
         _ => cli.global.open_cache(),
     };
     ptxeq_db::set_default_cache(cache.clone());

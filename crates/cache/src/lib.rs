@@ -153,7 +153,7 @@ const RESCAN_EVERY_PUTS: u64 = 256;
 pub struct DiskCache {
     root: PathBuf,
     max_bytes: u64,
-    counters: Counters,
+    counters: Arc<Counters>,
     /// Shared with [`scoped`](Self::scoped) handles.
     shared: Arc<Shared>,
     /// The shared remote layer, if any (`--cache-url`).
@@ -177,7 +177,7 @@ impl DiskCache {
         let cache = DiskCache {
             root,
             max_bytes,
-            counters: Counters::default(),
+            counters: Arc::default(),
             shared: Arc::default(),
             remote: None,
         };
@@ -191,12 +191,13 @@ impl DiskCache {
 
     /// Another handle on the same directory with its own (zeroed)
     /// counters, e.g. to count the hits of one corpus case while cases
-    /// run in parallel. No directory scan.
+    /// run in parallel; everything it counts is also counted by `self`
+    /// (so `--timings` shows the whole run). No directory scan.
     pub fn scoped(&self) -> DiskCache {
         DiskCache {
             root: self.root.clone(),
             max_bytes: self.max_bytes,
-            counters: Counters::default(),
+            counters: Arc::new(Counters::under(self.counters.clone())),
             shared: self.shared.clone(),
             remote: self.remote.clone(),
         }

@@ -265,7 +265,7 @@ fn sharded_runs_share_a_redis_cache_and_survive_its_faults() {
     let whole = corpus("", None, &dir.path().join("whole.json"));
     assert_eq!(whole.code, 0, "{}", whole.stderr);
     let expected = verdicts(&whole.json);
-    assert_eq!(expected.len(), SUBSET.len(), "{}", whole.stderr);
+    assert!(expected.len() >= SUBSET.len(), "{}", whole.stderr);
 
     // 1. Cold: two shards at once fill the server.
     let cold = two_shards(&url, dir.path(), "cold");

@@ -306,8 +306,9 @@ fn s3(url: &url::Url) -> Result<Operator, String> {
     if let Ok(ep) = std::env::var("AWS_ENDPOINT_URL") {
         b = b.endpoint(&ep);
     }
-    let op = Operator::new(b).map_err(|e| e.to_string())?;
-    Ok(op.layer(opendal_http_transport_reqwest::HttpTransportLayer::default()))
+    // S3 speaks HTTP: install opendal's reqwest transport (process-wide).
+    opendal_http_transport_reqwest::install_default();
+    Operator::new(b).map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "s3"))]

@@ -313,8 +313,10 @@ fn s3(url: &url::Url) -> Result<Operator, String> {
 
 #[cfg(not(feature = "s3"))]
 fn s3(_url: &url::Url) -> Result<Operator, String> {
-    Err("this ptxeq was built without s3:// support (build with the ptxeq-cache feature `s3`)"
-        .into())
+    Err(
+        "this ptxeq was built without s3:// support (build with the ptxeq-cache feature `s3`)"
+            .into(),
+    )
 }
 
 /// The time-out from `PTXEQ_CACHE_TIMEOUT` (seconds), or the default.
@@ -332,7 +334,9 @@ pub fn parse_timeout(s: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if !(secs > 0.0 && secs.is_finite()) {
-        return Err(format!("`{s}`: the time-out must be a positive number of seconds"));
+        return Err(format!(
+            "`{s}`: the time-out must be a positive number of seconds"
+        ));
     }
     Ok(Duration::from_secs_f64(secs))
 }

@@ -3,8 +3,8 @@
 //! `ptxeq cache stats`).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Counters of one query name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -343,9 +343,7 @@ fn a_remote_layer_shares_entries_between_local_caches() {
     assert_eq!(b.stats().remote.misses, 1);
     // A corrupted remote entry is a miss (reject), never a hit.
     a.put(&key(3), b"payload").unwrap();
-    let remote_file = remote_dir
-        .path()
-        .join(ptxeq_cache::Remote::path(&key(3)));
+    let remote_file = remote_dir.path().join(ptxeq_cache::Remote::path(&key(3)));
     let mut bytes = fs::read(&remote_file).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0x20;
@@ -354,7 +352,10 @@ fn a_remote_layer_shares_entries_between_local_caches() {
     let c = cache(dc.path()).with_remote(remote.clone());
     assert_eq!(c.get(&key(3)), None);
     let s = c.stats();
-    assert_eq!((s.hits, s.misses, s.rejects, s.remote.rejects), (0, 1, 1, 1));
+    assert_eq!(
+        (s.hits, s.misses, s.rejects, s.remote.rejects),
+        (0, 1, 1, 1)
+    );
     // The recomputed value's write repairs it.
     c.put(&key(3), b"payload").unwrap();
     let d = cache(dd.path()).with_remote(remote);

@@ -146,7 +146,13 @@ pub fn run(dir: &Path, opts: &CorpusOptions) -> Exit {
         shard: opts.shard,
         corpus_cases,
     };
-    finish(&results, wall, &meta, opts.junit.as_deref(), opts.json.as_deref())
+    finish(
+        &results,
+        wall,
+        &meta,
+        opts.junit.as_deref(),
+        opts.json.as_deref(),
+    )
 }
 
 /// What a report says about the run beyond its cases: which part of how

@@ -190,7 +190,9 @@ mod tests {
             .collect()
     }
 
-    const NAMES: [&str; 9] = ["a/1", "a/2", "a/3", "b/1", "b/2", "c/x", "c/y", "d/z", "e/w"];
+    const NAMES: [&str; 9] = [
+        "a/1", "a/2", "a/3", "b/1", "b/2", "c/x", "c/y", "d/z", "e/w",
+    ];
 
     #[test]
     fn shards_merge_back_into_the_whole_run() {
@@ -227,7 +229,12 @@ mod tests {
         assert!(merge(&mixed).err().unwrap().contains("corpus cases"));
         let junk = dir.path().join("junk.json");
         std::fs::write(&junk, "{}").unwrap();
-        assert!(merge(&[junk]).err().unwrap().contains("not a `ptxeq corpus --json` report"));
+        assert!(
+            merge(&[junk])
+                .err()
+                .unwrap()
+                .contains("not a `ptxeq corpus --json` report")
+        );
         assert_eq!(run(&[], None, None), Exit::Invalid);
     }
 }

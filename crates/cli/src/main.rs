@@ -320,11 +320,12 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Cache { action } => cmd_cache::run(action, &cli.global),
         Command::Corpus {
-            action: Some(CorpusAction::Merge {
-                reports,
-                junit,
-                json,
-            }),
+            action:
+                Some(CorpusAction::Merge {
+                    reports,
+                    junit,
+                    json,
+                }),
             ..
         } => cmd_corpus_merge::run(&reports, junit.as_deref(), json.as_deref()),
         Command::Corpus {

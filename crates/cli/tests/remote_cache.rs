@@ -275,7 +275,10 @@ fn sharded_runs_share_a_redis_cache_and_survive_its_faults() {
     }
     let cold_misses: u64 = cold.iter().map(|s| sum(&s.json, "cache_misses")).sum();
     assert!(cold_misses > 0, "a cold run must miss");
-    assert!(!server.keys().is_empty(), "nothing was written to the server");
+    assert!(
+        !server.keys().is_empty(),
+        "nothing was written to the server"
+    );
     let merged = dir.path().join("merged.json");
     let m = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
         .args(["corpus", "merge", "--json", merged.to_str().unwrap()])
@@ -283,7 +286,12 @@ fn sharded_runs_share_a_redis_cache_and_survive_its_faults() {
         .arg(dir.path().join("cold-1.json"))
         .output()
         .unwrap();
-    assert_eq!(m.status.code(), Some(0), "{}", String::from_utf8_lossy(&m.stderr));
+    assert_eq!(
+        m.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&m.stderr)
+    );
     let merged: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
     assert_eq!(verdicts(&merged), expected);

@@ -101,12 +101,7 @@ mod tests {
         for bad in ["4/4", "1/0", "x/2", "1", "-1/3", "1/2/3"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad} accepted");
         }
-        assert!(
-            "4/4"
-                .parse::<Shard>()
-                .unwrap_err()
-                .contains("0-based"),
-        );
+        assert!("4/4".parse::<Shard>().unwrap_err().contains("0-based"),);
     }
 
     /// Every name lands in exactly one part, and adding names never moves

@@ -375,6 +375,31 @@ mod tests {
         assert!(t.elapsed() < Duration::from_millis(50));
     }
 
+    /// A server that accepts connections but never answers (a hung or
+    /// black-holed Redis): the read gives up after the time-out, once.
+    #[test]
+    fn a_silent_server_times_out_once() {
+        // Connections complete in the listener's backlog; nothing replies.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let r = Remote::open(
+            &format!("redis://127.0.0.1:{port}"),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        let key = Key::new("q", 1, b"x");
+        let t = std::time::Instant::now();
+        assert_eq!(r.get(&key), Fetched::Down);
+        let first = t.elapsed();
+        assert!(first >= Duration::from_millis(300), "{first:?}");
+        assert!(first < Duration::from_secs(5), "{first:?}");
+        let t = std::time::Instant::now();
+        assert_eq!(r.get(&key), Fetched::Down);
+        assert!(!r.put(&key, b"entry"));
+        assert!(t.elapsed() < Duration::from_millis(50));
+        drop(silent);
+    }
+
     /// The file:// backend: round trip, verification, corrupt entries.
     #[test]
     fn file_backend_round_trip_and_rejects() {

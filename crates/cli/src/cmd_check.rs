@@ -401,6 +401,9 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
             for f in &cx.functions {
                 outln!("    with the uninterpreted function {f}");
             }
+            if let Some(d) = &cx.exact_difference {
+                outln!("    {d}");
+            }
         }
         Failure::BitsDiffer {
             reference,

@@ -42,6 +42,10 @@ pub struct GlobalArgs {
     /// stderr when the command ends.
     #[arg(long, global = true)]
     pub timings: bool,
+    /// Syntax and lowering errors shown per file; the rest are counted.
+    #[arg(long, global = true, value_name = "N",
+          default_value_t = crate::diagnostics::DEFAULT_MAX_DIAGNOSTICS)]
+    pub max_diagnostics: usize,
 }
 
 impl GlobalArgs {

@@ -305,6 +305,7 @@ Examples (every check.toml key has a flag; README \"The check spec\" lists them)
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.global.init_tracing();
+    diagnostics::set_max_shown(cli.global.max_diagnostics);
     if cli.global.timings {
         ptxeq_db::counts::enable();
     }

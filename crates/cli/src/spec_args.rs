@@ -56,6 +56,16 @@ pub struct SpecFlagArgs {
     /// region (default 1048576); a larger grid runs every CTA.
     #[arg(long, value_name = "N")]
     pub auto_scan_limit: Option<u64>,
+    /// Most thread-instructions one CTA may execute before the run stops
+    /// as `unsupported` (step limit), naming the loop it spins in;
+    /// overrides the spec's `[limits] max_steps` (default 100000000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: Option<u64>,
+    /// Most CTAs one check may simulate; a spec asking for more is
+    /// refused as `unsupported` before anything runs; overrides the
+    /// spec's `[limits] max_ctas` (default 1024).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_ctas: Option<u64>,
     /// Concrete contents of an input, inout or scratch tensor (the verdict
     /// then holds for these values only; gathers/scatters through it get
     /// concrete addresses): `--values idx=3,1,2,0`, `--values idx=iota`,
@@ -79,6 +89,17 @@ pub struct SpecFlagArgs {
 }
 
 impl SpecFlagArgs {
+    /// The spec with the limit flags applied (they override `[limits]`).
+    fn with_limits(&self, mut spec: CheckSpec) -> CheckSpec {
+        if let Some(n) = self.max_steps {
+            spec.limits.max_steps = n;
+        }
+        if let Some(n) = self.max_ctas {
+            spec.limits.max_ctas = n;
+        }
+        spec
+    }
+
     fn has_launch_flags(&self) -> bool {
         self.block.is_some()
             || self.grid.is_some()
@@ -212,6 +233,7 @@ fn register(
     is_toml: bool,
     args: &SpecFlagArgs,
 ) -> Option<LoadedSpec> {
+    let spec = args.with_limits(spec);
     let mut kernels = Vec::new();
     for (word, kref) in spec.kernels.iter() {
         // With `KERNEL.ptx --spec S.toml`, check only the kernels in that file.

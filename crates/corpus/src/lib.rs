@@ -16,6 +16,7 @@ pub mod checks;
 mod discover;
 pub mod ptx;
 mod report;
+pub mod rewrite;
 pub mod shard;
 
 pub use case::check_case;

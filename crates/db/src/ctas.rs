@@ -27,6 +27,9 @@ pub struct CtaPlan {
     pub selection: Option<Selection>,
     /// How the CTAs were chosen, in words (for the report).
     pub how: String,
+    /// The number of CTAs the launch asks for when it is over the spec's
+    /// `max_ctas` bound: nothing was listed or runs (`ctas` is empty).
+    pub refused: Option<u64>,
 }
 
 impl CtaPlan {
@@ -95,6 +98,7 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
     let launch =
         kernel_ref(spec, k.slot(db)).map_or_else(|| spec.launch.clone(), |r| r.launch.clone());
     let total = launch.grid_ctas();
+    let max = spec.limits.max_ctas;
     let all = || ptxeq_ctas::all_ctas(launch.grid);
     let plan = |ctas: Vec<[u32; 3]>, selection: Option<Selection>, how: String| {
         let covers = selection.is_some() || ctas.len() as u64 == total;
@@ -104,8 +108,26 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
             covers,
             selection,
             how,
+            refused: None,
         })
     };
+    // Refused before anything is listed: a launch over the CTA bound.
+    let refuse = |n: u64, how: &str| {
+        Arc::new(CtaPlan {
+            launch: launch.clone(),
+            ctas: Vec::new(),
+            covers: false,
+            selection: None,
+            how: format!("{how}: {n} CTAs, over the limit of {max}"),
+            refused: Some(n),
+        })
+    };
+    let asked = crate::kernel_check::cta_count(&launch);
+    let auto_takes_all = matches!(launch.ctas, Ctas::Auto)
+        && (compare_regions(spec).iter().all(Option::is_none) || total > launch.scan_limit());
+    if asked > max && (!matches!(launch.ctas, Ctas::Auto) || auto_takes_all) {
+        return refuse(asked, "refused");
+    }
     match &launch.ctas {
         Ctas::First => plan(vec![[0, 0, 0]], None, "ctas = \"first\"".into()),
         Ctas::All => plan(all(), None, "ctas = \"all\"".into()),
@@ -141,6 +163,9 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
             );
             let how = sel.describe(launch.grid);
             let ctas = sel.ctas.clone();
+            if ctas.len() as u64 > max {
+                return refuse(ctas.len() as u64, "ctas = \"auto\" selected too many");
+            }
             // No CTA writes the region: this kernel runs nothing (the report
             // lists no CTA, and the other kernel's writes there are
             // differences).
@@ -151,6 +176,7 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
                     covers: true,
                     selection: Some(sel),
                     how,
+                    refused: None,
                 });
             }
             plan(ctas, Some(sel), how)

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ptxeq_exec::{CtaInput, Finding, FindingKind, Stats};
-use ptxeq_spec::{CheckSpec, Ctas, KernelRef};
+use ptxeq_spec::{CheckSpec, Ctas, KernelRef, Launch};
 use ptxeq_store::StoredTerms;
 use ptxeq_symex::SymbolicState;
 use ptxeq_unroll::UnrolledCta;
@@ -190,9 +190,60 @@ pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerm
     state.map(|s| ptxeq_store::store(s))
 }
 
-/// The CTAs the spec's shared `[launch]` asks for (`auto`: every CTA).
-/// A kernel's own CTAs — its launch, the `auto` selection — are
-/// [`crate::kernel_ctas`].
+/// How many CTAs a kernel's launch asks for (without listing them: a grid
+/// may have 2⁶³ CTAs). `auto` counts the whole grid here (what it selects
+/// is known only after its scan: [`crate::ctas::kernel_ctas`] bounds the
+/// selection itself).
+pub fn cta_count(launch: &Launch) -> u64 {
+    match &launch.ctas {
+        Ctas::First => 1,
+        Ctas::All | Ctas::Auto => launch
+            .grid
+            .iter()
+            .map(|&d| u64::from(d))
+            .fold(1u64, u64::saturating_mul),
+        Ctas::List(l) => l.len() as u64,
+    }
+}
+
+/// The `ResourceLimit` finding of a kernel whose launch asks for more CTAs
+/// than the spec's `max_ctas` bound, refused before any CTA is listed or
+/// runs (`None` within bounds).
+pub fn cta_limit_finding(spec: &CheckSpec, launch: &Launch) -> Option<Finding> {
+    cta_limit_finding_n(spec, launch, cta_count(launch))
+}
+
+/// [`cta_limit_finding`] for a kernel that would run `n` CTAs.
+pub fn cta_limit_finding_n(spec: &CheckSpec, launch: &Launch, n: u64) -> Option<Finding> {
+    let max = spec.limits.max_ctas;
+    if n <= max {
+        return None;
+    }
+    let [x, y, z] = launch.grid;
+    Some(Finding {
+        kind: FindingKind::ResourceLimit,
+        message: format!(
+            "CTA limit: the spec asks for {n} CTAs (grid {x}x{y}x{z}, ctas = {}), more than the \
+             limit of {max} (raise it with --max-ctas or [limits] max_ctas, or name fewer CTAs \
+             with ctas = \"first\" or a list); nothing was run",
+            match launch.ctas {
+                Ctas::First => "\"first\"",
+                Ctas::All => "\"all\"",
+                Ctas::Auto => "\"auto\"",
+                Ctas::List(_) => "a list",
+            }
+        ),
+        reason: "CTA limit".into(),
+        thread: None,
+        instr: None,
+        location: None,
+        accesses: Vec::new(),
+        waiting: Vec::new(),
+    })
+}
+
+/// The CTAs a spec asks for (callers first refuse a spec over its CTA
+/// bound: [`cta_limit_finding`]).
 pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
     let [gx, gy, gz] = spec.launch.grid;
     match &spec.launch.ctas {
@@ -296,7 +347,8 @@ pub struct KernelRaceReport {
     pub plan: Arc<crate::ctas::CtaPlan>,
     /// Per CTA checked: its findings and counters.
     pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
-    /// Cross-CTA global-memory conflicts.
+    /// Grid-level findings: cross-CTA global-memory conflicts, or a spec
+    /// refused for asking for more CTAs than its bound.
     pub cross_cta: Vec<Finding>,
     pub verdict: RaceVerdict,
 }
@@ -335,7 +387,15 @@ pub fn race_check(
             cross_cta: Vec::new(),
             verdict: RaceVerdict::Unsupported,
         };
-        if report.input_error.is_none()
+        if let Some(f) = report
+            .plan
+            .refused
+            .and_then(|n| cta_limit_finding_n(sp, &report.plan.launch, n))
+        {
+            // Refused up front: listing or running the CTAs would take
+            // unbounded time and memory.
+            report.cross_cta.push(f);
+        } else if report.input_error.is_none()
             && report
                 .structured
                 .as_ref()
@@ -422,6 +482,37 @@ fn unmatched_binding(
 mod tests {
     use super::RaceVerdict::*;
     use super::*;
+
+    fn spec(launch: &str, limits: &str) -> CheckSpec {
+        let text = format!(
+            "[launch]\nblock = 32\n{launch}\n[kernel]\nptx = \"k.ptx\"\nparams = [\"y\"]\n\
+             [tensors]\ny = {{ role = \"output\", dtype = \"f32\", shape = [32] }}\n{limits}"
+        );
+        CheckSpec::from_toml_str(&text, std::path::Path::new("")).unwrap()
+    }
+
+    #[test]
+    fn cta_bound_counts_without_listing_and_names_itself() {
+        let count = |s: &CheckSpec| cta_count(&s.launch);
+        let limit = |s: &CheckSpec| cta_limit_finding(s, &s.launch);
+        let huge = spec("grid = [2147483647, 65535, 65535]\nctas = \"all\"", "");
+        assert_eq!(count(&huge), 2147483647 * 65535 * 65535);
+        let f = limit(&huge).expect("over the default bound");
+        assert_eq!(f.kind, FindingKind::ResourceLimit);
+        assert!(f.message.contains("limit of 1024"), "{}", f.message);
+        assert!(f.message.contains("--max-ctas"), "{}", f.message);
+        assert_eq!(count(&spec("grid = [9, 1, 1]", "")), 1);
+        let all = spec("grid = [3, 2, 1]\nctas = \"all\"", "");
+        assert_eq!(count(&all), 6);
+        assert!(limit(&all).is_none());
+        let capped = spec(
+            "grid = [3, 2, 1]\nctas = \"all\"",
+            "[limits]\nmax_ctas = 5\n",
+        );
+        assert!(limit(&capped).is_some());
+        let list = spec("grid = [3, 2, 1]\nctas = [[0, 0, 0], [2, 1, 0]]", "");
+        assert_eq!(count(&list), 2);
+    }
 
     #[test]
     fn bugs_outrank_undecided_which_outranks_race_free() {

@@ -22,8 +22,8 @@ mod kernel_check;
 mod queries;
 
 pub use kernel_check::{
-    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, ctas_of,
-    output_terms, race_check, structured, symbolic, unrolled,
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_count, cta_input,
+    cta_limit_finding, ctas_of, output_terms, race_check, structured, symbolic, unrolled,
 };
 
 pub use ctas::{CtaPlan, compare_regions, kernel_ctas};

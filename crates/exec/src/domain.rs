@@ -310,4 +310,28 @@ pub trait Domain {
     fn same_value(&self, a: Self::Val, b: Self::Val) -> bool;
     /// A short description for messages (`x[3]`, `opaque #12`, `0.5`).
     fn describe(&self, v: Self::Val) -> String;
+
+    /// True only for [`crate::layout_tags::Tagged`]: values carry wmma
+    /// fragment layout tags, and the engine checks element-wise fragment
+    /// use with them (`engine/wmma_check.rs`). The four methods below are
+    /// the engine's access to the tags; other domains keep the defaults.
+    const LAYOUT_TAGS: bool = false;
+    /// The layout tag of `v` (`None`: not computed from a fragment element).
+    fn layout_tag(&self, _v: Self::Val) -> Option<crate::layout_tags::LayoutTag> {
+        None
+    }
+    /// The position-free form of `v`: its tag's, or its value's.
+    fn layout_form(&self, _v: Self::Val) -> u64 {
+        0
+    }
+    /// `v` with its tag replaced (`None` strips it).
+    fn with_layout_tag(
+        &mut self,
+        v: Self::Val,
+        _tag: Option<crate::layout_tags::LayoutTag>,
+    ) -> Self::Val {
+        v
+    }
+    /// The instruction (packed id) about to run, named by new tags.
+    fn layout_at(&mut self, _at: u32) {}
 }

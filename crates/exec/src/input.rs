@@ -70,7 +70,8 @@ pub struct SymbolInfo {
 /// or an allocation failure).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Limits {
-    /// Thread-instructions per CTA.
+    /// Thread-instructions per CTA (the spec's `[limits] max_steps`; see
+    /// `engine/budget.rs` for the report when it is hit).
     pub max_steps: u64,
     /// Nested calls per thread.
     pub max_call_depth: u32,
@@ -82,15 +83,21 @@ pub struct Limits {
     pub max_memory_state_bytes: u64,
     /// Findings of one kind kept (the rest are counted).
     pub max_findings_per_kind: u32,
+    /// Whether an output element holding an undefined value at the end of
+    /// the run is a finding. Address-only runs (the `ctas = "auto"` scan,
+    /// which slices the arithmetic away) turn it off: their stored values
+    /// are meaningless by construction; every check run keeps it on.
+    pub report_undefined_outputs: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_steps: 2_000_000_000,
+            max_steps: ptxeq_spec::DEFAULT_MAX_STEPS,
             max_call_depth: 64,
             max_memory_state_bytes: 4 << 30,
             max_findings_per_kind: 64,
+            report_undefined_outputs: true,
         }
     }
 }
@@ -274,7 +281,10 @@ impl CtaInput {
             params,
             tensors,
             symbols,
-            limits: Limits::default(),
+            limits: Limits {
+                max_steps: spec.limits.max_steps,
+                ..Limits::default()
+            },
             bindings,
         })
     }

@@ -55,6 +55,7 @@ mod funcinfo;
 mod ieee;
 mod input;
 pub mod int;
+mod layout_tags;
 mod memory;
 mod opaque;
 mod race;
@@ -76,6 +77,7 @@ pub use finding::{
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
 pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
 pub use input::{CtaInput, InputError, Limits, ParamValue, SymbolInfo, TensorInfo};
+pub use layout_tags::LayoutTag;
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
 pub use result::{CtaRun, OutputValue, Stats, TensorOutput};
 pub use trace::{ReplayMismatch, Segment, ThreadTrace, Trace};
@@ -84,8 +86,30 @@ pub use value::{Part, Value};
 /// Runs CTA `cta` of the launch described by `input` with `domain`.
 ///
 /// Returns the run and the domain (which, for the term domain, holds the
-/// terms the outputs refer to).
+/// terms the outputs refer to). A kernel with `wmma` instructions runs in
+/// the layout-tagging wrapper of `domain` (`layout_tags`), which checks
+/// that its use of fragment elements does not depend on the fragment
+/// layout; the run handed back carries the plain values.
 pub fn run_cta<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun<D::Val>, D) {
+    if uses_wmma(input) {
+        let (run, d) = run_engine(input, cta, layout_tags::Tagged::new(domain));
+        return (layout_tags::untag_run(run), d.inner);
+    }
+    run_engine(input, cta, domain)
+}
+
+/// Whether any function of the launch has a `wmma` instruction.
+fn uses_wmma(input: &CtaInput) -> bool {
+    std::iter::once(&*input.kernel)
+        .chain(input.funcs.iter().map(|f| &**f))
+        .any(|f| {
+            f.instrs
+                .iter()
+                .any(|i| matches!(i.instr, ptxeq_ir::Instr::Wmma(_)))
+        })
+}
+
+fn run_engine<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun<D::Val>, D) {
     match engine::Engine::new(input, cta, domain) {
         Ok(mut e) => {
             e.run();

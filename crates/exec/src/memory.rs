@@ -173,9 +173,9 @@ fn encode<V: Copy + Eq>(slots: &mut [Slot<V>], v: &Value<V>, width: u8) {
     // Fast paths.
     match *v {
         Value::Bits(b) => {
-            for i in 0..width as usize {
+            for (i, s) in slots.iter_mut().enumerate().take(width as usize) {
                 let byte = if i < 8 { (b >> (8 * i)) as u8 } else { 0 };
-                slots[i] = Slot::Byte(byte);
+                *s = Slot::Byte(byte);
             }
             return;
         }

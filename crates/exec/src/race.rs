@@ -265,11 +265,28 @@ impl ShadowMem {
 
     /// A read of byte `b` by `cur` (atomic for the read half of an RMW).
     pub(crate) fn read(&mut self, clocks: &Clocks, b: usize, cur: Acc) -> Option<Conflict> {
+        self.read_ex(clocks, b, cur, |_| false)
+    }
+
+    /// [`ShadowMem::read`], where an earlier access for which `exempt`
+    /// holds counts as ordered before this one (one warp's wmma accesses
+    /// through one view, `engine/wmma_check.rs`).
+    pub(crate) fn read_ex(
+        &mut self,
+        clocks: &Clocks,
+        b: usize,
+        cur: Acc,
+        exempt: impl Fn(&Acc) -> bool,
+    ) -> Option<Conflict> {
         let t = cur.tid;
         let sh = self.shadows[b];
         let mut conflict = None;
-        let unordered =
-            |w: &Acc| w.is_some() && !(w.atomic && cur.atomic) && !clocks.knows(t, w.tid, w.epoch);
+        let unordered = |w: &Acc| {
+            if !w.is_some() || (w.atomic && cur.atomic) {
+                return false;
+            }
+            !(clocks.knows(t, w.tid, w.epoch) || exempt(w))
+        };
         if unordered(&sh.w) {
             conflict = Some(Conflict {
                 prev: sh.w,
@@ -320,11 +337,28 @@ impl ShadowMem {
         cur: Acc,
         same_value: bool,
     ) -> Option<Conflict> {
+        self.write_ex(clocks, b, cur, same_value, |_| false)
+    }
+
+    /// [`ShadowMem::write`] with exempt earlier accesses, as
+    /// [`ShadowMem::read_ex`].
+    pub(crate) fn write_ex(
+        &mut self,
+        clocks: &Clocks,
+        b: usize,
+        cur: Acc,
+        same_value: bool,
+        exempt: impl Fn(&Acc) -> bool,
+    ) -> Option<Conflict> {
         let t = cur.tid;
         let sh = self.shadows[b];
         let mut conflict = None;
-        let unordered =
-            |a: &Acc| a.is_some() && !(a.atomic && cur.atomic) && !clocks.knows(t, a.tid, a.epoch);
+        let unordered = |a: &Acc| {
+            if !a.is_some() || (a.atomic && cur.atomic) {
+                return false;
+            }
+            !(clocks.knows(t, a.tid, a.epoch) || exempt(a))
+        };
         // Reads since the last write.
         if unordered(&sh.r) {
             conflict = Some(Conflict {

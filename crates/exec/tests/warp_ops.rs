@@ -141,15 +141,140 @@ fn bar_red_popc_and_or() {
 }
 
 #[test]
-fn collective_with_an_exited_member_diverges() {
+fn exited_members_do_not_block_a_collective() {
+    // Lane 3 exits; the full-mask shuffle completes with the other 31
+    // lanes (PTX ISA: it waits for the non-exited members), and nobody
+    // reads lane 3: every lane gets lane 0's value.
     let body = format!(
         "{STORE} setp.eq.u32 %p1, %r60, 3;\n @%p1 exit;\n shfl.sync.idx.b32 %r2, %r60, 0, 0x1f, -1;\n st.global.u32 [%rd31], %r2;"
     );
     let run = kernel_run(&body, 32, 32, "");
-    assert!(
-        kinds(&run).contains(&FindingKind::Divergence),
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    let w = common::out_bits(&run, 0, 32);
+    assert_eq!(w[3], None);
+    assert!(w.iter().enumerate().all(|(l, v)| l == 3 || *v == Some(0)));
+    // The lanes that do not exit arrive first and wait for lane 3; its
+    // exit completes the collective (the same result).
+    let body = format!(
+        "{STORE} setp.eq.u32 %p1, %r60, 31;\n @%p1 bra DONE;\n shfl.sync.idx.b32 %r2, %r60, 5, 0x1f, -1;\n st.global.u32 [%rd31], %r2;\n DONE:"
+    );
+    let run = kernel_run(&body, 32, 32, "");
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    let w = common::out_bits(&run, 0, 32);
+    assert!(w[..31].iter().all(|v| *v == Some(5)), "{w:?}");
+}
+
+/// 24 threads: the only warp has lanes 24..31 missing (a CTA size that is
+/// not a multiple of 32).
+#[test]
+fn partial_warp_collectives_use_the_lanes_that_exist() {
+    let body = format!(
+        "{STORE} and.b32 %r1, %r60, 1;\n setp.ne.u32 %p1, %r1, 0;\n\
+         vote.sync.ballot.b32 %r2, %p1, -1;\n vote.sync.all.pred %p2, 1, -1;\n\
+         vote.sync.uni.pred %p3, 1, -1;\n redux.sync.add.u32 %r3, %r60, -1;\n\
+         match.all.sync.b32 %r4|%p4, 7, -1;\n bar.warp.sync -1;\n\
+         selp.u32 %r5, 1, 0, %p2;\n selp.u32 %r6, 2, 0, %p3;\n selp.u32 %r7, 4, 0, %p4;\n\
+         add.u32 %r5, %r5, %r6;\n add.u32 %r5, %r5, %r7;\n\
+         setp.eq.u32 %p5, %r60, 0;\n @%p5 st.global.u32 [%rd0+96], %r2;\n\
+         @%p5 st.global.u32 [%rd0+100], %r3;\n @%p5 st.global.u32 [%rd0+104], %r4;\n\
+         st.global.u32 [%rd31], %r5;"
+    );
+    let run = kernel_run(&body, 27, 24, "");
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    let w = common::out_bits(&run, 0, 27);
+    // ballot of the odd lanes among 0..23; sum 0..23 = 276; match.all over
+    // the 24 existing lanes; all / uni / match predicates true.
+    assert_eq!(
+        &w[24..27],
+        &[Some(0x00aa_aaaa), Some(276), Some(0x00ff_ffff)]
+    );
+    assert!(w[..24].iter().all(|&v| v == Some(7)), "{w:?}");
+}
+
+#[test]
+fn partial_warp_reduction_that_discards_missing_lanes_is_defined() {
+    // The correct partial-warp tree reduction: every lane shuffles, and a
+    // lane adds the value only when its source lane exists (l + off < 24).
+    let mut body = format!("{STORE} add.u32 %r1, %r60, 1;\n");
+    for off in [16, 8, 4, 2, 1] {
+        body.push_str(&format!(
+            "shfl.sync.down.b32 %r2, %r1, {off}, 0x1f, -1;\n add.u32 %r3, %r60, {off};\n\
+             setp.lt.u32 %p1, %r3, 24;\n add.u32 %r4, %r1, %r2;\n selp.u32 %r1, %r4, %r1, %p1;\n"
+        ));
+    }
+    body.push_str("st.global.u32 [%rd31], %r1;");
+    let run = kernel_run(&body, 24, 24, "");
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    // lane 0 holds 1 + 2 + ... + 24.
+    assert_eq!(common::out_bits(&run, 0, 24)[0], Some(300));
+}
+
+#[test]
+fn reading_a_missing_lane_gives_an_undefined_value_reported_at_the_shuffle() {
+    // The full-warp reduction on 24 lanes: at offset 16, lanes 8..15 read
+    // lanes 24..31, which do not exist (lanes 16..23 are clamped to their
+    // own value); the undefined values reach every lane's result.
+    let mut body = format!("{STORE} add.u32 %r1, %r60, 1;\n");
+    for off in [16, 8, 4, 2, 1] {
+        body.push_str(&format!(
+            "shfl.sync.down.b32 %r2, %r1, {off}, 0x1f, -1;\n add.u32 %r1, %r1, %r2;\n"
+        ));
+    }
+    body.push_str("st.global.u32 [%rd31], %r1;");
+    let run = kernel_run(&body, 24, 24, "");
+    assert_eq!(
+        kinds(&run),
+        vec![FindingKind::Uninitialised],
         "{:?}",
         run.findings
+    );
+    let f = &run.findings[0];
+    // Instruction 6, the first shuffle (after ld.param, cvta, the three
+    // STORE instructions and the add).
+    assert_eq!(f.instr, Some(ptxeq_exec::InstrRef::kernel(6)), "{f:?}");
+    assert!(
+        f.message
+            .contains("lanes 8..15 of warp 0 read lanes 24..31"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("24 element(s)"), "{}", f.message);
+    // An undefined value used as an address is reported where it is used,
+    // naming the shuffle that produced it.
+    let body = format!(
+        "{STORE} shfl.sync.down.b32 %r2, %r60, 16, 0x1f, -1;\n and.b32 %r3, %r2, 0;\n\
+         add.u32 %r3, %r3, %r60;\n mul.wide.u32 %rd1, %r3, 4;\n\
+         add.s64 %rd2, %rd0, %rd1;\n st.global.u32 [%rd2], %r60;"
+    );
+    let run = kernel_run(&body, 24, 24, "");
+    assert_eq!(
+        kinds(&run),
+        vec![FindingKind::Uninitialised],
+        "{:?}",
+        run.findings
+    );
+    assert!(
+        run.findings[0].message.contains("read lanes 24..31"),
+        "{}",
+        run.findings[0].message
+    );
+}
+
+#[test]
+fn elect_and_matrix_collectives_with_missing_lanes() {
+    // elect.sync: the ISA does not say whether missing members are waited
+    // for: unsupported, named.
+    let run = kernel_run("elect.sync %r1|%p1, -1;", 1, 24, "");
+    assert_eq!(
+        kinds(&run),
+        vec![FindingKind::Unsupported],
+        "{:?}",
+        run.findings
+    );
+    assert!(
+        run.findings[0].message.contains("24..31"),
+        "{}",
+        run.findings[0].message
     );
 }
 

@@ -553,6 +553,20 @@ impl KernelIr {
                 offset(f, a.offset)?;
                 f.write_char(']')
             }
+            Operand::TensorAddr { tmap, coords } => {
+                f.write_char('[')?;
+                match &tmap.base {
+                    AddrBase::Reg(r) => f.write_str(&reg(*r))?,
+                    AddrBase::Symbol(s) => f.write_str(&self.symbol_name(s))?,
+                    AddrBase::Imm(v) => write!(f, "{v}")?,
+                }
+                offset(f, tmap.offset)?;
+                for c in coords {
+                    f.write_str(", ")?;
+                    self.write_operand(f, c)?;
+                }
+                f.write_char(']')
+            }
             Operand::Vector(v) => {
                 f.write_char('{')?;
                 for (i, e) in v.iter().enumerate() {
@@ -738,6 +752,12 @@ fn vars_of(o: &Operand, out: &mut Vec<bool>) {
             }
         }
         Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|x| vars_of(x, out)),
+        Operand::TensorAddr { tmap, coords } => {
+            if let AddrBase::Symbol(s) = &tmap.base {
+                mark(s);
+            }
+            coords.iter().for_each(|x| vars_of(x, out));
+        }
         Operand::Not(x) => vars_of(x, out),
         Operand::Pair(a, b) => {
             vars_of(a, out);

@@ -696,7 +696,9 @@ pub enum Instr {
     CpAsyncWaitAll,
     /// `cp.async.mbarrier.arrive{.noinc}{.shared}.b64` — `[addr]`.
     CpAsyncMbarrierArrive { noinc: bool, space: StateSpace },
-    /// `cp.async.bulk{.tensor}` — operands as written.
+    /// `cp.async.bulk{.tensor}` — operands as written: `[dst], [src], size{, [mbar]}`;
+    /// a tensor form has one [`Operand::TensorAddr`] `[tmap, {coords}]` (the
+    /// source of a load, the destination of a store `[tmap, {c}], [smem]`).
     CpAsyncBulk(BulkCopy),
     /// `cp.async.bulk.commit_group` — `[]`.
     CpAsyncBulkCommitGroup,
@@ -740,6 +742,30 @@ impl Instr {
             self,
             Instr::Setp { .. } | Instr::Shfl { .. } | Instr::Match { .. } | Instr::Elect
         )
+    }
+
+    /// The operand positions of two sources that can be swapped without
+    /// changing the result: both summands of `add`, the factors of `mul`,
+    /// `mul24`, `mad`, `mad24` and `fma` (`a·b` is exact before any
+    /// rounding), `min`/`max` (every modifier, `.xorsign.abs` included,
+    /// is symmetric in the operands) and `and`/`or`/`xor`. Matchers and
+    /// rewrites use it so that `mul r, c, x` and `mul r, x, c` are one
+    /// thing (issue 13 item 9).
+    pub fn commutative_sources(&self) -> Option<(usize, usize)> {
+        match self {
+            Instr::Add { .. }
+            | Instr::Mul { .. }
+            | Instr::Mul24 { .. }
+            | Instr::Mad { .. }
+            | Instr::Mad24 { .. }
+            | Instr::Fma { .. }
+            | Instr::Min { .. }
+            | Instr::Max { .. }
+            | Instr::And { .. }
+            | Instr::Or { .. }
+            | Instr::Xor { .. } => Some((1, 2)),
+            _ => None,
+        }
     }
 
     /// Instructions after which control does not fall through.

@@ -118,6 +118,14 @@ pub enum SpecialReg {
     DynamicSmemSize,
     TotalSmemSize,
     AggrSmemSize,
+    /// `%reserved_smem_offset_begin`, `_end`, `_cap`: the shared memory
+    /// region reserved for NVIDIA system software (cooperative groups use
+    /// it for multi-warp tiles); its values are set by the driver.
+    ReservedSmemBegin,
+    ReservedSmemEnd,
+    ReservedSmemCap,
+    /// `%reserved_smem_offset_0`, `%reserved_smem_offset_1`.
+    ReservedSmemOffset(u8),
     /// `%envreg0`..`%envreg31`.
     Envreg(u8),
     /// `%pm0`..`%pm7`; `%pm0_64`.. are `Pm64`.
@@ -169,6 +177,11 @@ impl SpecialReg {
             "dynamic_smem_size" => Some(DynamicSmemSize),
             "total_smem_size" => Some(TotalSmemSize),
             "aggr_smem_size" => Some(AggrSmemSize),
+            "reserved_smem_offset_begin" => Some(ReservedSmemBegin),
+            "reserved_smem_offset_end" => Some(ReservedSmemEnd),
+            "reserved_smem_offset_cap" => Some(ReservedSmemCap),
+            "reserved_smem_offset_0" => Some(ReservedSmemOffset(0)),
+            "reserved_smem_offset_1" => Some(ReservedSmemOffset(1)),
             "current_graph_exec" => Some(CurrentGraphExec),
             _ => None,
         };
@@ -226,6 +239,10 @@ impl SpecialReg {
             DynamicSmemSize => "%dynamic_smem_size".into(),
             TotalSmemSize => "%total_smem_size".into(),
             AggrSmemSize => "%aggr_smem_size".into(),
+            ReservedSmemBegin => "%reserved_smem_offset_begin".into(),
+            ReservedSmemEnd => "%reserved_smem_offset_end".into(),
+            ReservedSmemCap => "%reserved_smem_offset_cap".into(),
+            ReservedSmemOffset(n) => format!("%reserved_smem_offset_{n}"),
             Envreg(n) => format!("%envreg{n}"),
             Pm(n) => format!("%pm{n}"),
             Pm64(n) => format!("%pm{n}_64"),
@@ -240,6 +257,9 @@ impl SpecialReg {
             Clock64 | Globaltimer | Gridid | Pm64(_) | CurrentGraphExec => ScalarType::U64,
             IsExplicitCluster => ScalarType::Pred,
             LanemaskEq | LanemaskLe | LanemaskLt | LanemaskGe | LanemaskGt => ScalarType::B32,
+            ReservedSmemBegin | ReservedSmemEnd | ReservedSmemCap | ReservedSmemOffset(_) => {
+                ScalarType::B32
+            }
             _ => ScalarType::U32,
         }
     }
@@ -270,6 +290,13 @@ pub enum Operand {
     },
     /// `[base+offset]`.
     Addr(Address),
+    /// A tensor-map address with coordinates, `[tmap, {c0, c1}]` (TMA
+    /// `cp.async.bulk.tensor`; `im2col` adds a second vector of offsets):
+    /// the tensor map's address and the operands after it, as written.
+    TensorAddr {
+        tmap: Address,
+        coords: Vec<Operand>,
+    },
     /// `{a, b, c, d}` brace vector.
     Vector(Vec<Operand>),
     /// `_`.
@@ -298,6 +325,12 @@ impl Operand {
                 }
             }
             Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| o.collect_regs(out)),
+            Operand::TensorAddr { tmap, coords } => {
+                if let AddrBase::Reg(r) = tmap.base {
+                    out.push(r);
+                }
+                coords.iter().for_each(|o| o.collect_regs(out));
+            }
             Operand::Not(o) => o.collect_regs(out),
             Operand::Pair(a, b) => {
                 a.collect_regs(out);
@@ -383,6 +416,11 @@ mod tests {
             "%pm7",
             "%pm2_64",
             "%dynamic_smem_size",
+            "%reserved_smem_offset_begin",
+            "%reserved_smem_offset_end",
+            "%reserved_smem_offset_cap",
+            "%reserved_smem_offset_0",
+            "%reserved_smem_offset_1",
         ] {
             let s = SpecialReg::parse(name).unwrap_or_else(|| panic!("{name}"));
             assert_eq!(s.name(), name);
@@ -395,6 +433,9 @@ mod tests {
             "%envreg32",
             "%pm8",
             "%pm01",
+            "%reserved_smem_offset_2",
+            "%reserved_smem_offset",
+            "%reserved_smem_offset_01",
         ] {
             assert_eq!(SpecialReg::parse(bad), None, "{bad}");
         }

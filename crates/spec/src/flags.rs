@@ -661,6 +661,7 @@ impl CheckSpec {
             tensors,
             scalars,
             expect: None,
+            limits: None,
             functions,
             globals,
         };

@@ -31,8 +31,9 @@ pub use flags::{
     LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
 };
 pub use model::{
-    CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, Expect, F64, KernelRef, Kernels, Launch,
-    ParamBinding, ScalarValue, Status, TensorSpec, in_region, show_region,
+    CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, DEFAULT_MAX_CTAS, DEFAULT_MAX_STEPS, Expect, F64,
+    KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue, Status, TensorSpec,
+    in_region, show_region,
 };
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
@@ -58,6 +59,8 @@ impl CheckSpec {
     }
 }
 
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod tests;
 

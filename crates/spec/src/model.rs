@@ -28,6 +28,42 @@ pub struct CheckSpec {
     pub functions: BTreeMap<String, FunctionBinding>,
     /// `[globals]`: module-scope variable name → its contents at launch.
     pub globals: BTreeMap<String, GlobalBinding>,
+    /// Bounds on the work of the check (`[limits]`).
+    pub limits: RunLimits,
+}
+
+/// Thread-instructions one CTA may execute by default: about 5–10 s of
+/// simulation at the engine's 10–20 M thread-instructions/s, over ten
+/// times the largest CTA of the corpus (8.6 M, FlashAttention-2 with 512
+/// keys), so a loop that never ends is stopped within seconds.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
+
+/// CTAs one check may simulate by default. Every CTA's run (its path
+/// trace, footprint and, for `check`, its symbolic state) is kept until
+/// the verdict, so memory and time grow with the number of CTAs; a
+/// thousand small CTAs take seconds and well under a GiB.
+pub const DEFAULT_MAX_CTAS: u64 = 1024;
+
+/// Bounds on the work of one check (`[limits]` in the spec, `--max-steps`
+/// / `--max-ctas` on the command line). A bound exists only to keep time
+/// and memory finite; hitting one makes the verdict `unsupported`, naming
+/// the bound, never a wrong answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RunLimits {
+    /// Thread-instructions per CTA.
+    pub max_steps: u64,
+    /// CTAs simulated (`launch.ctas` selects them; `"all"` means the
+    /// whole grid).
+    pub max_ctas: u64,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_steps: DEFAULT_MAX_STEPS,
+            max_ctas: DEFAULT_MAX_CTAS,
+        }
+    }
 }
 
 impl CheckSpec {

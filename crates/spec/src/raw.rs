@@ -34,6 +34,14 @@ pub(crate) struct RawSpec {
     /// `[globals]`: module variable name → value or table.
     #[serde(default)]
     pub globals: BTreeMap<Spanned<String>, Spanned<RawGlobal>>,
+    pub limits: Option<Spanned<RawLimits>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLimits {
+    pub max_steps: Option<Spanned<i64>>,
+    pub max_ctas: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -13,10 +13,12 @@ use toml::Spanned;
 use crate::bindings::{self, FieldBinding, RawParam};
 use crate::dtype::Role;
 use crate::model::{
-    CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, ScalarValue, Status,
-    TensorSpec,
+    CheckSpec, Ctas, Expect, KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue,
+    Status, TensorSpec,
 };
-use crate::raw::{RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawScalar, RawSpec};
+use crate::raw::{
+    RawCtas, RawDims, RawExpect, RawKernel, RawLaunch, RawLimits, RawScalar, RawSpec,
+};
 use crate::verdict::{CaseKind, Verdict};
 
 /// Most threads a CTA may have (every architecture since sm_20).
@@ -135,6 +137,11 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         }
     }
 
+    let limits = match &raw.limits {
+        Some(l) => limits(l.get_ref())?,
+        None => RunLimits::default(),
+    };
+
     Ok(CheckSpec {
         note: raw.note.map(Spanned::into_inner),
         launch,
@@ -144,7 +151,33 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         expect,
         functions,
         globals,
+        limits,
     })
+}
+
+/// `[limits]`: every bound is a positive count; a missing one keeps its
+/// default.
+fn limits(raw: &RawLimits) -> R<RunLimits> {
+    let mut out = RunLimits::default();
+    let positive = |key: &str, v: &Spanned<i64>| -> R<u64> {
+        match u64::try_from(*v.get_ref()) {
+            Ok(n) if n > 0 => Ok(n),
+            _ => fail(
+                v,
+                format!(
+                    "`limits.{key}` is {}; expected a positive count",
+                    v.get_ref()
+                ),
+            ),
+        }
+    };
+    if let Some(v) = &raw.max_steps {
+        out.max_steps = positive("max_steps", v)?;
+    }
+    if let Some(v) = &raw.max_ctas {
+        out.max_ctas = positive("max_ctas", v)?;
+    }
+    Ok(out)
 }
 
 enum Form<'a> {

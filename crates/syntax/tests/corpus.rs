@@ -174,6 +174,7 @@ fn views_agree_with_owned_accessors() {
                     base: b,
                     offset: o,
                     range: r,
+                    ..
                 },
             ) => {
                 *offset == o

@@ -23,6 +23,8 @@
 //!
 //! Nothing is ever proved by sampling: sampling can only refute.
 
+#[cfg(test)]
+mod constant_tests;
 mod exact;
 mod interval;
 #[cfg(test)]
@@ -80,6 +82,11 @@ pub struct Counterexample {
     /// holds for these functions.
     #[serde(default)]
     pub functions: Vec<String>,
+    /// When the two values are too close for `f64` to tell apart (the
+    /// normal forms differ by a tiny constant such as 2⁻¹⁴⁹): how they
+    /// differ, exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_difference: Option<String>,
 }
 
 /// Verdict for one output element.
@@ -120,6 +127,16 @@ pub fn decide(
             let recovered = n.recovered_values_in(&[reference, candidate]);
             if let Some(cx) =
                 find_counterexample(n.terms(), reference, candidate, &recovered, opts, &[])
+            {
+                return ElementDecision::Refuted(cx);
+            }
+            // A nonzero constant residual: the terms differ wherever both
+            // are defined, by an amount sampling in f64 may never see.
+            // Literal constants only: a recovered constant changes the
+            // function, and the difference must hold for the kernel's own.
+            if recovered.is_empty()
+                && let Some(c) = n.constant_residual(reference, candidate)
+                && let Some(cx) = constant_witness(n.terms(), reference, candidate, &c, opts)
             {
                 return ElementDecision::Refuted(cx);
             }
@@ -409,8 +426,70 @@ fn find_counterexample(
                 reference: v[0],
                 candidate: v[1],
                 functions: interpretations_of(terms, &[reference, candidate]),
+                exact_difference: None,
             });
         }
+    }
+    None
+}
+
+/// Rationals printed in a witness before they are cut.
+const EXACT_SHOWN: usize = 120;
+
+/// A witness for two terms whose normal forms differ by the nonzero
+/// constant `c` (so they differ wherever both are defined): the first
+/// sample point where both are defined, the difference confirmed there by
+/// exact rational evaluation (so only `exp`/function-free terms: other
+/// values cannot be evaluated exactly, and a tiny difference is below what
+/// interval enclosures separate).
+fn constant_witness(
+    terms: &Terms,
+    reference: TermId,
+    candidate: TermId,
+    c: &crate::Rat,
+    opts: &DecideOptions,
+) -> Option<Counterexample> {
+    if !is_algebraic(terms, &[reference, candidate]) {
+        return None;
+    }
+    let inputs = inputs_of(terms, &[reference, candidate]);
+    let mut state = opts.seed;
+    let cut = |s: String| {
+        if s.len() > EXACT_SHOWN {
+            format!("{}…", &s[..EXACT_SHOWN])
+        } else {
+            s
+        }
+    };
+    for round in 0..opts.samples {
+        let vals = sample(round, inputs.len(), &mut state);
+        let values: hashbrown::HashMap<(u32, u64), f64> =
+            inputs.iter().copied().zip(vals.iter().copied()).collect();
+        let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(0.0);
+        let exact = |k: u32, i: u64| crate::normal::rat_of_f64(f(k, i));
+        let exact_difference = match &eval_exact(terms, &[reference, candidate], &exact)[..] {
+            [Some(a), Some(b)] if a != b => format!(
+                "reference − candidate = {} exactly (the normal forms differ by the constant {})",
+                cut(a.add(&b.neg()).to_string()),
+                cut(c.to_string())
+            ),
+            _ => continue,
+        };
+        let v = terms.eval_many_f64(&[reference, candidate], &f);
+        return Some(Counterexample {
+            inputs: inputs
+                .iter()
+                .map(|&(tensor, index)| WitnessInput {
+                    tensor,
+                    index,
+                    value: f(tensor, index),
+                })
+                .collect(),
+            reference: v[0],
+            candidate: v[1],
+            functions: interpretations_of(terms, &[reference, candidate]),
+            exact_difference: Some(exact_difference),
+        });
     }
     None
 }

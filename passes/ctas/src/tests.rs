@@ -128,8 +128,11 @@ fn tiled_input() -> CtaInput {
 }
 
 /// The written byte ranges of every tensor in one run (no findings).
+/// Stored values are not compared (a sliced run stores undefined ones).
 fn writes(input: &CtaInput, cta: [u32; 3]) -> Vec<(u32, u64, u64)> {
-    let (run, _) = run_cta(input, cta, Opaque::new());
+    let mut input = input.clone();
+    input.limits.report_undefined_outputs = false;
+    let (run, _) = run_cta(&input, cta, Opaque::new());
     assert!(run.findings.is_empty(), "{:?}", run.findings);
     let mut out: Vec<(u32, u64, u64)> = run
         .footprint

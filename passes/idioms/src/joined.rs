@@ -305,7 +305,12 @@ pub(super) fn out_init_at(
     let Some(c) = t.out_init else {
         return Some(None);
     };
-    let first = m.at[0];
+    let main = t.join.unwrap_or(t.steps.len());
+    let first = m.at[..main.min(m.at.len())]
+        .iter()
+        .copied()
+        .min()
+        .unwrap_or(0);
     let p = (0..idiom)
         .rev()
         .find(|&i| !set.contains(&i) && writes(&k.instrs[i]).contains(&m.out))?;
@@ -313,7 +318,6 @@ pub(super) fn out_init_at(
     let is_mov = d.guard.is_none()
         && matches!(d.instr, Instr::Mov { .. })
         && (d.operands.get(1) == Some(&Operand::Imm(c)) || copied_const(k, p) == Some(c));
-    let main = t.join.unwrap_or(t.steps.len());
     let first_branch = t.steps[..main]
         .iter()
         .zip(&m.at)
@@ -416,26 +420,47 @@ pub(super) fn accept(
         return false;
     };
     let set: FxHashSet<usize> = m.at.iter().copied().collect();
-    // The main part and the tail are each matched in program order.
+    // The main part and the tail each keep the order of their basic
+    // blocks (steps within a block in any order their dataflow allows:
+    // `match_at`), and the result is written last in the main part.
+    let blocks = t.blocks();
+    let block_min = |tj: usize| {
+        blocks
+            .iter()
+            .find(|b| b.contains(&tj))
+            .and_then(|b| b.clone().map(|s| m.at[s]).min())
+            .unwrap_or(usize::MAX)
+    };
+    let max_of = |r: Range<usize>| r.map(|s| m.at[s]).max().unwrap_or(0);
+    let min_of = |r: Range<usize>| r.map(|s| m.at[s]).min().unwrap_or(usize::MAX);
+    let ordered = |lo: usize, hi: usize| {
+        blocks
+            .iter()
+            .filter(|b| b.start >= lo && b.end <= hi)
+            .collect::<Vec<_>>()
+            .windows(2)
+            .all(|w| max_of(w[0].clone()) < min_of(w[1].clone()))
+    };
     if join == 0
         || join >= m.at.len()
-        || m.at[..join].windows(2).any(|w| w[0] >= w[1])
-        || m.at[join..].windows(2).any(|w| w[0] >= w[1])
+        || !ordered(0, join)
+        || !ordered(join, m.at.len())
+        || m.at[join - 1] != max_of(0..join)
     {
         return false;
     }
-    let first = m.at[0];
-    let last = m.at[m.at.len() - 1];
+    let first = min_of(0..join);
+    let last = max_of(join..m.at.len());
     let idiom = m.at[join - 1];
     let j_pos = idiom + 1;
     // Where the branches to the join land: after the main part, or on
     // its rejoin step (then a label inside the main part, the
     // expansion's own like any other).
-    let rejoin_pos = t.rejoin.map(|q| m.at[q]);
+    let rejoin_pos = t.rejoin.map(block_min);
     let join_target = rejoin_pos.unwrap_or(j_pos);
     // The tail starts at its first step or at the first place a branch
     // into it lands, if earlier (constant `mov`s may precede the step).
-    let mut tail0 = m.at[join];
+    let mut tail0 = block_min(join);
     for (&j, &tj) in &t.branch_target {
         if tj >= join
             && !t.to_join.contains(&j)
@@ -542,14 +567,15 @@ pub(super) fn accept(
                 // middle: Triton's NaN case): the rest of the main part is
                 // skipped, and the branch lands on the tail's step (through
                 // the tail's harmless `mov`s).
-                (tj == join || m.at[tj - 1] < target)
-                    && target <= m.at[tj]
+                (tj == join || max_of(join..tj) < target)
+                    && target <= block_min(tj)
                     && tail.contains(&target)
                     && skips_ok(from, j_pos)
             } else if tj > 0 && tj < m.at.len() {
+                let part = if tj > join { join } else { 0 };
                 from < target
-                    && m.at[tj - 1] < target
-                    && target <= m.at[tj]
+                    && max_of(part..tj) < target
+                    && target <= block_min(tj)
                     && skips_ok(from, target)
             } else {
                 false

@@ -207,23 +207,57 @@ fn op_match(t: &Operand, k: &Operand, b: &mut Binding, f: &Facts) -> bool {
     }
 }
 
+/// Does kernel instruction `k` match template step `t` under `b` (which
+/// it extends)? The two sources of a commutative operation match in
+/// either order (`mul r, x, c` is `mul r, c, x`): compilers and rewrites
+/// do not keep the template's order. On failure `b` is left unchanged.
 fn instr_match(t: &InstrData, k: &InstrData, b: &mut Binding, f: &Facts) -> bool {
     if t.instr != k.instr || t.operands.len() != k.operands.len() {
         return false;
     }
+    let mut trial = b.clone();
     match (t.guard, k.guard) {
         (None, None) => {}
         (Some(x), Some(y)) => {
-            if x.negated != y.negated || !b.reg(x.reg, y.reg) {
+            if x.negated != y.negated || !trial.reg(x.reg, y.reg) {
                 return false;
             }
         }
         _ => return false,
     }
-    t.operands
-        .iter()
-        .zip(&k.operands)
-        .all(|(x, y)| op_match(x, y, b, f))
+    let guarded = trial.clone();
+    if operands_match(t, k, None, &mut trial, f) {
+        *b = trial;
+        return true;
+    }
+    let Some(swap) = t.instr.commutative_sources() else {
+        return false;
+    };
+    let mut trial = guarded;
+    if operands_match(t, k, Some(swap), &mut trial, f) {
+        *b = trial;
+        return true;
+    }
+    false
+}
+
+/// The operands of `t` against those of `k`, with `k`'s operands at the
+/// positions `swap` exchanged.
+fn operands_match(
+    t: &InstrData,
+    k: &InstrData,
+    swap: Option<(usize, usize)>,
+    b: &mut Binding,
+    f: &Facts,
+) -> bool {
+    t.operands.iter().enumerate().all(|(i, x)| {
+        let j = match swap {
+            Some((p, q)) if i == p => q,
+            Some((p, q)) if i == q => p,
+            _ => i,
+        };
+        k.operands.get(j).is_some_and(|y| op_match(x, y, b, f))
+    })
 }
 
 /// A match: the kernel instruction of each step, and the bindings.
@@ -274,11 +308,24 @@ pub(crate) fn match_at(t: &Template, k: &KernelIr, f: &Facts, start: usize) -> O
     let end = (start + window).min(k.instrs.len());
     let mut at = vec![start];
     let mut taken: FxHashSet<usize> = [start].into_iter().collect();
+    let blocks = t.blocks();
+    let block_of = |j: usize| blocks.iter().position(|b| b.contains(&j)).unwrap_or(0);
+    // Where the current block's steps may start (after every step of the
+    // blocks before it in the same part: main part or tail).
+    let mut block_lo = start + 1;
     for (j, step) in t.steps.iter().enumerate().skip(1) {
-        // Expansions with branches keep program order; straight-line ones
-        // may be scheduled in any order their dataflow allows.
+        // Expansions with branches keep the order of their basic blocks;
+        // within a block, and in a straight-line expansion, steps may be
+        // scheduled in any order their dataflow allows (checked below).
         let from = if t.has_branch() {
-            at.last().copied().unwrap_or(start) + 1
+            if blocks[block_of(j)].start == j {
+                let part = match t.join {
+                    Some(jn) if j > jn => jn,
+                    _ => 0,
+                };
+                block_lo = at[part..j].iter().copied().max().unwrap_or(start) + 1;
+            }
+            block_lo
         } else {
             start + 1
         };
@@ -289,16 +336,23 @@ pub(crate) fn match_at(t: &Template, k: &KernelIr, f: &Facts, start: usize) -> O
         } else {
             0..0
         };
+        // A straight-line step independent of the first one may also be
+        // scheduled before it (the program-order check below keeps every
+        // dependent pair in order).
+        let earlier = if t.join.is_none() && block_of(j) == 0 {
+            start.saturating_sub(window)..start
+        } else {
+            0..0
+        };
         let mut hit = None;
-        for i in (from..end).chain(before) {
+        for i in (from..end).chain(before).chain(earlier) {
             let d = &k.instrs[i];
             if taken.contains(&i) {
                 continue;
             }
-            let mut trial = b.clone();
-            if instr_match(step, d, &mut trial, f) {
-                trial.pin_consts(i);
-                b = trial;
+            // `instr_match` extends `b` only on success.
+            if instr_match(step, d, &mut b, f) {
+                b.pin_consts(i);
                 hit = Some(i);
                 break;
             }
@@ -306,6 +360,19 @@ pub(crate) fn match_at(t: &Template, k: &KernelIr, f: &Facts, start: usize) -> O
         let i = hit?;
         taken.insert(i);
         at.push(i);
+        // The tail may lie before the main part: its first block's other
+        // steps follow its first step, wherever that landed.
+        if t.join == Some(j) {
+            block_lo = i + 1;
+        }
+    }
+    // A block's branch (or other terminator) is its last instruction in
+    // the kernel too.
+    for bl in &blocks {
+        let last = bl.end - 1;
+        if t.steps[last].instr.is_terminator() && bl.clone().any(|s| at[s] > at[last]) {
+            return None;
+        }
     }
     // Program order of every pair of steps sharing a register one of them
     // writes must be kept (between a main part and its tail, control flow
@@ -509,7 +576,17 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
         }
     }
     // Labels inside the span are the expansion's own, reached only from
-    // its own branches, and land where the template's do.
+    // its own branches, and land where the template's do: at the first
+    // instruction of the target block as the kernel orders it, after
+    // every step of the blocks before it.
+    let blocks = t.blocks();
+    let block_min = |tj: usize| {
+        blocks
+            .iter()
+            .find(|b| b.contains(&tj))
+            .and_then(|b| b.clone().map(|s| m.at[s]).min())
+            .unwrap_or(usize::MAX)
+    };
     let mut own: FxHashSet<LabelId> = FxHashSet::default();
     for (j, &tj) in &t.branch_target {
         let Some(Operand::Label(tl)) = t.steps[*j].operands.first() else {
@@ -526,7 +603,7 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
         // the loop the expansion's own, so the kernel's loop is the
         // template's instruction for instruction.
         if tj <= *j {
-            if target != m.at[tj] || (target..=from).any(|i| !set.contains(&i)) {
+            if target != block_min(tj) || (target..=from).any(|i| !set.contains(&i)) {
                 return false;
             }
             continue;
@@ -549,9 +626,9 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
                 return false;
             }
         }
-        let before = if tj == 0 { 0 } else { m.at[tj - 1] };
+        let before = m.at[..tj].iter().copied().max().unwrap_or(0);
         let ok = if tj < m.at.len() {
-            before < target && target <= m.at[tj]
+            before < target && target <= block_min(tj)
         } else {
             target == last + 1
         };
@@ -691,7 +768,8 @@ fn resolve_local(
             ) => return Some((*v, offset.checked_add(add)?)),
             (
                 Instr::Add { ty, .. },
-                [Operand::Reg(_), Operand::Reg(q), Operand::Imm(Imm::Int(c))],
+                [Operand::Reg(_), Operand::Reg(q), Operand::Imm(Imm::Int(c))]
+                | [Operand::Reg(_), Operand::Imm(Imm::Int(c)), Operand::Reg(q)],
             ) if !ty.is_float() && ty.bit_width() == 64 => {
                 add = add.checked_add(i64::try_from(*c).ok()?)?;
                 r = *q;

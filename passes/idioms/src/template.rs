@@ -118,6 +118,34 @@ impl Template {
         !self.branch_target.is_empty()
     }
 
+    /// The expansion's basic blocks as step ranges, in step order: a
+    /// block starts at step 0, at a step a branch lands on, after a
+    /// branch or other terminator, at the tail ([`Template::join`]) and
+    /// at the rejoin step. Within a block a kernel may order independent
+    /// steps any way (the matcher keeps only their dependencies); the
+    /// blocks themselves keep the template's order.
+    pub(crate) fn blocks(&self) -> Vec<std::ops::Range<usize>> {
+        let n = self.steps.len();
+        let mut starts: std::collections::BTreeSet<usize> = [0].into_iter().collect();
+        for (&j, &tj) in &self.branch_target {
+            starts.insert(j + 1);
+            starts.insert(tj);
+        }
+        for (j, d) in self.steps.iter().enumerate() {
+            if d.instr.is_terminator() {
+                starts.insert(j + 1);
+            }
+        }
+        starts.extend(self.join);
+        starts.extend(self.rejoin);
+        let starts: Vec<usize> = starts.into_iter().filter(|&s| s < n).collect();
+        starts
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| s..starts.get(i + 1).copied().unwrap_or(n))
+            .collect()
+    }
+
     /// The form with the final product contracted into an `fma` with an
     /// addend (`None` when the last step is not a plain `mul`, or the
     /// expansion branches).

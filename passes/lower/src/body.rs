@@ -502,6 +502,7 @@ impl FnLower<'_> {
                 base,
                 offset,
                 range,
+                node,
             } => {
                 let base = match base {
                     AddrBaseRef::Reg(name) => match self.reg(name) {
@@ -532,7 +533,16 @@ impl FnLower<'_> {
                     // Absolute addresses are bit patterns; a negative literal wraps.
                     AddrBaseRef::Imm(v) => AddrBase::Imm(v as u64),
                 };
-                Operand::Addr(Address { base, offset })
+                let tmap = Address { base, offset };
+                let coords: Vec<Operand> = node
+                    .operands()
+                    .map(|e| self.operand(e, instr, errors))
+                    .collect();
+                if coords.is_empty() {
+                    Operand::Addr(tmap)
+                } else {
+                    Operand::TensorAddr { tmap, coords }
+                }
             }
             OperandRef::Vector(node) => Operand::Vector(
                 node.operands()

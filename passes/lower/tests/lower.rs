@@ -436,3 +436,44 @@ fn ir_is_independent_of_positions() {
     let shift = (moved.len() - SMALL.len()) as u32;
     assert_eq!(b.map.instrs[0].start, a.map.instrs[0].start + shift);
 }
+
+/// Issue 13 item 7: the reserved-shared-memory special registers and the
+/// tensor-map address of a TMA store lower without diagnostics, the
+/// coordinates kept.
+#[test]
+fn reserved_smem_registers_and_tensor_map_addresses() {
+    let src = ".version 8.0\n.target sm_90a\n.address_size 64\n\
+        .visible .entry k(.param .u64 tmap)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<2>;\n\
+        .shared .align 128 .b8 smem[1024];\n\
+        mov.u32 %r0, %reserved_smem_offset_1;\n\
+        mov.b32 %r1, %reserved_smem_offset_cap;\n\
+        ld.param.u64 %rd1, [tmap];\n\
+        cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r2, %r3}], [smem];\n\
+        ret;\n}\n";
+    let lowered = lower_source(src);
+    assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
+    let k = &lowered.module.kernels[0];
+    assert_eq!(
+        k.instrs[0].operands[1],
+        Operand::Special(SpecialReg::ReservedSmemOffset(1))
+    );
+    assert_eq!(
+        k.instrs[1].operands[1],
+        Operand::Special(SpecialReg::ReservedSmemCap)
+    );
+    let tma = &k.instrs[3];
+    assert!(
+        matches!(tma.instr, Instr::CpAsyncBulk(_)),
+        "{:?}",
+        tma.instr
+    );
+    let Operand::TensorAddr { tmap, coords } = &tma.operands[0] else {
+        panic!("{:?}", tma.operands);
+    };
+    assert!(matches!(tmap.base, AddrBase::Reg(_)));
+    assert!(matches!(coords.as_slice(), [Operand::Vector(c)] if c.len() == 2));
+    assert_eq!(
+        k.instr_text(3),
+        "cp.async.bulk.tensor.2d.global.shared.bulk_group [%rd1, {%r2,%r3}], [smem]"
+    );
+}

@@ -98,11 +98,15 @@ fn judge(spec: &CheckSpec, findings: &[(String, Finding)]) -> Result<String, Str
         }
         Verdict::Unsupported => {
             let want = expect.reason.clone().unwrap_or_default().to_lowercase();
+            // A resource limit (step budget, memory state) is undecided
+            // too: `unsupported` in the verdict vocabulary.
             let ok = findings.iter().any(|(_, f)| {
-                f.kind == FindingKind::Unsupported
-                    && (want.is_empty()
-                        || f.reason.to_lowercase().contains(&want)
-                        || want.contains(&f.reason.to_lowercase()))
+                matches!(
+                    f.kind,
+                    FindingKind::Unsupported | FindingKind::ResourceLimit
+                ) && (want.is_empty()
+                    || f.reason.to_lowercase().contains(&want)
+                    || want.contains(&f.reason.to_lowercase()))
             });
             if ok {
                 Ok("unsupported".into())

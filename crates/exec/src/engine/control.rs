@@ -416,9 +416,9 @@ impl<D: Domain> Engine<'_, D> {
                     offset: 0,
                 } if self.private_of_var(t, info, v.index()).is_some() => {
                     let p = self.private_of_var(t, info, v.index()).ok_or(Halt)?;
-                    let th = &self.threads[t as usize];
-                    let region = th.private[p].region.clone();
-                    if th.private[p].slots.len() < usize::from(width) {
+                    let pr = &self.threads[t as usize].private[p];
+                    let (len, region) = (pr.slots.len(), pr.region.clone());
+                    if len < usize::from(width) {
                         return Err(self.unsupported(
                             t,
                             "call of a bound function",

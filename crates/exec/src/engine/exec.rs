@@ -1387,7 +1387,10 @@ impl<D: Domain> Engine<'_, D> {
                 } else {
                     0
                 }),
-                PredArg::Data(_) => Value::Tainted(self.cur_instr),
+                PredArg::Data(c) => {
+                    self.layout_escape_bool(t, c, "turned into an integer by set")?;
+                    Value::Tainted(self.cur_instr)
+                }
                 PredArg::Tainted(o) => Value::Tainted(o),
                 PredArg::Undef => Value::Undef,
             }

@@ -13,12 +13,15 @@
 //! Memory: `ldmatrix` lanes read the rows they address at arrival;
 //! `stmatrix` lanes write the rows they address at completion (the row
 //! values come from all lanes). `wmma.load` / `wmma.store` use ptxeq's
-//! fixed fragment layout ([`super::fragments::wmma_element`]); because the
-//! real layout is implementation-defined, which lane touches which element
-//! is unknown, so for race judgement every lane is taken to read (load) or
-//! write (store, the same values: benign among themselves) the whole tile.
-//! An access by another lane of the warp that is not ordered by
-//! `bar.warp.sync` therefore races, as it may on hardware.
+//! fixed fragment layout ([`super::fragments::wmma_element`]); consumed
+//! fragments must not depend on it (`wmma_check`, checked in
+//! `gather_wmma`). Because the real layout is implementation-defined,
+//! which lane touches which element is unknown, so for race judgement every
+//! lane is taken to read (load) or write (store, the same values: benign
+//! among themselves) the whole tile. An access by another lane of the warp
+//! that is not ordered by `bar.warp.sync` therefore races, as it may on
+//! hardware — except a wmma access of the same warp through the same view
+//! (`WmmaState::same_view`), which is the same lane's.
 
 use ptxeq_ir::{
     Address, Frag, Instr, InstrData, Layout, MatrixMods, MmaMods, Operand, ScalarType, Shape,
@@ -28,6 +31,7 @@ use ptxeq_ir::{
 use super::fragments::{self, MmaKind, Operand as MOp};
 use super::sync::{Coll, CollArg};
 use super::values::IntArg;
+use super::wmma_check::frag_class;
 use super::{Engine, Flow, Halt, R, Status, Wait};
 use crate::domain::{Domain, Fmt};
 use crate::finding::FindingKind;
@@ -153,8 +157,13 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        if matches!(ins.instr, Instr::Wmma(_)) {
-            self.wmma_static_check(t, info)?;
+        if matches!(ins.instr, Instr::Wmma(_)) && !D::LAYOUT_TAGS {
+            // `run_cta` runs every kernel with wmma in the tagging domain.
+            return Err(self.unsupported(
+                t,
+                "wmma without layout tracking",
+                "wmma fragments are modelled only in runs that track their layout (crate::layout_tags)".into(),
+            ));
         }
         let arg = self.matrix_arrive(t, info, ins)?;
         let key = (self.cur_instr, u32::MAX);
@@ -198,60 +207,6 @@ impl<D: Domain> Engine<'_, D> {
             }
         }
         Ok(Flow::Next)
-    }
-
-    /// Refuses functions that use wmma fragment registers element-wise
-    /// (`wmma_check`), naming the offending instruction.
-    fn wmma_static_check(&mut self, t: u32, info: &FuncInfo) -> R<()> {
-        let f = self.cur_instr >> 22;
-        let verdict = match self.wmma.checked.get(&f) {
-            Some(v) => v.clone(),
-            None => {
-                let v = super::wmma_check::fragment_misuse(&info.ir);
-                self.wmma.checked.insert(f, v.clone());
-                v
-            }
-        };
-        if let Some((pc, reg)) = verdict {
-            let at = super::unpack_instr(super::pack_instr(f, pc));
-            return Err(self.unsupported(
-                t,
-                "wmma fragment used element-wise",
-                format!(
-                    "{at} uses {reg}, which holds a wmma fragment element; the wmma fragment layout is implementation-defined, so a program that reads or writes fragment elements individually is not modelled"
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Checks that a consumed wmma fragment is one wmma produced or a
-    /// single-value fill (`wmma_check`).
-    fn wmma_fragment_ok(
-        &mut self,
-        base: u32,
-        lanes: &[[Vec<Value<D::Val>>; 3]],
-        which: usize,
-        what: &str,
-    ) -> R<()> {
-        let w = (base / 32) as usize;
-        let regs = lanes.iter().flat_map(|l| l[which].iter());
-        if self.wmma.acceptable(w, regs) {
-            return Ok(());
-        }
-        Err(self.unsupported(
-            base,
-            "wmma fragment used element-wise",
-            format!(
-                "the {what} was neither produced by wmma instructions nor filled with one value: its contents depend on the implementation-defined fragment layout"
-            ),
-        ))
-    }
-
-    /// Remembers fragment registers a wmma instruction produced.
-    fn wmma_produced(&mut self, base: u32, regs: &[Value<D::Val>]) {
-        let w = (base / 32) as usize;
-        self.wmma.produced[w].extend(regs.iter().cloned());
     }
 
     /// A fragment that does not fit its shape (never for the modelled
@@ -594,12 +549,17 @@ impl<D: Domain> Engine<'_, D> {
                 }
                 Ok(())
             }
-            Instr::Wmma(WmmaOp::Load { .. }) => Ok(()),
+            Instr::Wmma(WmmaOp::Load { .. }) => {
+                self.wmma_done((base / 32) as usize);
+                Ok(())
+            }
             Instr::Wmma(WmmaOp::Mma {
                 shape,
                 a_ty,
                 c_ty,
                 d_ty,
+                a_layout,
+                b_layout,
                 ..
             }) => {
                 let (m, n, k) = wmma_mnk(*shape).ok_or_else(|| self.malformed(base))?;
@@ -614,12 +574,36 @@ impl<D: Domain> Engine<'_, D> {
                     let rc = regs.iter().skip(na + nb).take(nc).cloned().collect();
                     split.push([ra, rb, rc]);
                 }
-                self.wmma_fragment_ok(base, &split, 0, "wmma.mma A fragment")?;
-                self.wmma_fragment_ok(base, &split, 1, "wmma.mma B fragment")?;
-                self.wmma_fragment_ok(base, &split, 2, "wmma.mma C fragment")?;
-                let a = self.gather_wmma(base, &split, 0, m, k, ab, "wmma A fragment")?;
-                let b = self.gather_wmma(base, &split, 1, k, n, ab, "wmma B fragment")?;
-                let c = self.gather_wmma(base, &split, 2, m, n, cf, "wmma C fragment")?;
+                let class_a = frag_class(Frag::A, *shape, ab, *a_layout);
+                let class_b = frag_class(Frag::B, *shape, ab, *b_layout);
+                let class_c = frag_class(Frag::C, *shape, cf, Layout::Row);
+                let a = self.gather_wmma(
+                    base,
+                    &split,
+                    0,
+                    (m, k),
+                    ab,
+                    class_a,
+                    "the wmma.mma A fragment",
+                )?;
+                let b = self.gather_wmma(
+                    base,
+                    &split,
+                    1,
+                    (k, n),
+                    ab,
+                    class_b,
+                    "the wmma.mma B fragment",
+                )?;
+                let c = self.gather_wmma(
+                    base,
+                    &split,
+                    2,
+                    (m, n),
+                    cf,
+                    class_c,
+                    "the wmma.mma C fragment",
+                )?;
                 let d = self
                     .product(&a, &b, &c)
                     .ok_or_else(|| self.malformed(base))?;
@@ -631,17 +615,21 @@ impl<D: Domain> Engine<'_, D> {
                         ins.instr.mnemonic(),
                     ));
                 }
+                let class_d = frag_class(Frag::C, *shape, df, Layout::Row);
+                let w = (base / 32) as usize;
                 for l in 0..32 {
-                    let vals: Vec<D::Val> = (0..slots)
-                        .filter_map(|e| {
-                            let (r, c) = fragments::wmma_element(m, n, slots, l, e)?;
-                            d.get(r, c)
-                        })
-                        .collect();
+                    let mut vals: Vec<D::Val> = Vec::with_capacity(slots);
+                    for e in 0..slots {
+                        let Some((r, c)) = fragments::wmma_element(m, n, slots, l, e) else {
+                            continue;
+                        };
+                        let Some(x) = d.get(r, c) else { continue };
+                        vals.push(self.wmma_leaf(x, class_d, w, l, e));
+                    }
                     let regs = Self::pack_frag(&vals, df);
-                    self.wmma_produced(base, &regs);
                     self.write_regs(base + l as u32, info, op(0), regs)?;
                 }
+                self.wmma_done(w);
                 Ok(())
             }
             Instr::Wmma(WmmaOp::Store {
@@ -656,8 +644,17 @@ impl<D: Domain> Engine<'_, D> {
                     .into_iter()
                     .map(|r| [r, Vec::new(), Vec::new()])
                     .collect();
-                self.wmma_fragment_ok(base, &split, 0, "wmma.store fragment")?;
-                let tile = self.gather_wmma(base, &split, 0, m, n, fmt, "wmma D fragment")?;
+                let class = frag_class(Frag::C, *shape, fmt, Layout::Row);
+                let tile = self.gather_wmma(
+                    base,
+                    &split,
+                    0,
+                    (m, n),
+                    fmt,
+                    class,
+                    "the wmma.store fragment",
+                )?;
+                self.wmma_done((base / 32) as usize);
                 let Operand::Addr(addr) = op(0) else {
                     return Err(self.unsupported(
                         base,
@@ -692,14 +689,21 @@ impl<D: Domain> Engine<'_, D> {
                     values.push(Value::concat(&pieces));
                 }
                 // Every lane writes the whole tile (see the module doc).
-                for l in 0..32u32 {
+                let view = self.wmma_view(base, info, class, *space, &addr, stride, *layout)?;
+                self.wmma_view_begin(base / 32, view);
+                let mut done = Ok(());
+                'lanes: for l in 0..32u32 {
                     for (line, v) in values.iter().enumerate() {
                         let a = offset_addr(&addr, (line * stride * es) as i64);
                         self.guard = None;
-                        self.store(base + l, info, *space, &a, v.clone(), (len * es) as u8)?;
+                        done = self.store(base + l, info, *space, &a, v.clone(), (len * es) as u8);
+                        if done.is_err() {
+                            break 'lanes;
+                        }
                     }
                 }
-                Ok(())
+                self.wmma_view_end();
+                done
             }
             _ => Ok(()),
         }
@@ -726,20 +730,22 @@ impl<D: Domain> Engine<'_, D> {
         Some(d)
     }
 
-    /// Assembles a wmma fragment (`which` of each lane's register groups)
-    /// into its `rows`×`cols` matrix with ptxeq's layout. Lanes holding
-    /// the same element must agree: otherwise the kernel changed fragment
-    /// registers element-wise in a way that depends on the (really
-    /// implementation-defined) layout, which ptxeq cannot model.
+    /// Assembles a consumed wmma fragment (`which` of each lane's register
+    /// groups) of `class` into its `rows`×`cols` matrix with ptxeq's
+    /// layout. Every element must be the same element-wise function of
+    /// whole fragments of `class` at its own position (`wmma_check`), so
+    /// the matrix is the same under any layout; the tile holds the values
+    /// without their layout tags. Lanes holding the same element then
+    /// agree (checked all the same).
     #[allow(clippy::too_many_arguments)]
     fn gather_wmma(
         &mut self,
         base: u32,
         lanes: &[[Vec<Value<D::Val>>; 3]],
         which: usize,
-        rows: usize,
-        cols: usize,
+        (rows, cols): (usize, usize),
         fmt: Fmt,
+        class: u32,
         what: &str,
     ) -> R<Tile<D::Val>> {
         let nregs = lanes.first().map_or(0, |l| l[which].len());
@@ -755,7 +761,8 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         let mut tile = Tile::new(rows, cols);
-        let mut seen: Vec<Option<Value<D::Val>>> = vec![None; rows * cols];
+        let mut seen: Vec<Option<D::Val>> = vec![None; rows * cols];
+        let mut first: Option<(u64, usize, usize, Option<crate::layout_tags::LayoutTag>)> = None;
         for (l, groups) in lanes.iter().enumerate() {
             let regs = &groups[which];
             let x = base + l as u32;
@@ -768,8 +775,20 @@ impl<D: Domain> Engine<'_, D> {
                     Some(reg) => reg.clone(),
                     None => Value::Undef,
                 };
-                match &seen[r * cols + c] {
-                    Some(prev) if *prev != raw => {
+                let v = match self.as_real(x, &raw, fmt)? {
+                    Some(v) => v,
+                    None => return Err(self.uninit_register(x, what)),
+                };
+                let el = self.wmma_element(x, v, class, l, e, what)?;
+                match first {
+                    None => first = Some((el.form, l, e, el.tag)),
+                    Some((f, fl, fe, ft)) if f != el.form => {
+                        return Err(self.wmma_not_uniform(x, what, (fl, fe, ft), (l, e, el.tag)));
+                    }
+                    Some(_) => {}
+                }
+                match seen[r * cols + c] {
+                    Some(prev) if prev != el.val => {
                         return Err(self.unsupported(
                             x,
                             "wmma fragment depends on the implementation-defined layout",
@@ -779,16 +798,46 @@ impl<D: Domain> Engine<'_, D> {
                         ));
                     }
                     Some(_) => continue,
-                    None => seen[r * cols + c] = Some(raw.clone()),
+                    None => seen[r * cols + c] = Some(el.val),
                 }
-                let v = match self.as_real(x, &raw, fmt)? {
-                    Some(v) => v,
-                    None => return Err(self.uninit_register(x, what)),
-                };
-                tile.set(r, c, v);
+                tile.set(r, c, el.val);
             }
         }
         Ok(tile)
+    }
+
+    /// The view of a wmma.load / wmma.store: which fragment element each
+    /// byte it accesses is — the fragment class, the state space, the
+    /// address (a register's value or a variable and offset), the stride
+    /// and the memory layout, hashed.
+    #[allow(clippy::too_many_arguments)]
+    fn wmma_view(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        class: u32,
+        space: StateSpace,
+        addr: &Address,
+        stride: usize,
+        layout: Layout,
+    ) -> R<u64> {
+        use std::hash::{Hash, Hasher};
+        let base = match &addr.base {
+            ptxeq_ir::AddrBase::Reg(r) => match self.read(t, info, &Operand::Reg(*r), 64)? {
+                Value::Bits(b) => (0u8, b),
+                // Not a concrete address: a view of its own (no ordering).
+                _ => (1, u64::from(self.cur_instr) << 32 | u64::from(t)),
+            },
+            ptxeq_ir::AddrBase::Imm(a) => (0, *a),
+            ptxeq_ir::AddrBase::Symbol(s) => {
+                let mut h = rustc_hash::FxHasher::default();
+                s.hash(&mut h);
+                (2, h.finish())
+            }
+        };
+        let mut h = rustc_hash::FxHasher::default();
+        (class, space, base, addr.offset, stride, layout).hash(&mut h);
+        Ok(h.finish())
     }
 
     /// `wmma.load`: this lane reads the whole tile (race judgement, see
@@ -845,13 +894,25 @@ impl<D: Domain> Engine<'_, D> {
         } else {
             (cols, rows)
         };
+        let class = frag_class(frag, shape, fmt, layout);
+        let view = self.wmma_view(t, info, class, space, &addr, stride, layout)?;
+        self.wmma_view_begin(t / 32, view);
         let mut loaded = Vec::with_capacity(lines);
         for line in 0..lines {
             let a = offset_addr(&addr, (line * stride * es) as i64);
-            let v = self.load(t, info, space, &a, (len * es) as u8)?;
+            let v = self.load(t, info, space, &a, (len * es) as u8);
+            let v = match v {
+                Ok(v) => v,
+                Err(h) => {
+                    self.wmma_view_end();
+                    return Err(h);
+                }
+            };
             loaded.push(v.unwrap_or(Value::Undef));
         }
+        self.wmma_view_end();
         let lane = (t % 32) as usize;
+        let w = (t / 32) as usize;
         let mut vals = Vec::with_capacity(slots);
         for e in 0..slots {
             let (r, c) = fragments::wmma_element(rows, cols, slots, lane, e)
@@ -861,7 +922,19 @@ impl<D: Domain> Engine<'_, D> {
             } else {
                 (c, r)
             };
-            vals.push(loaded[line].slice((p * es) as u8, es as u8, (len * es) as u8));
+            let raw = loaded[line].slice((p * es) as u8, es as u8, (len * es) as u8);
+            // Each element is a leaf of this load, whatever it holds (a
+            // padding zero is an element like any other).
+            vals.push(match self.as_real(t, &raw, fmt)? {
+                Some(x) => {
+                    // Thread-private memory may hold fragment elements
+                    // stored one by one; which tile element each became
+                    // depends on the layout.
+                    self.layout_escape(t, &raw, "read back by a wmma.load")?;
+                    Value::data(self.wmma_leaf(x, class, w, lane, e), fmt)
+                }
+                None => Value::Undef,
+            });
         }
         let regs: Vec<Value<D::Val>> = if per_reg(fmt) == 2 {
             vals.chunks(2)
@@ -874,7 +947,6 @@ impl<D: Domain> Engine<'_, D> {
         } else {
             vals
         };
-        self.wmma_produced(t, &regs);
         self.write_regs(t, info, dst, regs)
     }
 }

@@ -272,9 +272,9 @@ impl<D: Domain> Engine<'_, D> {
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }
-        let Some(sh) = self.shadows[ri].as_mut() else {
+        if self.shadows[ri].is_none() {
             return;
-        };
+        }
         let acc = Acc {
             tid: t,
             epoch: self.clocks.epoch(t),
@@ -282,11 +282,21 @@ impl<D: Domain> Engine<'_, D> {
             atomic: kind == AccessKind::Atomic,
         };
         let mut first: Option<(u64, Conflict)> = None;
+        let wmma = self.wmma.cur_view.is_some();
+        if wmma && t.is_multiple_of(32) {
+            self.wmma.record(instr, r, off, width);
+        }
+        let Some(sh) = self.shadows[ri].as_mut() else {
+            return;
+        };
         for u in sh.units(off as usize, width as usize) {
+            let byte = (u * sh.gran) as u64;
+            let st = &self.wmma;
+            let exempt = |a: &Acc| wmma && st.same_view(r, byte, a);
             let c = if kind == AccessKind::Read {
-                sh.read(&self.clocks, u, acc)
+                sh.read_ex(&self.clocks, u, acc, exempt)
             } else {
-                sh.write(&self.clocks, u, acc, false)
+                sh.write_ex(&self.clocks, u, acc, false, exempt)
             };
             if first.is_none()
                 && let Some(c) = c
@@ -324,9 +334,16 @@ impl<D: Domain> Engine<'_, D> {
             atomic: false,
         };
         let mut first = None;
+        let wmma = self.wmma.cur_view.is_some();
+        if wmma && t.is_multiple_of(32) {
+            self.wmma.record(instr, r, off, u64::from(width));
+        }
         if let Some(sh) = self.shadows[ri].as_mut() {
             for u in sh.units(off as usize, usize::from(width)) {
-                if let Some(c) = sh.write(&self.clocks, u, acc, same)
+                let byte = (u * sh.gran) as u64;
+                let st = &self.wmma;
+                let exempt = |a: &Acc| wmma && st.same_view(r, byte, a);
+                if let Some(c) = sh.write_ex(&self.clocks, u, acc, same, exempt)
                     && first.is_none()
                 {
                     first = Some(((u * sh.gran) as u64, c));
@@ -494,6 +511,9 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
+        if let Target::Cta(_) = target {
+            self.layout_escape(t, &v, "stored to shared or global memory")?;
+        }
         self.track_store(t, target, off, &v, width);
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
@@ -684,6 +704,9 @@ impl<D: Domain> Engine<'_, D> {
         new: Value<D::Val>,
         width: u8,
     ) -> R<()> {
+        if let Target::Cta(_) = target {
+            self.layout_escape(t, &new, "combined into memory by an atomic")?;
+        }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &new, width),
             Target::Private(p) => store_value(

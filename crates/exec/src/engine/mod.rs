@@ -10,7 +10,8 @@
 //! - `sync`: barriers, warp collectives, deadlock analysis;
 //! - `matrix` (+ `fragments`, the layouts): `mma`, `ldmatrix`,
 //!   `stmatrix`, `movmatrix`, `wmma` as warp collectives (`wmma_check`:
-//!   guards of the fixed wmma fragment layout);
+//!   layout independence of element-wise fragment use, with the tags of
+//!   `crate::layout_tags`);
 //! - `async_copy`: `cp.async` and its commit / wait groups.
 //!
 //! Scheduling is deterministic: a FIFO run queue, initially all threads in
@@ -20,6 +21,7 @@
 
 mod async_copy;
 mod bitexact;
+mod budget;
 mod control;
 mod exec;
 mod fragments;
@@ -152,6 +154,8 @@ pub(crate) struct Thread<V: Copy> {
     pub cursor_param: u64,
     pub last_arrival: [Option<LastArrival>; 16],
     pub tracer: ThreadTracer,
+    /// Loop iterations per back edge (names the loop at the step limit).
+    pub back_edges: budget::BackEdges,
 }
 
 /// The interpreter state of one CTA.
@@ -198,8 +202,8 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub meter: Meter,
     /// Outstanding `cp.async` copies.
     pub asyncs: async_copy::AsyncCopies,
-    /// Guards of the fixed wmma fragment layout.
-    pub wmma: wmma_check::WmmaState<D::Val>,
+    /// wmma instances per warp (layout tags, `wmma_check`).
+    pub wmma: wmma_check::WmmaState,
 }
 
 /// Packs a function index and instruction index.
@@ -613,6 +617,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 cursor_param: PRIVATE_START,
                 last_arrival: [None; 16],
                 tracer: ThreadTracer::start(0, 0),
+                back_edges: budget::BackEdges::default(),
             })
             .collect();
         let mut live = vec![u32::MAX; nwarps as usize];
@@ -857,12 +862,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 return;
             }
             if self.stats.instructions_executed >= max {
-                let _ = self.fail(
-                    t,
-                    FindingKind::ResourceLimit,
-                    "step limit",
-                    format!("the CTA executed {max} thread-instructions (the step limit)"),
-                );
+                let _ = self.step_limit(t);
                 return;
             }
             self.stats.instructions_executed += 1;
@@ -902,6 +902,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             return self.do_return(funcs, t);
         };
         self.cur_instr = pack_instr(f, pc);
+        if D::LAYOUT_TAGS {
+            self.d.layout_at(self.cur_instr);
+        }
         self.threads[t as usize].tracer.step();
         self.guard = None;
         if let Some(g) = ins.guard {
@@ -922,6 +925,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             Flow::Jump(target) => {
                 let th = &mut self.threads[t as usize];
+                if target <= pc {
+                    th.back_edges.taken(pack_instr(f, pc));
+                }
                 th.frames.last_mut().ok_or(Halt)?.pc = target;
                 th.tracer.jump(f, target);
             }
@@ -1005,18 +1011,34 @@ impl<'a, D: Domain> Engine<'a, D> {
                 }
             }
             let mut elements = Vec::with_capacity(written.len());
+            let mut undefined = Vec::new();
             for e in written {
                 let off = e * es;
                 if off + es > self.slots[i].len() {
                     continue;
                 }
                 let (v, info) = load_value(&self.slots[i], &region, off, es as u8, &mut self.d, 0);
+                if matches!(v, Value::Undef) {
+                    undefined.push(e as u64);
+                }
                 let ov = if info.uninit {
                     OutputValue::Unsupported("partly written element".into())
                 } else {
                     self.output_value(v, fmt)
                 };
                 elements.push((e as u64, ov));
+            }
+            // An undefined value whose cause is already reported (a read of
+            // uninitialised memory) is not reported twice.
+            let cause_reported = self
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::Uninitialised);
+            if !undefined.is_empty()
+                && self.input.limits.report_undefined_outputs
+                && !cause_reported
+            {
+                self.undefined_outputs(&t.name, &undefined);
             }
             out.push(TensorOutput {
                 tensor: i as u32,

@@ -104,17 +104,134 @@ pub(crate) struct Coll<V> {
 /// Pending collectives of one warp.
 pub(crate) struct WarpState<V> {
     pub pending: Vec<Coll<V>>,
+    /// Shuffles whose lanes read an exited, missing or non-member lane
+    /// (their result is undefined): `(instruction, reader lanes, source
+    /// lanes)`, merged per instruction. Named when an undefined value
+    /// reaches an output, an address or a branch.
+    pub undefined: Vec<(u32, u32, u32)>,
 }
 
 impl<V> Default for WarpState<V> {
     fn default() -> Self {
         WarpState {
             pending: Vec::new(),
+            undefined: Vec::new(),
         }
     }
 }
 
+impl<V> WarpState<V> {
+    fn note_undefined(&mut self, instr: u32, readers: u32, sources: u32) {
+        match self.undefined.iter_mut().find(|u| u.0 == instr) {
+            Some(u) => {
+                u.1 |= readers;
+                u.2 |= sources;
+            }
+            None => self.undefined.push((instr, readers, sources)),
+        }
+    }
+}
+
+/// Collectives that wait only for their non-exited members.
+fn partial_ok(i: &Instr) -> bool {
+    matches!(
+        i,
+        Instr::Shfl { .. }
+            | Instr::Vote { .. }
+            | Instr::Match { .. }
+            | Instr::Redux { .. }
+            | Instr::BarWarpSync
+    )
+}
+
+/// `0..7, 24..31` for a lane mask.
+pub(crate) fn lane_list(mask: u32) -> String {
+    let r = thread_ranges((0..32).filter(|l| mask & (1 << l) != 0));
+    let parts: Vec<String> = r
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                format!("{a}")
+            } else {
+                format!("{a}..{b}")
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
 impl<D: Domain> Engine<'_, D> {
+    /// Where an undefined value may come from: a shuffle at which some
+    /// lane read a lane that had exited, does not exist or is not a
+    /// member. With `t`, only shuffles at which `t` itself was such a
+    /// reader. The instruction and a sentence for a message.
+    pub(crate) fn undefined_origin(&self, t: Option<u32>) -> Option<(u32, String)> {
+        let describe = |w: usize, &(instr, readers, sources): &(u32, u32, u32)| {
+            (
+                instr,
+                format!(
+                    "at the shuffle at {}, lanes {} of warp {w} read lanes {}, which had exited, do \
+                     not exist or are not in the member mask, and got an undefined value (PTX ISA)",
+                    unpack_instr(instr),
+                    lane_list(readers),
+                    lane_list(sources)
+                ),
+            )
+        };
+        match t {
+            Some(t) => {
+                let w = (t / 32) as usize;
+                let u = self
+                    .warps
+                    .get(w)?
+                    .undefined
+                    .iter()
+                    .find(|u| u.1 & (1 << (t % 32)) != 0)?;
+                Some(describe(w, u))
+            }
+            None => self
+                .warps
+                .iter()
+                .enumerate()
+                .find_map(|(w, ws)| ws.undefined.first().map(|u| describe(w, u))),
+        }
+    }
+
+    /// Output tensor `name` ends the run with undefined values at
+    /// `elements`: an `Uninitialised` finding, pointing at the shuffle
+    /// that produced undefined values when there was one.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn undefined_outputs(&mut self, name: &str, elements: &[u64]) {
+        let shown: Vec<String> = elements
+            .iter()
+            .take(4)
+            .map(|e| format!("{name}[{e}]"))
+            .collect();
+        let more = if elements.len() > 4 { ", …" } else { "" };
+        let (instr, why) = match self.undefined_origin(None) {
+            Some((i, why)) => (
+                Some(unpack_instr(i)),
+                format!("; undefined values arose in this run: {why}"),
+            ),
+            None => (
+                None,
+                "; a register read before it was written, or an operation on one, was stored"
+                    .to_string(),
+            ),
+        };
+        let f = Finding::new(
+            FindingKind::Uninitialised,
+            format!(
+                "output `{name}`: {} element(s) hold an undefined value at the end of the run ({}{more}){why}",
+                elements.len(),
+                shown.join(", ")
+            ),
+        )
+        .at(None, instr);
+        self.report(f);
+    }
+
     #[cold]
     #[inline(never)]
     fn divergence(&mut self, t: u32, message: String) -> Halt {
@@ -478,10 +595,24 @@ impl<D: Domain> Engine<'_, D> {
         }
         let lane = t % 32;
         let _ = self.complete_activemask(w, false);
+        if self.complete_without_exited(w).is_err() {
+            return;
+        }
+        // What still waits for this lane is a collective every lane must
+        // join (`mma`, `ldmatrix`, `wmma`: `.aligned`, the whole warp).
+        let funcs = self.funcs.clone();
         let stuck: Option<String> = self.warps[w]
             .pending
             .iter()
-            .find(|c| c.key.1 & (1 << lane) != 0)
+            .find(|c| {
+                let i = unpack_instr(c.first_instr);
+                c.key.1 & (1 << lane) != 0
+                    && funcs[i.func as usize]
+                        .ir
+                        .instrs
+                        .get(i.index as usize)
+                        .is_none_or(|d| !partial_ok(&d.instr))
+            })
             .map(|c| c.what.clone());
         if let Some(what) = stuck {
             let msg = format!(
@@ -532,14 +663,20 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
+        // Member lanes that have exited (or do not exist: the last warp of
+        // a CTA whose size is not a multiple of 32) do not take part: the
+        // collective waits for the non-exited members only (PTX ISA,
+        // shfl/vote/match/redux.sync; CUDA's __syncwarp for
+        // bar.warp.sync). `elect.sync` has no such rule in the ISA.
         let gone = mask & !self.live[w];
-        if gone != 0 {
-            let lanes: Vec<u32> = (0..32).filter(|l| gone & (1 << l) != 0).collect();
-            return Err(self.divergence(
+        if gone != 0 && matches!(ins.instr, Instr::Elect) {
+            return Err(self.unsupported(
                 t,
+                "elect.sync with exited member lanes",
                 format!(
-                    "{}: member lanes {lanes:?} have exited (or do not exist), so the collective can never complete",
-                    what(mask)
+                    "{}: member lanes {} have exited or do not exist, and the PTX ISA does not say whether elect.sync waits for them",
+                    what(mask),
+                    lane_list(gone)
                 ),
             ));
         }
@@ -583,7 +720,7 @@ impl<D: Domain> Engine<'_, D> {
         let c = &mut ws.pending[idx];
         c.arrived |= 1 << lane;
         c.args.push((lane, arg));
-        if c.arrived != mask {
+        if c.arrived != mask & self.live[w] {
             // activemask also completes when the warp quiesces
             // (`resolve_quiescent`) with the lanes that arrived.
             self.threads[t as usize].status = Status::Blocked(Wait::Collective);
@@ -609,11 +746,15 @@ impl<D: Domain> Engine<'_, D> {
             c.key.1
         };
         let base = (w * 32) as u32;
+        // The member lanes that took part (exited members do not).
+        let present = c.arrived & mask;
         let mut args: Vec<Option<CollArg<D::Val>>> = vec![None; 32];
         for (l, a) in c.args {
             args[l as usize] = Some(a);
         }
-        let members: Vec<u32> = (0..32).filter(|l| mask & (1 << l) != 0).collect();
+        let members: Vec<u32> = (0..32).filter(|l| present & (1 << l) != 0).collect();
+        // Shuffle lanes that read a lane outside `present` (undefined).
+        let (mut readers, mut sources) = (0u32, 0u32);
         // Results per member lane: (d, p).
         let mut results: Vec<LaneResult<D::Val>> = Vec::with_capacity(members.len());
         match instr {
@@ -647,9 +788,15 @@ impl<D: Domain> Engine<'_, D> {
                         }
                     };
                     let j = if pval { j as u32 } else { i };
+                    // A source lane that is not a member, or a member that
+                    // has exited or does not exist: undefined (PTX ISA).
                     let v = match args.get(j as usize).and_then(|a| a.as_ref()) {
-                        Some(CollArg::Shfl { a, .. }) if mask & (1 << j) != 0 => a.clone(),
-                        _ => Value::Undef,
+                        Some(CollArg::Shfl { a, .. }) if present & (1 << j) != 0 => a.clone(),
+                        _ => {
+                            readers |= 1 << i;
+                            sources |= 1 << (j & 31);
+                            Value::Undef
+                        }
                     };
                     results.push((i, v, Some(Value::Bits(u64::from(pval)))));
                 }
@@ -694,7 +841,7 @@ impl<D: Domain> Engine<'_, D> {
                         if *mode == VoteMode::Ballot {
                             Value::Bits(bits)
                         } else {
-                            Value::Bits(u64::from(bits == 0 || bits == u64::from(mask)))
+                            Value::Bits(u64::from(bits == 0 || bits == u64::from(present)))
                         }
                     }
                 };
@@ -727,7 +874,7 @@ impl<D: Domain> Engine<'_, D> {
                             (m, None)
                         }
                         ptxeq_ir::MatchMode::All => (
-                            if all_eq { u64::from(mask) } else { 0 },
+                            if all_eq { u64::from(present) } else { 0 },
                             Some(Value::Bits(u64::from(all_eq))),
                         ),
                     };
@@ -775,7 +922,7 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
             Instr::Elect => {
-                let leader = mask.trailing_zeros();
+                let leader = present.trailing_zeros();
                 for &i in &members {
                     results.push((
                         i,
@@ -794,6 +941,9 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
             _ => {}
+        }
+        if readers != 0 {
+            self.warps[w].note_undefined(c.first_instr, readers, sources);
         }
         for (l, d, p) in results {
             let x = base + l;
@@ -830,6 +980,41 @@ impl<D: Domain> Engine<'_, D> {
             }
         }
         Ok(())
+    }
+
+    /// Completes the pending collectives of warp `w` that waited only for
+    /// lanes that have now exited (`shfl/vote/match/redux.sync`,
+    /// `bar.warp.sync`: exited members do not take part). Matrix
+    /// collectives and `elect.sync` stay pending.
+    fn complete_without_exited(&mut self, w: usize) -> R<()> {
+        let funcs = self.funcs.clone();
+        loop {
+            let live = self.live[w];
+            let ready = self.warps[w].pending.iter().position(|c| {
+                c.key.1 != 0 && c.arrived != 0 && c.arrived == c.key.1 & live && {
+                    let i = super::unpack_instr(c.first_instr);
+                    funcs[i.func as usize]
+                        .ir
+                        .instrs
+                        .get(i.index as usize)
+                        .is_some_and(|d| partial_ok(&d.instr))
+                }
+            });
+            let Some(i) = ready else {
+                return Ok(());
+            };
+            let c = self.warps[w].pending.remove(i);
+            let first = super::unpack_instr(c.first_instr);
+            let Some(ins) = funcs[first.func as usize]
+                .ir
+                .instrs
+                .get(first.index as usize)
+            else {
+                return Ok(());
+            };
+            let ins = ins.instr.clone();
+            self.complete_collective(u32::MAX, w, &ins, c)?;
+        }
     }
 
     /// Completes pending `activemask` queries of warp `w`: when every live

@@ -228,6 +228,7 @@ impl<D: Domain> Engine<'_, D> {
                     Value::Tainted(*o)
                 } else if matches!((&new, &old), (Value::Bits(_), Value::Bits(_))) {
                     // An integer chosen by a tensor-data predicate.
+                    self.layout_escape_bool(t, c, "selecting an integer")?;
                     Value::Tainted(self.cur_instr)
                 } else {
                     return Err(self.unsupported(
@@ -353,7 +354,10 @@ impl<D: Domain> Engine<'_, D> {
             Value::Bits(b) => Ok(IntArg::Known(mask_bits(*b, w))),
             Value::Undef => Ok(IntArg::Undef),
             Value::Tainted(o) => Ok(IntArg::Tainted(*o)),
-            Value::Bool(_) => Ok(IntArg::Tainted(self.cur_instr)),
+            Value::Bool(c) => {
+                self.layout_escape_bool(t, *c, "used as an integer")?;
+                Ok(IntArg::Tainted(self.cur_instr))
+            }
             Value::Data { v, .. } => {
                 let desc = self.d.describe(*v);
                 Err(self.unsupported(
@@ -595,6 +599,21 @@ impl<D: Domain> Engine<'_, D> {
                 .filter(|r| r.space == Space::Shared)
                 .map(|r| r.size)
                 .sum(),
+            S::ReservedSmemBegin
+            | S::ReservedSmemEnd
+            | S::ReservedSmemCap
+            | S::ReservedSmemOffset(_) => {
+                return Err(self.unsupported(
+                    t,
+                    "reserved shared memory",
+                    format!(
+                        "{} locates the shared memory reserved for NVIDIA system software \
+                         (cooperative groups use it for multi-warp tiles); the driver sets it and \
+                         the PTX ISA does not define its value or layout",
+                        s.name()
+                    ),
+                ));
+            }
             other => {
                 return Err(self.unsupported(
                     t,
@@ -610,11 +629,15 @@ impl<D: Domain> Engine<'_, D> {
     #[cold]
     #[inline(never)]
     pub(crate) fn uninit_register(&mut self, t: u32, what: &str) -> Halt {
+        let origin = match self.undefined_origin(Some(t)) {
+            Some((_, why)) => format!(" or holds an undefined value ({why})"),
+            None => String::new(),
+        };
         self.fail(
             t,
             FindingKind::Uninitialised,
             "",
-            format!("{what} is read before it is written"),
+            format!("{what} is read before it is written{origin}"),
         )
     }
 }

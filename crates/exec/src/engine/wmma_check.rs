@@ -1,114 +1,331 @@
-//! Guards for ptxeq's fixed wmma fragment layout.
+//! Layout independence of wmma fragment use.
 //!
 //! The hardware's wmma fragment layout is implementation-defined, and
-//! ptxeq models it with one fixed layout (`fragments::wmma_element`). That
-//! is exact for programs that only move fragments between `wmma.load`,
-//! `wmma.mma` and `wmma.store` (and copy them with `mov`), and for
-//! fragments filled with one value (`wmma::fill_fragment`). A program that
-//! touches fragment elements individually depends on the layout, so it is
-//! reported unsupported:
+//! ptxeq models it with one fixed layout (`fragments::wmma_element`).
+//! Runs of kernels with wmma use the tagging domain
+//! ([`crate::layout_tags::Tagged`]): every value computed from a fragment
+//! element carries its fragment class, its position (lane, slot) and a
+//! position-free form. This module is the engine's side of it:
 //!
-//! - statically ([`fragment_misuse`]): a register written by `wmma.load` /
-//!   `wmma.mma` (or a `mov` copy of one) that any instruction other than
-//!   `wmma.*` / `mov` reads or writes;
-//! - dynamically (`WmmaState`): a fragment consumed by `wmma.mma` /
-//!   `wmma.store` whose registers are neither all values some wmma
-//!   instruction of the warp produced nor one value throughout.
+//! - [`Engine::wmma_leaf`]: a fragment element fresh from `wmma.load` /
+//!   `wmma.mma` becomes a leaf of the warp's current wmma instance;
+//! - [`Engine::wmma_element`]: where a fragment is consumed (`wmma.mma`
+//!   operands, `wmma.store`), each element must have the consumer's class,
+//!   sit at its own position and have the form of every other element —
+//!   the same element-wise function of whole fragments of that class and of
+//!   uniform values. Then the fragment holds the same matrix under any
+//!   layout, and the fixed layout computes it exactly. Otherwise: the
+//!   unsupported finding "wmma fragment used element-wise", naming where
+//!   the offending value was computed;
+//! - [`Engine::layout_escape`]: a tagged value stored to CTA-wide memory
+//!   (global, shared), combined in an atomic, or turned into an integer
+//!   leaves the element-wise world (which element went where depends on
+//!   the layout): the same unsupported finding.
 
-use ptxeq_ir::{Instr, KernelIr, RegId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use ptxeq_ir::{Frag, Layout, Shape};
+use rustc_hash::FxHashMap;
 
+use super::{Engine, R};
+use crate::domain::{Domain, Fmt};
+use crate::layout_tags::LayoutTag;
 use crate::value::Value;
 
-/// The first instruction (index, register name) that uses a wmma
-/// fragment register element-wise, if any.
-pub(crate) fn fragment_misuse(ir: &KernelIr) -> Option<(u32, String)> {
-    let mut frag: FxHashSet<RegId> = FxHashSet::default();
-    for ins in &ir.instrs {
-        if matches!(
-            ins.instr,
-            Instr::Wmma(ptxeq_ir::WmmaOp::Load { .. } | ptxeq_ir::WmmaOp::Mma { .. })
-        ) && let Some(d) = ins.operands.first()
-        {
-            let mut v = Vec::new();
-            d.collect_regs(&mut v);
-            frag.extend(v);
-        }
-    }
-    if frag.is_empty() {
-        return None;
-    }
-    // Close over mov copies.
-    loop {
-        let mut grew = false;
-        for ins in &ir.instrs {
-            if !matches!(ins.instr, Instr::Mov { .. }) {
-                continue;
-            }
-            let mut src = Vec::new();
-            for o in ins.operands.iter().skip(1) {
-                o.collect_regs(&mut src);
-            }
-            if src.iter().any(|r| frag.contains(r)) {
-                let mut dst = Vec::new();
-                if let Some(d) = ins.operands.first() {
-                    d.collect_regs(&mut dst);
-                }
-                for r in dst {
-                    grew |= frag.insert(r);
-                }
-            }
-        }
-        if !grew {
-            break;
-        }
-    }
-    for (i, ins) in ir.instrs.iter().enumerate() {
-        if matches!(ins.instr, Instr::Wmma(_) | Instr::Mov { .. }) {
-            continue;
-        }
-        let mut used = Vec::new();
-        for o in &ins.operands {
-            o.collect_regs(&mut used);
-        }
-        if let Some(g) = ins.guard {
-            used.push(g.reg);
-        }
-        if let Some(r) = used.into_iter().find(|r| frag.contains(r)) {
-            return Some((i as u32, ir.reg(r).name.clone()));
-        }
-    }
-    None
+/// Bytes a wmma access covered: `(view, region, offset, width)`.
+pub(crate) type TileRange = (u64, u32, u64, u64);
+
+/// Per-run state.
+pub(crate) struct WmmaState {
+    /// Per warp, the number of wmma instructions it completed (the
+    /// instance that names fresh fragment elements).
+    pub seq: Vec<u64>,
+    /// The view (warp, view id) of the wmma.load / wmma.store whose memory
+    /// accesses are being made (race judgement, [`WmmaState::same_view`]).
+    pub cur_view: Option<(u32, u64)>,
+    /// Per (warp, instruction): the byte ranges `(view, region, offset,
+    /// width)` its executions accessed in CTA-wide memory.
+    pub tiles: FxHashMap<(u32, u32), Vec<TileRange>>,
 }
 
-/// Per-run state: the static verdict per function and, per warp, the
-/// register values wmma instructions produced.
-pub(crate) struct WmmaState<V> {
-    pub checked: FxHashMap<u32, Option<(u32, String)>>,
-    pub produced: Vec<FxHashSet<Value<V>>>,
-}
-
-impl<V: Copy + Eq + std::hash::Hash> WmmaState<V> {
+impl WmmaState {
     pub(crate) fn new(warps: usize) -> Self {
         WmmaState {
-            checked: FxHashMap::default(),
-            produced: (0..warps).map(|_| FxHashSet::default()).collect(),
+            seq: vec![0; warps],
+            cur_view: None,
+            tiles: FxHashMap::default(),
         }
     }
 
-    /// Whether a fragment (registers of every lane) is one wmma produced
-    /// or a fill with a single value.
-    pub(crate) fn acceptable<'a>(
-        &self,
+    /// Records that the current wmma access (of warp `w`, view `view`, at
+    /// `instr`) covers `[off, off + width)` of CTA-wide region `region`.
+    pub(crate) fn record(&mut self, instr: u32, region: u32, off: u64, width: u64) {
+        let Some((w, view)) = self.cur_view else {
+            return;
+        };
+        let list = self.tiles.entry((w, instr)).or_default();
+        let e = (view, region, off, width);
+        if !list.contains(&e) {
+            list.push(e);
+        }
+    }
+
+    /// Whether the earlier access `a` to byte `byte` of `region` and the
+    /// current one are wmma accesses of one warp through the same view:
+    /// every execution of `a`'s instruction by that warp that touched the
+    /// byte did so through the current view. ptxeq takes every lane to
+    /// access a wmma tile whole (the real holder of an element is unknown),
+    /// but through one view each byte is the same fragment element, held by
+    /// the same lane under any layout, so the two accesses are that lane's,
+    /// in program order: not a race (`wmma.load` of a C tile, element-wise
+    /// update, `wmma.store` back).
+    pub(crate) fn same_view(&self, region: u32, byte: u64, a: &crate::race::Acc) -> bool {
+        let Some((w, view)) = self.cur_view else {
+            return false;
+        };
+        if a.tid / 32 != w {
+            return false;
+        }
+        let Some(list) = self.tiles.get(&(w, a.instr)) else {
+            return false;
+        };
+        let mut covering = list
+            .iter()
+            .filter(|(_, r, off, width)| *r == region && (*off..off + width).contains(&byte))
+            .peekable();
+        covering.peek().is_some() && covering.all(|(v, ..)| *v == view)
+    }
+}
+
+/// The fragment class: fragments of one class share one (unknown) layout.
+/// Accumulators (C/D) have no layout of their own (`.row`/`.col` of
+/// `wmma.load.c`/`wmma.store.d` is the memory's); A and B fragments do.
+pub(crate) fn frag_class(frag: Frag, shape: Shape, fmt: Fmt, layout: Layout) -> u32 {
+    let op = match frag {
+        Frag::A => 0u32,
+        Frag::B => 1,
+        Frag::C => 2,
+    };
+    let ty = match fmt {
+        Fmt::F16 => 0u32,
+        Fmt::Bf16 => 1,
+        Fmt::F32 => 2,
+        Fmt::F64 => 3,
+    };
+    let lay = match (frag, layout) {
+        (Frag::C, _) => 0u32,
+        (_, Layout::Row) => 1,
+        (_, Layout::Col) => 2,
+    };
+    let dim = |x: u16| u32::from(x.min(255) as u8);
+    op | ty << 2 | lay << 4 | dim(shape.m) << 6 | dim(shape.n) << 14 | dim(shape.k) << 22
+}
+
+/// `m16n16k16 matrix_a .f16 row_major` and the like.
+pub(crate) fn describe_class(c: u32) -> String {
+    let op = ["matrix_a", "matrix_b", "accumulator", "?"][(c & 3) as usize];
+    let ty = ["f16", "bf16", "f32", "f64"][(c >> 2 & 3) as usize];
+    let lay = ["", " row_major", " col_major", ""][(c >> 4 & 3) as usize];
+    let (m, n, k) = (c >> 6 & 255, c >> 14 & 255, c >> 22 & 255);
+    format!("m{m}n{n}k{k} {op} .{ty}{lay}")
+}
+
+/// The closing words of every message here (today's wording).
+const LAYOUT_NOTE: &str = "the wmma fragment layout is implementation-defined, so a program that \
+     reads or writes fragment elements individually is not modelled (element-wise operations \
+     applied alike to every element of whole fragments are)";
+
+/// What a checked element turned out to be.
+pub(crate) struct Element<V> {
+    /// The value without its tag.
+    pub val: V,
+    pub form: u64,
+    pub tag: Option<LayoutTag>,
+}
+
+impl<D: Domain> Engine<'_, D> {
+    /// `x` as element `slot` of `lane` of a fresh fragment of `class`
+    /// produced by the current wmma instruction of `warp`.
+    pub(crate) fn wmma_leaf(
+        &mut self,
+        x: D::Val,
+        class: u32,
         warp: usize,
-        mut regs: impl Iterator<Item = &'a Value<V>> + Clone,
-    ) -> bool
-    where
-        V: 'a,
-    {
-        let produced = &self.produced[warp];
-        let first = regs.clone().next();
-        regs.clone().all(|v| produced.contains(v)) || regs.all(|v| Some(v) == first)
+        lane: usize,
+        slot: usize,
+    ) -> D::Val {
+        let seq = self.wmma.seq.get(warp).copied().unwrap_or(0);
+        let tag = LayoutTag {
+            class,
+            lane: lane as u8,
+            slot: slot as u8,
+            form: crate::layout_tags::leaf_form(warp as u32, seq),
+            at: self.cur_instr,
+            mixed: false,
+        };
+        self.d.with_layout_tag(x, Some(tag))
+    }
+
+    /// Marks a wmma instruction of warp `w` complete: later fragments are
+    /// another instance.
+    pub(crate) fn wmma_done(&mut self, w: usize) {
+        if let Some(s) = self.wmma.seq.get_mut(w) {
+            *s += 1;
+        }
+    }
+
+    /// Element `slot` of `lane`'s part of a consumed fragment of `class`:
+    /// its class and position must be the consumer's (see the module
+    /// doc). Uniformity across elements is checked by the caller, which
+    /// compares the returned forms.
+    pub(crate) fn wmma_element(
+        &mut self,
+        t: u32,
+        x: D::Val,
+        class: u32,
+        lane: usize,
+        slot: usize,
+        what: &str,
+    ) -> R<Element<D::Val>> {
+        let tag = self.d.layout_tag(x);
+        let form = self.d.layout_form(x);
+        let val = self.d.with_layout_tag(x, None);
+        let Some(tg) = tag else {
+            return Ok(Element { val, form, tag });
+        };
+        let at = self.describe_at(tg.at);
+        let problem = if tg.mixed {
+            Some(format!(
+                "{what}: lane {lane} element {slot} was computed at {at} from elements at different positions of wmma fragments"
+            ))
+        } else if tg.class != class {
+            Some(format!(
+                "{what}: lane {lane} element {slot} holds an element of a {} fragment (computed at {at}), used as a {} fragment, whose layout may differ",
+                describe_class(tg.class),
+                describe_class(class)
+            ))
+        } else if (usize::from(tg.lane), usize::from(tg.slot)) != (lane, slot) {
+            Some(format!(
+                "{what}: lane {lane} element {slot} holds lane {} element {} of a fragment (computed at {at})",
+                tg.lane, tg.slot
+            ))
+        } else {
+            None
+        };
+        match problem {
+            Some(p) => Err(self.unsupported(
+                t,
+                "wmma fragment used element-wise",
+                format!("{p}; {LAYOUT_NOTE}"),
+            )),
+            None => Ok(Element { val, form, tag }),
+        }
+    }
+
+    /// `instruction 12 (mul.f32)`: where a tagged value was computed.
+    fn describe_at(&self, at: u32) -> String {
+        let r = super::unpack_instr(at);
+        match self
+            .funcs
+            .get(r.func as usize)
+            .and_then(|f| f.ir.instrs.get(r.index as usize))
+        {
+            Some(ins) => format!("{r} ({})", ins.instr.mnemonic()),
+            None => r.to_string(),
+        }
+    }
+
+    /// Starts the memory accesses of a wmma.load / wmma.store of warp `w`
+    /// through `view` (a hash of the fragment class, state space, address,
+    /// stride and memory layout: which fragment element each byte is).
+    pub(crate) fn wmma_view_begin(&mut self, w: u32, view: u64) {
+        self.wmma.cur_view = Some((w, view));
+    }
+
+    pub(crate) fn wmma_view_end(&mut self) {
+        self.wmma.cur_view = None;
+    }
+
+    /// Two elements of one consumed fragment computed differently.
+    pub(crate) fn wmma_not_uniform(
+        &mut self,
+        t: u32,
+        what: &str,
+        a: (usize, usize, Option<LayoutTag>),
+        b: (usize, usize, Option<LayoutTag>),
+    ) -> super::Halt {
+        let say = |(l, s, tag): (usize, usize, Option<LayoutTag>)| match tag {
+            Some(tg) => format!(
+                "lane {l} element {s} was last computed at {}",
+                self.describe_at(tg.at)
+            ),
+            None => format!("lane {l} element {s} holds a value not computed from a fragment"),
+        };
+        let detail = if a.2.is_none() && b.2.is_none() {
+            format!(
+                "lane {} element {} and lane {} element {} hold different values not computed from a fragment (a fill must be one value)",
+                b.0, b.1, a.0, a.1
+            )
+        } else {
+            format!("{} but {}", say(b), say(a))
+        };
+        self.unsupported(
+            t,
+            "wmma fragment used element-wise",
+            format!(
+                "{what}: {detail}: not the same element-wise operation on every element; {LAYOUT_NOTE}"
+            ),
+        )
+    }
+
+    /// Refuses a value computed from wmma fragment elements where it would
+    /// leave the element-wise world (`what`: "stored to shared memory", …).
+    #[inline]
+    pub(crate) fn layout_escape(&mut self, t: u32, v: &Value<D::Val>, what: &str) -> R<()> {
+        if !D::LAYOUT_TAGS {
+            return Ok(());
+        }
+        match self.tag_in(v) {
+            None => Ok(()),
+            Some(tg) => {
+                let desc = if tg.mixed {
+                    format!(
+                        "combined from elements at different positions of wmma fragments at {}",
+                        self.describe_at(tg.at)
+                    )
+                } else {
+                    format!(
+                        "lane {} element {} of a {} fragment, last computed at {}",
+                        tg.lane,
+                        tg.slot,
+                        describe_class(tg.class),
+                        self.describe_at(tg.at)
+                    )
+                };
+                Err(self.unsupported(
+                    t,
+                    "wmma fragment used element-wise",
+                    format!("a value computed from a wmma fragment element ({desc}) is {what}; {LAYOUT_NOTE}"),
+                ))
+            }
+        }
+    }
+
+    /// The first layout tag inside a register value.
+    fn tag_in(&self, v: &Value<D::Val>) -> Option<LayoutTag> {
+        match v {
+            Value::Data { v, .. } | Value::Bool(v) => self.d.layout_tag(*v),
+            Value::Pack(parts) => parts.iter().find_map(|p| self.tag_in(&p.val)),
+            _ => None,
+        }
+    }
+
+    /// Refuses a data predicate computed from fragment elements where it
+    /// becomes an integer.
+    #[inline]
+    pub(crate) fn layout_escape_bool(&mut self, t: u32, c: D::Val, what: &str) -> R<()> {
+        if !D::LAYOUT_TAGS {
+            return Ok(());
+        }
+        self.layout_escape(t, &Value::Bool(c), what)
     }
 }
 
@@ -116,35 +333,24 @@ impl<V: Copy + Eq + std::hash::Hash> WmmaState<V> {
 mod tests {
     use super::*;
 
-    fn misuse(body: &str) -> Option<(u32, String)> {
-        let ptx = format!(
-            ".version 8.0\n.target sm_80\n.address_size 64\n\
-             .visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<16>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<4>;\n\
-             ld.param.u64 %rd1, [p];\n{body}\nret;\n}}\n"
-        );
-        let lowered = ptxeq_lower::lower_source(&ptx);
-        fragment_misuse(&lowered.module.kernels[0])
-    }
-
-    const LOAD: &str = "wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd1], 16;\n";
-
     #[test]
-    fn copies_and_wmma_uses_are_fine() {
-        assert_eq!(
-            misuse(&format!(
-                "{LOAD}mov.f32 %f8, %f0;\nwmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {{%f8, %f1, %f2, %f3, %f4, %f5, %f6, %f7}}, 16;"
-            )),
-            None
-        );
-    }
-
-    #[test]
-    fn element_wise_use_is_found_through_copies() {
-        let m = misuse(&format!(
-            "{LOAD}mov.f32 %f8, %f0;\nmul.f32 %f9, %f8, 0f40000000;\nst.global.f32 [%rd1], %f9;"
-        ));
-        assert_eq!(m.map(|(_, r)| r), Some("%f8".to_string()));
-        let m = misuse(&format!("{LOAD}st.global.f32 [%rd1], %f3;"));
-        assert_eq!(m.map(|(_, r)| r), Some("%f3".to_string()));
+    fn classes_are_distinct_and_described() {
+        let s = Shape {
+            m: 16,
+            n: 16,
+            k: 16,
+        };
+        let a_row = frag_class(Frag::A, s, Fmt::F16, Layout::Row);
+        let a_col = frag_class(Frag::A, s, Fmt::F16, Layout::Col);
+        let c_row = frag_class(Frag::C, s, Fmt::F32, Layout::Row);
+        let c_col = frag_class(Frag::C, s, Fmt::F32, Layout::Col);
+        let c16 = frag_class(Frag::C, s, Fmt::F16, Layout::Row);
+        assert_ne!(a_row, a_col);
+        assert_eq!(c_row, c_col, "accumulators have no layout of their own");
+        assert_ne!(c_row, c16);
+        let t = Shape { m: 32, n: 8, k: 16 };
+        assert_ne!(frag_class(Frag::C, t, Fmt::F32, Layout::Row), c_row);
+        assert_eq!(describe_class(a_row), "m16n16k16 matrix_a .f16 row_major");
+        assert_eq!(describe_class(c_col), "m16n16k16 accumulator .f32");
     }
 }

@@ -330,12 +330,46 @@ fn bulk(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> {
     let completion = m.take_req("completion mechanism", Completion::parse)?;
     let multicast = m.flag("multicast::cluster");
     let cache_hint = m.flag("L2::cache_hint");
-    if ops.len() < 3
-        || ops
-            .iter()
-            .any(|o| matches!(o, Operand::Pair(..) | Operand::List(_)))
+    if ops
+        .iter()
+        .any(|o| matches!(o, Operand::Pair(..) | Operand::List(_)))
     {
-        return Err("operands: bulk copy needs at least dst, src and size/coords".into());
+        return Err("operands: a bulk copy takes no `a|b` pair or `(list)`".into());
+    }
+    let tmaps: Vec<&Vec<Operand>> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operand::TensorAddr { coords, .. } => Some(coords),
+            _ => None,
+        })
+        .collect();
+    match tensor_dims {
+        // `[dst], [src], size{, [mbar]}`.
+        None => {
+            if ops.len() < 3 || !tmaps.is_empty() {
+                return Err("operands: bulk copy needs dst, src and size".into());
+            }
+        }
+        // A load `[dst], [tmap, {coords}], [mbar]…` or a store
+        // `[tmap, {coords}], [src]`: one tensor-map address whose first
+        // vector has one coordinate per dimension.
+        Some(n) => {
+            let [coords] = tmaps.as_slice() else {
+                return Err(
+                    "operands: a tensor bulk copy needs one tensor-map address `[tmap, {coords}]`"
+                        .into(),
+                );
+            };
+            let dims_ok = match coords.first() {
+                Some(Operand::Vector(c)) => c.len() == usize::from(n),
+                _ => false,
+            };
+            if ops.len() < 2 || !dims_ok {
+                return Err(format!(
+                    "operands: a .{n}d tensor bulk copy needs dst, src and {n} coordinate(s) `{{c0, ...}}`"
+                ));
+            }
+        }
     }
     Ok(Some(Instr::CpAsyncBulk(BulkCopy {
         tensor_dims,

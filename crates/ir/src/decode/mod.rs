@@ -289,6 +289,7 @@ fn describe_ops(ops: &[Operand]) -> String {
             Operand::Imm(_) => "immediate",
             Operand::Symbol { .. } => "symbol",
             Operand::Addr(_) => "[addr]",
+            Operand::TensorAddr { .. } => "[tmap, {coords}]",
             Operand::Vector(_) => "{vector}",
             Operand::Sink => "_",
             Operand::Not(_) => "!pred",

@@ -884,9 +884,17 @@ fn async_copies() {
         (b.tensor_dims, b.dst, b.src),
         (None, StateSpace::SharedCluster, StateSpace::Global)
     );
+    // `[tmap, {c0, c1}]`: the tensor map's address with its coordinates.
+    let tmap = |base: u32, coords: &[u32]| Operand::TensorAddr {
+        tmap: Address {
+            base: AddrBase::Reg(RegId(base)),
+            offset: 0,
+        },
+        coords: vec![vec_(coords)],
+    };
     let d = ok(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-        vec![a(0, 0), a(1, 0), vec_(&[2, 3]), a(4, 0)],
+        vec![a(0, 0), tmap(1, &[2, 3]), a(4, 0)],
     );
     assert!(matches!(
         d.instr,
@@ -895,6 +903,46 @@ fn async_copies() {
             ..
         })
     ));
+    // The two-operand TMA store: `[tmap, {x, y}], [smem]`.
+    let d = ok(
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
+        vec![tmap(1, &[2, 3]), a(4, 0)],
+    );
+    assert!(matches!(
+        d.instr,
+        Instr::CpAsyncBulk(BulkCopy {
+            tensor_dims: Some(2),
+            dst: StateSpace::Global,
+            ..
+        })
+    ));
+    ok(
+        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group",
+        vec![tmap(1, &[2, 3, 5]), a(4, 0)],
+    );
+    // Coordinates must match the dimension; a tensor form needs a tensor
+    // map, a plain one none.
+    assert!(
+        bad(
+            "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group",
+            vec![tmap(1, &[2, 3]), a(4, 0)]
+        )
+        .contains("3 coordinate")
+    );
+    assert!(
+        bad(
+            "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
+            vec![a(1, 0), a(4, 0)]
+        )
+        .contains("tensor-map address")
+    );
+    assert!(
+        bad(
+            "cp.async.bulk.global.shared::cta.bulk_group",
+            vec![tmap(1, &[2]), a(4, 0), i(256)]
+        )
+        .contains("size")
+    );
     ok(
         "cp.async.bulk.global.shared::cta.bulk_group",
         vec![a(0, 0), a(1, 0), i(256)],

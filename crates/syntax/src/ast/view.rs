@@ -255,6 +255,10 @@ pub enum OperandRef<'a> {
         base: AddrBaseRef<'a>,
         offset: i64,
         range: TextRange,
+        /// The address node: its operand children, via
+        /// [`NodeRef::operands`], are the operands after the base of a
+        /// tensor-map address `[tmap, {c0, c1}]` (none for a plain one).
+        node: NodeRef<'a>,
     },
     /// `{...}`: elements via [`NodeRef::operands`].
     Vector(NodeRef<'a>),
@@ -305,6 +309,7 @@ impl<'a> OperandRef<'a> {
                     base,
                     offset: node.child(OFFSET).map_or(0, offset_value),
                     range: node.text_range(),
+                    node,
                 }
             }
             VECTOR_OPERAND => OperandRef::Vector(node),

@@ -231,6 +231,33 @@ pub(crate) fn recover(r: &Rat) -> Option<(Rat, Monomial, Recovery, f64)> {
 }
 
 fn scaled_by_float(r: &Rat) -> Option<(Rat, Monomial, Recovery, f64)> {
+    // Both factors rounded constants (`c1·(c2·x)` folded, whichever
+    // operand order the kernel wrote: GELU's `-2·√(2/π)` times `log2 e`):
+    // read both, rather than one of them literally.
+    for (i, format, v) in roundings() {
+        let q = r.mul(&v.recip()?);
+        let Some((qc, qm, qrec, qv)) = scaled_by_power_of_two(&q) else {
+            continue;
+        };
+        let k = &TABLE[*i];
+        let (m, f) = Monomial::from_factors(k.atoms.to_vec())?;
+        let (m, g) = m.mul(&qm);
+        let coef = Rat::new(k.coef.0, k.coef.1)?.mul(&f).mul(&g).mul(&qc);
+        return Some((
+            coef,
+            m,
+            Recovery {
+                name: format!("{} · {}", qrec.name, k.name),
+                value_seen: r.to_string(),
+                format: if qrec.format == *format {
+                    (*format).into()
+                } else {
+                    format!("{}·{format}", qrec.format)
+                },
+            },
+            qv * k.value,
+        ));
+    }
     for (i, format, v) in roundings() {
         let q = r.mul(&v.recip()?);
         if !is_float_value(&q) {
@@ -353,6 +380,27 @@ mod tests {
         // An f32 literal near such a product is not recovered.
         let rounded = rat_of_f64(f64::from(0.102_062_07_f32 * std::f32::consts::LOG2_E)).unwrap();
         assert!(recover(&rounded).is_none());
+    }
+
+    #[test]
+    fn products_of_two_rounded_constants_read_both() {
+        // Triton's GELU: ex2(x · (-2·√(2/π))_f32 · (log2 e)_f32), the two
+        // f32 constants folded into one rational whichever operand order
+        // the kernel used.
+        let a = f32_rat(0xBFCC_422A); // -2·√(2/π) as f32
+        let b = f32_rat(0x3FB8_AA3B); // log2 e as f32
+        let (c, m, rec, v) = recover(&a.mul(&b)).unwrap();
+        assert!(
+            rec.name.contains("√(2/π)") && rec.name.contains("log2 e"),
+            "{}",
+            rec.name
+        );
+        assert!((v - (-2.0 * 0.797_884_560_802_865_4 * c::LOG2_E)).abs() < 1e-12);
+        // The same as recovering the factors one by one and multiplying.
+        let (ca, ma, _, _) = recover(&a).unwrap();
+        let (cb, mb, _, _) = recover(&b).unwrap();
+        let (mab, g) = ma.mul(&mb);
+        assert_eq!((c, m), (ca.mul(&cb).mul(&g), mab));
     }
 
     #[test]

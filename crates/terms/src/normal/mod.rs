@@ -910,6 +910,18 @@ impl<'t> Normalizer<'t> {
         }
     }
 
+    /// The residual of `a = b` (see [`equal`]) when it is a nonzero
+    /// rational constant `c`: then `a − b = c / (D_a·D_b)` for the normal
+    /// forms' denominators, nonzero wherever both terms are defined, so
+    /// the terms differ at every such point (`None` otherwise).
+    pub fn constant_residual(&mut self, a: TermId, b: TermId) -> Option<Rat> {
+        if a == b {
+            return None;
+        }
+        let c = self.difference(a, b).ok()?.as_constant()?;
+        (!c.is_zero()).then_some(c)
+    }
+
     /// `p` printed with application atoms spelled out.
     pub fn describe(&self, p: &ExpPoly, max_terms: usize) -> String {
         p.describe_with(max_terms, &|a| self.atom_name(a, 2))

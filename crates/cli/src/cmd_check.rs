@@ -104,12 +104,7 @@ pub fn run(
             }
         }
     }
-    match report.verdict.exit_class() {
-        0 => Exit::Ok,
-        1 => Exit::Refuted,
-        3 => Exit::Invalid,
-        _ => Exit::Undecided,
-    }
+    Exit::of_class(report.verdict.exit_class())
 }
 
 /// The names of every input number (tensors, then symbolic scalars), as
@@ -345,6 +340,9 @@ pub(crate) fn print_human(
     }
     for a in crate::cmd_race::idiom_assumptions(&report.kernels) {
         outln!("  - math idiom: {a}");
+    }
+    for n in crate::cmd_race::grid_notes(&report.kernels) {
+        outln!("  - grid: {n}");
     }
     for a in crate::cmd_race::binding_assumptions(&report.kernels) {
         outln!("  - binding: {a}");

@@ -18,8 +18,22 @@ pub const ASSUMPTIONS: &[&str] = &[
     "distinct pointer params do not alias",
     "all thread schedules: races are judged on one schedule with vector clocks (design.md §4); a race-free run is schedule-independent",
     "exited threads count as arrived at barriers that expect them",
-    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); global writes of different CTAs are checked for overlap",
+    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
+    "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",
 ];
+
+/// What several CTAs run together rest on (the grid-level exploration),
+/// per kernel.
+pub fn grid_notes(reports: &[KernelRaceReport]) -> Vec<String> {
+    reports
+        .iter()
+        .flat_map(|r| {
+            r.grid_notes
+                .iter()
+                .map(move |n| format!("{}: {n}", r.slot.word()))
+        })
+        .collect()
+}
 
 pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
     let db = Database::default();
@@ -43,11 +57,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
             serde_json::to_string_pretty(&crate::sarif::render(&db, &reports)).unwrap_or_default()
         ),
     }
-    match verdict.exit_class() {
-        0 => Exit::Ok,
-        1 => Exit::Refuted,
-        _ => Exit::Undecided,
-    }
+    Exit::of_class(verdict.exit_class())
 }
 
 fn print_human(
@@ -67,6 +77,9 @@ fn print_human(
     }
     for a in idiom_assumptions(reports) {
         outln!("  math idiom: {a}");
+    }
+    for n in grid_notes(reports) {
+        outln!("  grid: {n}");
     }
     for a in binding_assumptions(reports) {
         outln!("  binding: {a}");
@@ -147,7 +160,8 @@ fn launch_line(r: &KernelRaceReport) -> String {
 
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
     let word = match f.kind {
-        FindingKind::Race | FindingKind::OrderDependentAtomic => "race",
+        FindingKind::Race => "race",
+        FindingKind::OrderDependent => "order-dependent",
         FindingKind::Deadlock => "deadlock",
         FindingKind::Divergence => "divergence",
         FindingKind::OutOfBounds => "out-of-bounds",
@@ -218,6 +232,7 @@ fn print_json(
         "verdict": verdict.word(),
         "kernels": kernels_json(db, reports),
         "assumptions": ASSUMPTIONS,
+        "grid_notes": grid_notes(reports),
         "binding_assumptions": binding_assumptions(reports),
         "time_ms": elapsed.as_secs_f64() * 1e3,
     });

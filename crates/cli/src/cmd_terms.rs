@@ -27,11 +27,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Ex
             bad.entry,
             bad.verdict.word()
         );
-        return if bad.verdict == RaceVerdict::Unsupported {
-            Exit::Undecided
-        } else {
-            Exit::Refuted
-        };
+        return Exit::of_class(bad.verdict.exit_class());
     }
     let (tensor_names, first_symbol) = match reports.iter().find_map(|r| r.input.as_ref()) {
         Some(i) => (i.input_names(), i.first_symbol()),

@@ -59,11 +59,7 @@ pub fn recheck(db: &Database, loaded: &LoadedSpec) -> Option<Recheck> {
         crate::cmd_check::print_human(db, loaded, &report, 3, start.elapsed());
         return Some(Recheck {
             verdict: report.verdict.word().to_string(),
-            exit: match report.verdict.exit_class() {
-                0 => Exit::Ok,
-                1 => Exit::Refuted,
-                _ => Exit::Undecided,
-            },
+            exit: Exit::of_class(report.verdict.exit_class()),
         });
     }
     let reports = ptxeq_db::race_check(db, loaded.spec, &loaded.kernels);
@@ -77,11 +73,7 @@ pub fn recheck(db: &Database, loaded: &LoadedSpec) -> Option<Recheck> {
     crate::cmd_race::print_kernels(db, &reports);
     Some(Recheck {
         verdict: verdict.word().to_string(),
-        exit: match verdict.exit_class() {
-            0 => Exit::Ok,
-            1 => Exit::Refuted,
-            _ => Exit::Undecided,
-        },
+        exit: Exit::of_class(verdict.exit_class()),
     })
 }
 

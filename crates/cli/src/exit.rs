@@ -15,6 +15,23 @@ pub enum Exit {
     Undecided = 2,
     /// 3: invalid input — malformed PTX, bad spec, missing file.
     Invalid = 3,
+    /// 4: order-dependent — no data race, but the result depends on the
+    /// schedule (unordered atomics whose outcome depends on their order).
+    OrderDependent = 4,
+}
+
+impl Exit {
+    /// The exit of a verdict's class (`RaceVerdict::exit_class`,
+    /// `CheckVerdict::exit_class`).
+    pub fn of_class(class: u8) -> Exit {
+        match class {
+            0 => Exit::Ok,
+            1 => Exit::Refuted,
+            3 => Exit::Invalid,
+            4 => Exit::OrderDependent,
+            _ => Exit::Undecided,
+        }
+    }
 }
 
 impl From<Exit> for ExitCode {

@@ -31,7 +31,11 @@ pub enum ReportFormat {
 const RULES: &[(&str, &str)] = &[
     (
         "race",
-        "Two accesses to the same memory, at least one a write, not ordered by a barrier (or an order-dependent atomic)",
+        "Two accesses to the same memory, at least one a write, not ordered by any synchronisation and not both strong (atomic) accesses of a common scope",
+    ),
+    (
+        "order-dependent",
+        "Two unordered atomics whose outcome depends on their order: a returned value that is used, or updates that do not commute",
     ),
     (
         "deadlock",
@@ -59,7 +63,8 @@ const RULES: &[(&str, &str)] = &[
 /// The verdict word a finding counts as (as `ptxeq race` ranks them).
 fn rule_of(kind: FindingKind) -> &'static str {
     match kind {
-        FindingKind::Race | FindingKind::OrderDependentAtomic => "race",
+        FindingKind::Race => "race",
+        FindingKind::OrderDependent => "order-dependent",
         FindingKind::Deadlock => "deadlock",
         FindingKind::Divergence => "divergence",
         FindingKind::OutOfBounds => "out-of-bounds",

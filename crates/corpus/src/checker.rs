@@ -20,6 +20,7 @@ fn word_to_verdict(v: RaceVerdict) -> Verdict {
     match v {
         RaceVerdict::RaceFree => Verdict::RaceFree,
         RaceVerdict::Race => Verdict::Race,
+        RaceVerdict::OrderDependent => Verdict::OrderDependent,
         RaceVerdict::Deadlock => Verdict::Deadlock,
         RaceVerdict::Divergence => Verdict::Divergence,
         RaceVerdict::OutOfBounds => Verdict::OutOfBounds,

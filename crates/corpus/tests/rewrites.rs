@@ -55,6 +55,7 @@ fn verdict_of(v: &CheckVerdict) -> Result<Verdict, String> {
             RaceVerdict::Divergence => Verdict::Divergence,
             RaceVerdict::OutOfBounds => Verdict::OutOfBounds,
             RaceVerdict::Uninitialised => Verdict::Uninitialised,
+            RaceVerdict::OrderDependent => Verdict::OrderDependent,
             RaceVerdict::Unsupported => Verdict::Unsupported,
         },
         CheckVerdict::InvalidInput(e) => return Err(e.clone()),

@@ -11,7 +11,7 @@ use ptxeq_exec::{CtaInput, Finding, FindingKind, Stats};
 use ptxeq_spec::{CheckSpec, Ctas, KernelRef, Launch};
 use ptxeq_store::StoredTerms;
 use ptxeq_symex::SymbolicState;
-use ptxeq_unroll::UnrolledCta;
+use ptxeq_unroll::{UnrolledCta, UnrolledGrid};
 use ptxeq_validate::StructuredReport;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -149,11 +149,55 @@ pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<Structured
     ))
 }
 
-/// `unroll`: one CTA run with opaque data: paths, schedule, findings.
+/// A cache key for the CTA list of a grid run (the disk cache keys
+/// artifacts by CTA coordinates): its length and a hash of the list.
+fn grid_key(ctas: &[[u32; 3]]) -> [u32; 3] {
+    let mut h = ptxeq_cache::Key::hasher("grid_ctas", 0);
+    for c in ctas {
+        for x in c {
+            h.update(&x.to_le_bytes());
+        }
+    }
+    let d = h.finish().hash;
+    [
+        u32::MAX - ctas.len() as u32,
+        u32::from_le_bytes([d[0], d[1], d[2], d[3]]),
+        u32::from_le_bytes([d[4], d[5], d[6], d[7]]),
+    ]
+}
+
+/// `unroll` of every CTA the spec selects, together over one global
+/// memory (`ptxeq_unroll::unroll_grid`); `None` when it selects one CTA
+/// (then each CTA runs alone, [`unrolled`]).
+#[salsa::tracked(returns(ref))]
+pub fn grid_unrolled<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<Arc<UnrolledGrid>> {
+    let input = cta_input(db, k).as_ref().ok()?;
+    // The kernel's own CTAs (its launch, an `auto` selection).
+    let ctas = crate::ctas::kernel_ctas(db, k).ctas.clone();
+    if ctas.len() < 2 {
+        return None;
+    }
+    let compute = || {
+        let _span = tracing::info_span!("unroll", ctas = ctas.len()).entered();
+        ptxeq_unroll::unroll_grid(input, &ctas)
+    };
+    let versions = [crate::disk::UNROLL_VERSION];
+    let artifact = crate::disk::cached(db, "grid_unrolled", &versions, k, grid_key(&ctas), compute);
+    Some(Arc::new(artifact))
+}
+
+/// `unroll`: one CTA run with opaque data: paths, schedule, findings. When
+/// the spec selects several CTAs, the CTA's part of their run together
+/// ([`grid_unrolled`]).
 #[salsa::tracked(returns(ref))]
 pub fn unrolled<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<UnrolledCta>> {
     let input = cta_input(db, key.kernel(db)).as_ref().ok()?;
     let (k, cta) = (key.kernel(db), key.cta(db));
+    if let Some(g) = grid_unrolled(db, k)
+        && let Some(u) = g.ctas.iter().find(|u| u.cta == cta)
+    {
+        return Some(Arc::new(u.clone()));
+    }
     let compute = || {
         let _span = tracing::info_span!("unroll", ?cta).entered();
         ptxeq_unroll::unroll(input, cta)
@@ -173,11 +217,37 @@ pub fn symbolic<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<SymbolicSt
         return None;
     }
     let (k, cta) = (key.kernel(db), key.cta(db));
+    let versions = [crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION];
+    if let Some(g) = grid_unrolled(db, k)
+        && g.explored
+    {
+        // CTAs synchronised through a ticket: the grid's outputs are one
+        // state, the first CTA's (ptxeq_symex::symbolic_grid_state).
+        if g.ctas.first().map(|u| u.cta) != Some(cta) {
+            return Some(Arc::new(SymbolicState {
+                cta,
+                outputs: Vec::new(),
+                graph: ptxeq_terms::Terms::new().export(&[]),
+                findings: Vec::new(),
+                stats: Stats::default(),
+            }));
+        }
+        if !g.cross.is_empty() || g.ctas.iter().any(|u| !u.findings.is_empty()) {
+            return None;
+        }
+        let ctas: Vec<[u32; 3]> = g.ctas.iter().map(|u| u.cta).collect();
+        let compute = || {
+            let _span = tracing::info_span!("symbolic_state", ctas = g.ctas.len()).entered();
+            ptxeq_symex::symbolic_grid_state(input, g)
+        };
+        let artifact =
+            crate::disk::cached(db, "symbolic_grid", &versions, k, grid_key(&ctas), compute);
+        return Some(Arc::new(artifact));
+    }
     let compute = || {
         let _span = tracing::info_span!("symbolic_state", ?cta).entered();
         ptxeq_symex::symbolic_state(input, u)
     };
-    let versions = [crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION];
     let artifact = crate::disk::cached(db, "symbolic", &versions, k, cta, compute);
     Some(Arc::new(artifact))
 }
@@ -268,6 +338,9 @@ pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
 pub enum RaceVerdict {
     RaceFree,
     Race,
+    /// No data race, but unordered atomics make the result depend on the
+    /// schedule.
+    OrderDependent,
     Deadlock,
     Divergence,
     OutOfBounds,
@@ -280,6 +353,7 @@ impl RaceVerdict {
         match self {
             RaceVerdict::RaceFree => "race-free",
             RaceVerdict::Race => "race",
+            RaceVerdict::OrderDependent => "order-dependent",
             RaceVerdict::Deadlock => "deadlock",
             RaceVerdict::Divergence => "divergence",
             RaceVerdict::OutOfBounds => "out-of-bounds",
@@ -292,7 +366,8 @@ impl RaceVerdict {
     /// real bug (a proof of misbehaviour) outranks "could not decide".
     fn of(kind: FindingKind) -> RaceVerdict {
         match kind {
-            FindingKind::Race | FindingKind::OrderDependentAtomic => RaceVerdict::Race,
+            FindingKind::Race => RaceVerdict::Race,
+            FindingKind::OrderDependent => RaceVerdict::OrderDependent,
             FindingKind::Deadlock => RaceVerdict::Deadlock,
             FindingKind::Divergence => RaceVerdict::Divergence,
             FindingKind::OutOfBounds => RaceVerdict::OutOfBounds,
@@ -318,11 +393,13 @@ impl RaceVerdict {
         })
     }
 
-    /// Exit code class (design.md §6): 0 proved, 1 refuted, 2 undecided.
+    /// Exit code class: 0 proved, 1 refuted, 2 undecided, 4 the result
+    /// depends on the schedule (order-dependent).
     pub fn exit_class(self) -> u8 {
         match self {
             RaceVerdict::RaceFree => 0,
             RaceVerdict::Unsupported => 2,
+            RaceVerdict::OrderDependent => 4,
             _ => 1,
         }
     }
@@ -347,9 +424,16 @@ pub struct KernelRaceReport {
     pub plan: Arc<crate::ctas::CtaPlan>,
     /// Per CTA checked: its findings and counters.
     pub ctas: Vec<([u32; 3], Vec<Finding>, Stats)>,
-    /// Grid-level findings: cross-CTA global-memory conflicts, or a spec
-    /// refused for asking for more CTAs than its bound.
+    /// Grid-level findings: conflicts between CTAs (several CTAs run
+    /// together), or a launch refused for asking for more CTAs than its
+    /// bound.
     pub cross_cta: Vec<Finding>,
+    /// What a run of several CTAs rests on (the grid-level ticket
+    /// exploration, start values).
+    pub grid_notes: Vec<String>,
+    /// The grid-level ticket exploration ran (an equivalence check of the
+    /// kernel is not supported then).
+    pub grid_explored: bool,
     pub verdict: RaceVerdict,
 }
 
@@ -385,6 +469,8 @@ pub fn race_check(
             plan: crate::ctas::kernel_ctas(db, k).clone(),
             ctas: Vec::new(),
             cross_cta: Vec::new(),
+            grid_notes: Vec::new(),
+            grid_explored: false,
             verdict: RaceVerdict::Unsupported,
         };
         if let Some(f) = report
@@ -410,8 +496,11 @@ pub fn race_check(
                 })
                 .filter_map(|(c, u)| u.map(|u| (c, u)))
                 .collect();
-            let footprints: Vec<_> = runs.iter().map(|(_, u)| u.footprint.clone()).collect();
-            report.cross_cta = ptxeq_exec::check_cross_cta(&footprints);
+            if let Some(g) = grid_unrolled(db, k) {
+                report.cross_cta = g.cross.clone();
+                report.grid_notes = g.notes.clone();
+                report.grid_explored = g.explored;
+            }
             report.ctas = runs
                 .into_iter()
                 .map(|(c, u)| (c, u.findings.clone(), u.stats))
@@ -525,6 +614,15 @@ mod tests {
             Some(Deadlock)
         );
         assert_eq!(RaceVerdict::most_telling([Uninitialised, Race]), Some(Race));
+        assert_eq!(
+            RaceVerdict::most_telling([OrderDependent, Race]),
+            Some(Race)
+        );
+        assert_eq!(
+            RaceVerdict::most_telling([Unsupported, OrderDependent, RaceFree]),
+            Some(OrderDependent)
+        );
+        assert_eq!(OrderDependent.exit_class(), 4);
         assert_eq!(RaceVerdict::most_telling([RaceFree]), Some(RaceFree));
         assert_eq!(RaceVerdict::most_telling([]), None);
         assert_eq!(Race.exit_class(), 1);

@@ -23,7 +23,8 @@ mod queries;
 
 pub use kernel_check::{
     CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_count, cta_input,
-    cta_limit_finding, ctas_of, output_terms, race_check, structured, symbolic, unrolled,
+    cta_limit_finding, cta_limit_finding_n, ctas_of, grid_unrolled, output_terms, race_check,
+    structured, symbolic, unrolled,
 };
 
 pub use ctas::{CtaPlan, compare_regions, kernel_ctas};

@@ -56,8 +56,12 @@ impl std::fmt::Display for ThreadRef {
 pub enum AccessKind {
     Read,
     Write,
-    /// `atom`/`red`: atomics never race with each other.
+    /// `atom`/`red`: a strong read-modify-write.
     Atomic,
+    /// A strong load (`ld.relaxed`, `ld.acquire`, …).
+    StrongRead,
+    /// A strong store (`st.relaxed`, `st.release`, …).
+    StrongWrite,
 }
 
 impl AccessKind {
@@ -66,6 +70,8 @@ impl AccessKind {
             AccessKind::Read => "read",
             AccessKind::Write => "write",
             AccessKind::Atomic => "atomic",
+            AccessKind::StrongRead => "strong load",
+            AccessKind::StrongWrite => "strong store",
         }
     }
 }
@@ -127,11 +133,12 @@ pub struct WaitGroup {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum FindingKind {
     /// Two unsynchronised accesses to the same byte, at least one a write,
-    /// not both atomic (also across CTAs).
+    /// not both strong of a common scope (also across CTAs).
     Race,
-    /// An atomic whose returned old value is used: the result depends on
-    /// the order of the atomics (reported as a race).
-    OrderDependentAtomic,
+    /// Two unsynchronised strong accesses (atomics) whose outcome depends
+    /// on their order: a returned value that is used, or updates that do
+    /// not commute. Not a data race; the result depends on the schedule.
+    OrderDependent,
     /// Live threads wait forever.
     Deadlock,
     /// Barrier or collective reached inconsistently: different
@@ -154,7 +161,8 @@ impl FindingKind {
     /// The corpus verdict word this finding implies, where one applies.
     pub fn verdict_word(self) -> &'static str {
         match self {
-            FindingKind::Race | FindingKind::OrderDependentAtomic => "race",
+            FindingKind::Race => "race",
+            FindingKind::OrderDependent => "order-dependent",
             FindingKind::Deadlock => "deadlock",
             FindingKind::Divergence => "divergence",
             FindingKind::OutOfBounds => "out-of-bounds",

@@ -66,7 +66,7 @@ fn kind_ix(k: AccessKind) -> usize {
     match k {
         AccessKind::Read => 0,
         AccessKind::Write => 1,
-        AccessKind::Atomic => 2,
+        AccessKind::Atomic | AccessKind::StrongRead | AccessKind::StrongWrite => 2,
     }
 }
 

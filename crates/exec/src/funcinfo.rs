@@ -17,8 +17,9 @@ pub(crate) struct FuncInfo {
     pub reg_width: Vec<u32>,
     /// Back-edge ranges `[target, branch]` (natural loops, approximately).
     pub loops: Vec<(u32, u32)>,
-    /// Per instruction: an `atom` whose destination register is never
-    /// read anywhere in the function.
+    /// Per instruction: an `atom` or a strong `ld` whose destination
+    /// registers are never read anywhere in the function (its returned
+    /// value is unused, race.rs).
     pub dead_dest: Vec<bool>,
     /// Function-scope `.local` and `.param` variables: allocated per frame.
     pub private_vars: Vec<u32>,
@@ -72,10 +73,21 @@ impl FuncInfo {
         let dead_dest = ir
             .instrs
             .iter()
-            .map(|ins| match (&ins.instr, ins.operands.first()) {
-                (Instr::Atom(_), Some(Operand::Sink)) => true,
-                (Instr::Atom(_), Some(Operand::Reg(r))) => uses.get(r.index()) == Some(&1),
-                _ => false,
+            .map(|ins| {
+                let dead = |op: Option<&Operand>| match op {
+                    Some(Operand::Sink) => true,
+                    Some(Operand::Reg(r)) => uses.get(r.index()) == Some(&1),
+                    Some(Operand::Vector(v)) => v.iter().all(|o| match o {
+                        Operand::Sink => true,
+                        Operand::Reg(r) => uses.get(r.index()) == Some(&1),
+                        _ => false,
+                    }),
+                    _ => false,
+                };
+                match &ins.instr {
+                    Instr::Atom(_) | Instr::Ld(_) => dead(ins.operands.first()),
+                    _ => false,
+                }
             })
             .collect();
         let private_vars = ir

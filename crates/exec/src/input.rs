@@ -83,6 +83,9 @@ pub struct Limits {
     pub max_memory_state_bytes: u64,
     /// Findings of one kind kept (the rest are counted).
     pub max_findings_per_kind: u32,
+    /// CTA runs of the grid-level ticket exploration (`crate::grid`):
+    /// `G` orders of `G` CTAs per start value tried.
+    pub max_grid_runs: u64,
     /// Whether an output element holding an undefined value at the end of
     /// the run is a finding. Address-only runs (the `ctas = "auto"` scan,
     /// which slices the arithmetic away) turn it off: their stored values
@@ -97,6 +100,7 @@ impl Default for Limits {
             max_call_depth: 64,
             max_memory_state_bytes: 4 << 30,
             max_findings_per_kind: 64,
+            max_grid_runs: 1 << 16,
             report_undefined_outputs: true,
         }
     }

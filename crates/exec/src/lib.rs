@@ -15,8 +15,10 @@
 //! `engine/async_copy.rs`).
 //!
 //! Entry points: [`run_cta`] (one CTA with any domain), [`replay`] (a
-//! second run checked against an earlier trace), [`check_cross_cta`]
-//! (global-memory disjointness of several CTAs' footprints).
+//! second run checked against an earlier trace), [`run_grid`] (several
+//! CTAs over one global memory, judged like threads of one CTA; the ticket
+//! pattern explored), [`check_cross_cta`] (global-memory disjointness of
+//! several CTAs' footprints; superseded by `run_grid`, which the db uses).
 //!
 //! # Conventions (printed with every report by the caller)
 //!
@@ -41,7 +43,9 @@
 //!   elsewhere; clusters are 1×1×1.
 //! - Barriers count warps (PTX): a warp arrives when all its non-exited
 //!   lanes did; exited warps count for default-count barriers;
-//!   `bar.arrive` waits for its own warp. Fences order nothing.
+//!   `bar.arrive` waits for its own warp. Fences order nothing within a
+//!   CTA; across CTAs they form release/acquire patterns with a ticket
+//!   atomic (`grid`, docs/semantics.md §8).
 //! - Input-only tensors are read-only: a store to one is unsupported
 //!   (their reads are therefore not race-tracked).
 
@@ -52,6 +56,7 @@ mod engine;
 mod finding;
 mod footprint;
 mod funcinfo;
+mod grid;
 mod ieee;
 mod input;
 pub mod int;
@@ -75,6 +80,7 @@ pub use finding::{
     format_ranges, thread_ranges,
 };
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
+pub use grid::{GridRun, run_grid};
 pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
 pub use input::{CtaInput, InputError, Limits, ParamValue, SymbolInfo, TensorInfo};
 pub use layout_tags::LayoutTag;
@@ -113,13 +119,15 @@ fn run_engine<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun<
     match engine::Engine::new(input, cta, domain) {
         Ok(mut e) => {
             e.run();
-            e.finish_with_domain()
+            let (mut run, d) = e.finish_with_domain();
+            engine::drop_control_only_od(&mut run.findings);
+            (run, d)
         }
         Err((f, d)) => (empty_run(cta, f, input), d),
     }
 }
 
-fn empty_run<V>(cta: [u32; 3], f: Finding, input: &CtaInput) -> CtaRun<V> {
+pub(crate) fn empty_run<V>(cta: [u32; 3], f: Finding, input: &CtaInput) -> CtaRun<V> {
     CtaRun {
         cta,
         findings: vec![f],

@@ -89,7 +89,7 @@ fn atomics_accumulate_and_used_results_are_order_dependent() {
     let body = "mov.u32 %r1, s;\n mov.u32 %r2, %tid.x;\n atom.shared.add.u32 %r3, [%r1], 1;\n\
         mul.wide.u32 %rd1, %r3, 4;\n";
     let run = kernel_run(body, 1, 64, SMEM);
-    assert!(kinds(&run).contains(&FindingKind::OrderDependentAtomic));
+    assert!(kinds(&run).contains(&FindingKind::OrderDependent));
     // a plain read racing with atomics
     let body = "mov.u32 %r1, s;\n red.shared.add.u32 [%r1], 1;\n ld.shared.u32 %r3, [%r1];";
     let run = kernel_run(body, 1, 64, SMEM);

@@ -21,6 +21,11 @@ pub enum Verdict {
     RaceFree,
     #[serde(rename = "race")]
     Race,
+    /// No data race, but the result depends on the schedule: unordered
+    /// atomics whose returned values are used or whose updates do not
+    /// commute.
+    #[serde(rename = "order-dependent")]
+    OrderDependent,
     #[serde(rename = "deadlock")]
     Deadlock,
     #[serde(rename = "divergence")]
@@ -44,11 +49,12 @@ pub enum CaseKind {
 
 impl Verdict {
     /// Every verdict, in documentation order.
-    pub const ALL: [Verdict; 9] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Equivalent,
         Verdict::NotEquivalent,
         Verdict::RaceFree,
         Verdict::Race,
+        Verdict::OrderDependent,
         Verdict::Deadlock,
         Verdict::Divergence,
         Verdict::OutOfBounds,
@@ -63,6 +69,7 @@ impl Verdict {
             Verdict::NotEquivalent => "not-equivalent",
             Verdict::RaceFree => "race-free",
             Verdict::Race => "race",
+            Verdict::OrderDependent => "order-dependent",
             Verdict::Deadlock => "deadlock",
             Verdict::Divergence => "divergence",
             Verdict::OutOfBounds => "out-of-bounds",
@@ -146,7 +153,9 @@ mod tests {
         assert!(!Verdict::RaceFree.valid_for(CaseKind::Pair));
         assert!(Verdict::Race.valid_for(CaseKind::Pair));
         assert!(Verdict::Race.valid_for(CaseKind::Single));
-        assert_eq!(Verdict::valid_words(CaseKind::Pair).len(), 8);
-        assert_eq!(Verdict::valid_words(CaseKind::Single).len(), 7);
+        assert_eq!(Verdict::valid_words(CaseKind::Pair).len(), 9);
+        assert_eq!(Verdict::valid_words(CaseKind::Single).len(), 8);
+        assert!(Verdict::OrderDependent.valid_for(CaseKind::Pair));
+        assert!(Verdict::OrderDependent.valid_for(CaseKind::Single));
     }
 }

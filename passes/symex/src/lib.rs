@@ -142,3 +142,81 @@ fn replay_finding(m: &ptxeq_exec::ReplayMismatch) -> Finding {
         waiting: Vec::new(),
     }
 }
+
+/// The output terms of CTAs that synchronise through a ticket atomic
+/// (`ptxeq_exec::run_grid` with terms: the grid-level exploration runs
+/// again, and its runs must follow the traces of `unrolled`). The whole
+/// grid's outputs are one state, for the first CTA of the run; the outputs
+/// of every order of the tickets were found equal by the opaque run (else
+/// it reported an order dependence), so one order's outputs are the
+/// kernel's.
+pub fn symbolic_grid_state(
+    input: &CtaInput,
+    unrolled: &ptxeq_unroll::UnrolledGrid,
+) -> SymbolicState {
+    let ctas: Vec<[u32; 3]> = unrolled.ctas.iter().map(|u| u.cta).collect();
+    let first = ctas.first().copied().unwrap_or([0, 0, 0]);
+    let mut terms = Terms::new();
+    terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
+    let (g, domain) = ptxeq_exec::run_grid(input, &ctas, TermDomain::new(terms));
+    let mut stats = Stats::default();
+    for (run, u) in g.runs.iter().zip(&unrolled.ctas) {
+        if let Err(m) = u.trace.check_replay(&run.trace) {
+            return SymbolicState {
+                cta: first,
+                outputs: Vec::new(),
+                graph: Terms::new().export(&[]),
+                findings: vec![replay_finding(&m)],
+                stats: u.stats,
+            };
+        }
+        stats.threads += run.stats.threads;
+        stats.instructions_executed += run.stats.instructions_executed;
+        stats.barriers_completed += run.stats.barriers_completed;
+        stats.warp_collectives += run.stats.warp_collectives;
+    }
+    let mut roots: Vec<TermId> = Vec::new();
+    let outputs = g
+        .outputs
+        .into_iter()
+        .map(|t| TensorOutput {
+            tensor: t.tensor,
+            name: t.name,
+            elements: t
+                .elements
+                .into_iter()
+                .map(|(i, v)| {
+                    let v = match v {
+                        OutputValue::Data(term) => {
+                            roots.push(term);
+                            OutputValue::Data((roots.len() - 1) as u32)
+                        }
+                        OutputValue::Bits(b) => OutputValue::Bits(b),
+                        OutputValue::Unsupported(r) => OutputValue::Unsupported(r),
+                    };
+                    (i, v)
+                })
+                .collect(),
+        })
+        .collect();
+    let known: Vec<&Finding> = unrolled
+        .ctas
+        .iter()
+        .flat_map(|u| &u.findings)
+        .chain(&unrolled.cross)
+        .collect();
+    let findings = g
+        .runs
+        .into_iter()
+        .flat_map(|r| r.findings)
+        .chain(g.cross)
+        .filter(|f| !known.contains(&f))
+        .collect();
+    SymbolicState {
+        cta: first,
+        outputs,
+        graph: domain.terms.export(&roots),
+        findings,
+        stats,
+    }
+}

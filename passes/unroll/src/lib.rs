@@ -15,9 +15,7 @@
 //! the paths cannot differ unless the two domains decide a constant
 //! comparison differently, which the check reports.
 
-use ptxeq_exec::{
-    CtaInput, Finding, GlobalFootprint, Opaque, Stats, Trace, check_cross_cta, run_cta,
-};
+use ptxeq_exec::{CtaInput, Finding, GlobalFootprint, Opaque, Stats, Trace, run_cta, run_grid};
 use serde::{Deserialize, Serialize};
 
 /// The unrolled form of one CTA.
@@ -52,18 +50,53 @@ pub fn unroll(input: &CtaInput, cta: [u32; 3]) -> UnrolledCta {
     }
 }
 
-/// Unrolls several CTAs in parallel and checks that their global
-/// footprints are disjoint (cross-CTA races are returned separately).
+/// Several CTAs unrolled together over one global memory
+/// (`ptxeq_exec::run_grid`): accesses of different CTAs are judged like
+/// those of threads of one CTA.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct UnrolledGrid {
+    /// Per CTA, in the order asked for: its own findings, counters, trace.
+    pub ctas: Vec<UnrolledCta>,
+    /// Findings between two CTAs.
+    pub cross: Vec<Finding>,
+    /// What the verdict rests on (the grid-level ticket exploration).
+    pub notes: Vec<String>,
+    /// The ticket exploration ran: the traces are those of one order of
+    /// the atomics, which a CTA replayed alone does not reproduce.
+    pub explored: bool,
+}
+
+/// Unrolls `ctas` together with opaque data.
+pub fn unroll_grid(input: &CtaInput, ctas: &[[u32; 3]]) -> UnrolledGrid {
+    let (g, _) = run_grid(input, ctas, Opaque::new());
+    UnrolledGrid {
+        ctas: g
+            .runs
+            .into_iter()
+            .map(|run| UnrolledCta {
+                cta: run.cta,
+                findings: run.findings,
+                dropped_findings: run.dropped_findings,
+                stats: run.stats,
+                footprint: run.footprint,
+                trace: run.trace,
+            })
+            .collect(),
+        cross: g.cross,
+        notes: g.notes,
+        explored: g.explored,
+    }
+}
+
+/// Unrolls several CTAs: one alone, several together ([`unroll_grid`]);
+/// findings between CTAs are returned separately.
 pub fn unroll_ctas(input: &CtaInput, ctas: &[[u32; 3]]) -> (Vec<UnrolledCta>, Vec<Finding>) {
-    use rayon::prelude::*;
-    let runs: Vec<UnrolledCta> = ctas.par_iter().map(|&c| unroll(input, c)).collect();
-    let fps: Vec<GlobalFootprint> = runs.iter().map(|r| r.footprint.clone()).collect();
-    let cross = if runs.len() > 1 {
-        check_cross_cta(&fps)
+    if ctas.len() > 1 {
+        let g = unroll_grid(input, ctas);
+        (g.ctas, g.cross)
     } else {
-        Vec::new()
-    };
-    (runs, cross)
+        (ctas.iter().map(|&c| unroll(input, c)).collect(), Vec::new())
+    }
 }
 
 /// The CTA ids a spec's `ctas` selects. `auto` is every CTA here: the

@@ -59,7 +59,7 @@ fn is_bug(k: FindingKind) -> bool {
     matches!(
         k,
         FindingKind::Race
-            | FindingKind::OrderDependentAtomic
+            | FindingKind::OrderDependent
             | FindingKind::Deadlock
             | FindingKind::Divergence
             | FindingKind::OutOfBounds
@@ -85,6 +85,7 @@ fn judge(spec: &CheckSpec, findings: &[(String, Finding)]) -> Result<String, Str
     };
     match expect.verdict {
         Verdict::Race
+        | Verdict::OrderDependent
         | Verdict::Deadlock
         | Verdict::Divergence
         | Verdict::OutOfBounds

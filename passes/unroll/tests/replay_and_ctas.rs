@@ -61,12 +61,16 @@ fn replay_detects_a_different_path() {
 }
 
 fn grid_kernel(index: &str) -> CtaInput {
-    // y[index] = x[tid] with 64 threads per CTA and 2 CTAs
+    grid_kernel_loading(index, "mov.u32 %r4, %r1;")
+}
+
+fn grid_kernel_loading(index: &str, load: &str) -> CtaInput {
+    // y[index] = x[load] with 64 threads per CTA and 2 CTAs
     let ptx = format!(
         ".version 8.0\n.target sm_80\n.address_size 64\n\
          .visible .entry k(.param .u64 x, .param .u64 y)\n{{\n.reg .b32 %r<8>;\n.reg .f32 %f<2>;\n.reg .b64 %rd<8>;\n\
          ld.param.u64 %rd1, [x];\n ld.param.u64 %rd2, [y];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n\
-         mul.wide.u32 %rd3, %r1, 4;\n add.s64 %rd4, %rd1, %rd3;\n ld.global.f32 %f1, [%rd4];\n\
+         {load}\n mul.wide.u32 %rd3, %r4, 4;\n add.s64 %rd4, %rd1, %rd3;\n ld.global.f32 %f1, [%rd4];\n\
          {index}\n mul.wide.u32 %rd5, %r3, 4;\n add.s64 %rd6, %rd2, %rd5;\n st.global.f32 [%rd6], %f1;\nret;\n}}\n"
     );
     let lowered = ptxeq_lower::lower_source(&ptx);
@@ -85,7 +89,7 @@ fn grid_kernel(index: &str) -> CtaInput {
                 name: "x".into(),
                 role: Role::Input,
                 dtype: DType::F32,
-                shape: vec![64],
+                shape: vec![128],
             },
             TensorInfo {
                 name: "y".into(),
@@ -103,15 +107,21 @@ fn grid_kernel(index: &str) -> CtaInput {
 #[test]
 fn cross_cta_writes_must_be_disjoint() {
     let ctas = select_ctas(&ptxeq_spec::Ctas::All, [2, 1, 1]);
-    // every CTA writes y[tid]: the two CTAs overlap
-    let (runs, cross) = unroll_ctas(&grid_kernel("mov.u32 %r3, %r1;"), &ctas);
+    // every CTA writes y[tid] = x[ctaid * 64 + tid]: the two CTAs store
+    // different values to the same elements
+    let load = "mad.lo.u32 %r4, %r2, 64, %r1;";
+    let (runs, cross) = unroll_ctas(&grid_kernel_loading("mov.u32 %r3, %r1;", load), &ctas);
     assert!(runs.iter().all(|r| r.findings.is_empty()));
-    assert_eq!(cross.len(), 1);
+    assert!(!cross.is_empty());
     assert_eq!(cross[0].kind, FindingKind::Race);
     assert_eq!(cross[0].accesses[0].cta, Some([0, 0, 0]));
     assert_eq!(cross[0].accesses[1].cta, Some([1, 0, 0]));
     assert_eq!(cross[0].location.as_ref().unwrap().element, Some(0));
     // y[ctaid * 64 + tid]: disjoint
     let (_, cross) = unroll_ctas(&grid_kernel("mad.lo.u32 %r3, %r2, 64, %r1;"), &ctas);
+    assert!(cross.is_empty(), "{cross:?}");
+    // y[tid] = x[tid] in both: the same value by the same instruction, a
+    // benign same-value store across CTAs as within one (issue 13 item 5)
+    let (_, cross) = unroll_ctas(&grid_kernel("mov.u32 %r3, %r1;"), &ctas);
     assert!(cross.is_empty(), "{cross:?}");
 }

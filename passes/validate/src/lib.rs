@@ -10,10 +10,12 @@
 //! kernel engineer understands.
 //!
 //! What counts as tensor data: values loaded (`ld`/`ldu`, generic or
-//! `.global`, `.nc` included; `atom` results) through a pointer derived from
+//! `.global`, `.nc` included) through a pointer derived from
 //! a kernel param that the caller marks in `tensor_params`. Values read from
 //! shared or local memory are *not* data here (they may hold indices a thread
 //! wrote from its own id); the dynamic check during unrolling sees those.
+//! Neither are `atom` results: the engine keeps an integer one opaque (its
+//! value depends on the order of the atomics) and judges its uses.
 //!
 //! Precision contract: **no false positives on the structured class**. The
 //! analysis is flow-sensitive (per program point, so a register reused for

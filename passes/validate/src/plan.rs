@@ -478,12 +478,12 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             }
         }
         Atom(m) => {
+            // The returned value is not marked as tensor data: it depends
+            // on the order of the atomics as well, and the engine keeps an
+            // integer one opaque and judges a branch on it (unsupported,
+            // or the grid-level ticket pattern; docs/semantics.md).
             b.dst(0);
-            let base = b.address(1, m.space, Access::Atomic);
-            b.step.load = Load::Memory {
-                base,
-                tensor_space: is_tensor_space(m.space),
-            };
+            b.address(1, m.space, Access::Atomic);
         }
         Red(m) => {
             b.address(0, m.space, Access::Atomic);

@@ -38,7 +38,7 @@ use super::{Engine, Flow, R, unpack_instr};
 use crate::domain::Domain;
 use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
 use crate::funcinfo::FuncInfo;
-use crate::race::Acc;
+use crate::race::{Acc, Kind};
 use crate::value::Value;
 
 /// Bytes per bucket of the in-flight index (copies are at most 16 bytes).
@@ -336,9 +336,10 @@ impl<D: Domain> Engine<'_, D> {
         }
         let acc = Acc {
             tid: c.tid,
+            cta: self.clocks.cta(),
             epoch: self.clocks.epoch(c.tid),
             instr: c.instr,
-            atomic: false,
+            ..Acc::default()
         };
         for (side, write) in [(Some(c.dst), true), (c.src, false)] {
             let Some((r, off, len)) = side else {
@@ -348,12 +349,15 @@ impl<D: Domain> Engine<'_, D> {
                 continue;
             };
             let mut first = None;
+            let kind = if write {
+                Kind::PlainWrite
+            } else {
+                Kind::PlainRead
+            };
             for u in sh.units(off as usize, len as usize) {
-                let k = if write {
-                    sh.write(&self.clocks, u, acc, false)
-                } else {
-                    sh.read(&self.clocks, u, acc)
-                };
+                // The copy's bytes were placed at issue: recorded again
+                // here, its store leaves the content as it is.
+                let k = sh.access(&self.clocks, u, Acc { kind, ..acc }, write);
                 if first.is_none()
                     && let Some(k) = k
                 {
@@ -364,14 +368,8 @@ impl<D: Domain> Engine<'_, D> {
                 let prev = AccessRef {
                     thread: self.thread_ref(k.prev.tid),
                     instr: unpack_instr(k.prev.instr),
-                    kind: if k.prev.atomic {
-                        AccessKind::Atomic
-                    } else if k.prev_is_write {
-                        AccessKind::Write
-                    } else {
-                        AccessKind::Read
-                    },
-                    cta: None,
+                    kind: super::mem::access_kind(&k.prev),
+                    cta: (k.prev.cta != self.clocks.cta()).then(|| self.cta_of(k.prev.cta)),
                 };
                 let copy = AccessRef {
                     thread: self.thread_ref(c.tid),

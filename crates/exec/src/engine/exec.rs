@@ -9,7 +9,7 @@ use ptxeq_ir::{
 use super::values::{IntArg, PredArg};
 use super::{Engine, Flow, Halt, R, space_of};
 use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
-use crate::finding::FindingKind;
+use crate::finding::{FindingKind, InstrRef};
 use crate::funcinfo::FuncInfo;
 use crate::int;
 use crate::memory::Space;
@@ -152,6 +152,26 @@ impl<D: Domain> Engine<'_, D> {
         match p {
             PredArg::Known(b) => Ok(Some(b)),
             PredArg::Undef => Err(self.uninit_register(t, "the guard predicate")),
+            PredArg::Tainted(o) if self.atomic_origin(o).is_some() => {
+                let a = self.atomic_origin(o).unwrap_or(InstrRef::kernel(0));
+                if let Some(g) = self.grid.as_mut() {
+                    g.halt_atomic = Some(o);
+                }
+                let (reason, what) =
+                    if matches!(ins.instr, Instr::Bra { .. }) || is_control(&ins.instr) {
+                        (super::mem::REASON_ATOMIC_BRANCH, "a branch on")
+                    } else {
+                        (super::mem::REASON_ATOMIC_GUARD, "a guard computed from")
+                    };
+                Err(self.atomic_use_unsupported(
+                    t,
+                    reason,
+                    format!(
+                        "{what} the value returned by the atomic or strong load at {a}, which depends on the order of the accesses to that word; only the grid-level ticket pattern (docs/semantics.md) is explored"
+                    ),
+                    a,
+                ))
+            }
             PredArg::Data(_) | PredArg::Tainted(_) => {
                 if let Instr::Bra { .. } = ins.instr {
                     let pc = self.threads[t as usize].frames.last().map_or(0, |f| f.pc);
@@ -720,7 +740,9 @@ impl<D: Domain> Engine<'_, D> {
                 if total > 255 {
                     return Err(self.unsupported(t, "access too wide", format!("{total} bytes")));
                 }
-                let Some(v) = self.load(t, info, m.space, addr, total as u8)? else {
+                let mut ord = super::mem::Ordering::of(m.sem, m.scope);
+                ord.used = !info.dead_dest.get(pc as usize).copied().unwrap_or(false);
+                let Some(v) = self.load_with(t, info, m.space, addr, total as u8, ord)? else {
                     for d in dests {
                         self.write(t, info, d, Value::Undef)?;
                     }
@@ -762,13 +784,17 @@ impl<D: Domain> Engine<'_, D> {
                 } else {
                     Value::concat(&parts)
                 };
-                self.store(t, info, m.space, addr, v, total as u8)?;
+                let ord = super::mem::Ordering::of(m.sem, m.scope);
+                self.store_with(t, info, m.space, addr, v, total as u8, ord)?;
                 Ok(Flow::Next)
             }
-            Instr::Prefetch { .. }
-            | Instr::Nanosleep
-            | Instr::Fence(_)
-            | Instr::Griddepcontrol { .. } => Ok(Flow::Next),
+            Instr::Prefetch { .. } | Instr::Nanosleep | Instr::Griddepcontrol { .. } => {
+                Ok(Flow::Next)
+            }
+            Instr::Fence(k) => {
+                self.fence(t, k)?;
+                Ok(Flow::Next)
+            }
             Instr::Setmaxnreg { .. } => Ok(Flow::Next),
             Instr::Isspacep { space } => {
                 let a = self.read_int(t, info, op(1), 64)?;
@@ -1194,8 +1220,14 @@ impl<D: Domain> Engine<'_, D> {
             PredArg::Tainted(o) => {
                 if a == b {
                     Ok(a)
+                } else if self.atomic_origin(o).is_some()
+                    && matches!(a, Value::Bits(_) | Value::Tainted(_))
+                    && matches!(b, Value::Bits(_) | Value::Tainted(_))
+                {
+                    // An integer chosen by an atomic's returned value: as
+                    // opaque as that value (judged where it is used).
+                    Ok(Value::Tainted(o))
                 } else {
-                    let _ = o;
                     Err(self.unsupported(
                         t,
                         "predicate depends on tensor data",

@@ -1,17 +1,132 @@
 //! Memory instructions: address resolution, loads, stores and atomics,
 //! with bounds, initialisation and race checks.
 
-use ptxeq_ir::{AddrBase, Address, AtomMods, AtomOp, Operand, StateSpace};
+use ptxeq_ir::{AddrBase, Address, AtomMods, AtomOp, MemSem, Operand, Scope, StateSpace};
 
 use super::values::IntArg;
 use super::{Engine, Halt, R, pack_instr, space_of, unpack_instr};
 use crate::domain::{BinOp, Domain, Fmt};
-use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
+use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, InstrRef, MemLocation};
 use crate::funcinfo::FuncInfo;
 use crate::int;
-use crate::memory::{Region, Space, holds_same, load_value, store_value};
-use crate::race::{Acc, Conflict};
+use crate::memory::{Region, Slot, Space, holds_same, load_value, store_value};
+use crate::race::{Acc, Conflict, Kind, OP_COMMUTES, Rank};
 use crate::value::Value;
+
+/// The memory-model side of a load or store (`docs/semantics.md`,
+/// "Memory model"): weak (plain) or strong, with a scope.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ordering {
+    /// `.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.sc` or `.mmio`.
+    pub strong: bool,
+    /// A `.cta` or `.cluster` scope (clusters are one CTA here).
+    pub narrow: bool,
+    /// A strong load whose destination is read.
+    pub used: bool,
+}
+
+impl Ordering {
+    /// The ordering of an `ld`/`st` with semantics `sem` and scope `scope`.
+    /// `.volatile` is weak here: see `docs/semantics.md` (ptxeq judges
+    /// it as CUDA C++ does, stricter than PTX's `relaxed.sys`).
+    pub(crate) fn of(sem: Option<MemSem>, scope: Option<Scope>) -> Ordering {
+        let strong = matches!(
+            sem,
+            Some(
+                MemSem::Relaxed
+                    | MemSem::Acquire
+                    | MemSem::Release
+                    | MemSem::AcqRel
+                    | MemSem::Sc
+                    | MemSem::Mmio
+            )
+        );
+        Ordering {
+            strong,
+            narrow: strong && matches!(scope, Some(Scope::Cta | Scope::Cluster)),
+            used: false,
+        }
+    }
+}
+
+/// The update code of an atomic operation on type `ty` (equal codes: the
+/// same operation on the same type), with [`OP_COMMUTES`] for operations
+/// that commute with themselves whatever their operands.
+pub(crate) fn update_code(op: AtomOp, ty: ptxeq_ir::ScalarType) -> u8 {
+    let ix = match op {
+        AtomOp::Add => 1,
+        AtomOp::Min => 2,
+        AtomOp::Max => 3,
+        AtomOp::And => 4,
+        AtomOp::Or => 5,
+        AtomOp::Xor => 6,
+        AtomOp::Exch => 7,
+        AtomOp::Cas => 8,
+        AtomOp::Inc => 9,
+        AtomOp::Dec => 10,
+    };
+    let size = match ty.size_bytes() {
+        1 => 0,
+        2 => 1,
+        4 => 2,
+        _ => 3,
+    };
+    // Signed min/max are other operations than unsigned ones.
+    let ix = if ty.is_signed() && matches!(op, AtomOp::Min | AtomOp::Max) {
+        ix + 9
+    } else {
+        ix
+    };
+    let float = u8::from(Fmt::of(ty).is_some());
+    let commutes = if matches!(
+        op,
+        AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor
+    ) {
+        OP_COMMUTES
+    } else {
+        0
+    };
+    ix | size << 4 | float << 6 | commutes
+}
+
+/// Reason of an unsupported branch on an atomic's returned value.
+pub(crate) const REASON_ATOMIC_BRANCH: &str = "branch depends on an atomic's returned value";
+/// Reason of an unsupported address computed from an atomic's result.
+pub(crate) const REASON_ATOMIC_ADDRESS: &str = "address depends on an atomic's returned value";
+/// Reason of an unsupported guard computed from an atomic's result.
+pub(crate) const REASON_ATOMIC_GUARD: &str = "predicate depends on an atomic's returned value";
+/// `Finding::reason` of an order dependence through a returned value.
+pub(crate) const REASON_OD_USED: &str = "returned value used";
+/// `Finding::reason` of an order dependence through non-commuting updates.
+pub(crate) const REASON_OD_COMMUTE: &str = "updates do not commute";
+
+/// An order-dependent finding through a returned value whose atomic's
+/// value also steered control flow or an address (an unsupported
+/// finding names it) says nothing about the outputs: the run stopped
+/// there, and the verdict is that unsupported finding. Drops those.
+pub(crate) fn drop_control_only_od(findings: &mut Vec<Finding>) {
+    let steered: Vec<InstrRef> = findings
+        .iter()
+        .filter(|f| {
+            f.kind == FindingKind::Unsupported
+                && [
+                    REASON_ATOMIC_BRANCH,
+                    REASON_ATOMIC_ADDRESS,
+                    REASON_ATOMIC_GUARD,
+                ]
+                .contains(&f.reason.as_str())
+        })
+        .flat_map(|f| f.accesses.iter().map(|a| a.instr))
+        .collect();
+    if steered.is_empty() {
+        return;
+    }
+    findings.retain(|f| {
+        !(f.kind == FindingKind::OrderDependent
+            && f.reason == REASON_OD_USED
+            && f.accesses.iter().any(|a| steered.contains(&a.instr)))
+    });
+}
 
 /// Where an access lands.
 #[derive(Clone, Copy, Debug)]
@@ -97,6 +212,20 @@ impl<D: Domain> Engine<'_, D> {
                 match v {
                     Value::Bits(b) => (space, b.wrapping_add(addr.offset as u64)),
                     Value::Undef => return Err(self.uninit_register(t, "the address register")),
+                    Value::Tainted(o) if self.atomic_origin(o).is_some() => {
+                        let a = self.atomic_origin(o).unwrap_or(InstrRef::kernel(0));
+                        if let Some(g) = self.grid.as_mut() {
+                            g.halt_atomic = Some(o);
+                        }
+                        return Err(self.atomic_use_unsupported(
+                            t,
+                            REASON_ATOMIC_ADDRESS,
+                            format!(
+                                "the address is computed from the value returned by the atomic or strong load at {a}, which depends on the order of the accesses to that word"
+                            ),
+                            a,
+                        ));
+                    }
                     Value::Tainted(_) | Value::Data { .. } | Value::Bool(_) | Value::Pack(_) => {
                         let reason = match space_of(space) {
                             Some(Space::Shared) => "shared-memory address depends on tensor data",
@@ -259,13 +388,25 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Some((target, off as u64)))
     }
 
-    /// Race check and footprint of an access of `width` bytes.
-    fn track(&mut self, t: u32, target: Target, off: u64, width: u64, kind: AccessKind) {
+    /// Race check and footprint of an access of `width` bytes: `a` says
+    /// how it touches memory (its thread, epoch and instruction are filled
+    /// in here); `stored` is the value of a plain store (benign same-value
+    /// stores are judged per unit against the current content).
+    pub(crate) fn track(
+        &mut self,
+        t: u32,
+        target: Target,
+        off: u64,
+        width: u64,
+        a: Acc,
+        stored: Option<&Value<D::Val>>,
+    ) {
         let Target::Cta(r) = target else {
             return;
         };
         let ri = r as usize;
         let instr = self.cur_instr;
+        let kind = access_kind(&a);
         if self.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
@@ -275,12 +416,33 @@ impl<D: Domain> Engine<'_, D> {
         if self.shadows[ri].is_none() {
             return;
         }
+        // The new content of a plain store, to compare per unit (all units
+        // at once when the whole store leaves the content as it is).
+        let all_same = stored
+            .is_some_and(|v| holds_same(&self.slots[ri], off as usize, v, width as u8, &self.d));
+        let new: Option<crate::memory::Slots<D::Val>> = stored.filter(|_| !all_same).map(|v| {
+            let mut tmp = crate::memory::Slots::new(width as usize, Slot::Unwritten);
+            store_value(&mut tmp, 0, v, width as u8);
+            tmp
+        });
         let acc = Acc {
             tid: t,
+            cta: self.clocks.cta(),
             epoch: self.clocks.epoch(t),
             instr,
-            atomic: kind == AccessKind::Atomic,
+            ..a
         };
+        if let Some(g) = self.grid.as_mut()
+            && self.regions[ri].space == Space::Global
+        {
+            let v = stored.map_or(u64::from(a.op) << 32 | a.operands & 0xffff_ffff, |v| {
+                use std::hash::{Hash, Hasher};
+                let mut h = rustc_hash::FxHasher::default();
+                v.hash(&mut h);
+                h.finish()
+            });
+            g.mix_effect([u64::from(r), off, width << 8 | kind as u64, v]);
+        }
         let mut first: Option<(u64, Conflict)> = None;
         let wmma = self.wmma.cur_view.is_some();
         if wmma && t.is_multiple_of(32) {
@@ -289,73 +451,35 @@ impl<D: Domain> Engine<'_, D> {
         let Some(sh) = self.shadows[ri].as_mut() else {
             return;
         };
+        let gran = sh.gran;
         for u in sh.units(off as usize, width as usize) {
-            let byte = (u * sh.gran) as u64;
+            let same = all_same
+                || new.as_ref().is_some_and(|n| {
+                    let (lo, hi) = (u * sh.gran, (u + 1) * sh.gran);
+                    let cur = &self.slots[ri];
+                    (lo..hi).all(|b| {
+                        let k = b.wrapping_sub(off as usize);
+                        k < n.len() && same_slot(&n[k], &cur[b], &self.d)
+                    })
+                });
+            let byte = (u * gran) as u64;
             let st = &self.wmma;
-            let exempt = |a: &Acc| wmma && st.same_view(r, byte, a);
-            let c = if kind == AccessKind::Read {
-                sh.read_ex(&self.clocks, u, acc, exempt)
-            } else {
-                sh.write_ex(&self.clocks, u, acc, false, exempt)
-            };
-            if first.is_none()
-                && let Some(c) = c
+            let exempt = |e: &Acc| wmma && st.same_view(r, byte, e);
+            if let Some(c) = sh.access_ex(&self.clocks, u, acc, same, exempt)
+                && first.is_none_or(|(_, f)| c.rank > f.rank)
             {
-                first = Some(((u * sh.gran) as u64, c));
+                first = Some(((u * gran) as u64, c));
             }
         }
         if let Some((b, c)) = first {
-            self.race(t, target, b, c, kind);
+            self.race(t, target, b, c, &acc);
         }
     }
 
-    /// Like [`Self::track`] for a plain store, with the benign same-value
-    /// judgement per byte.
-    fn track_store(&mut self, t: u32, target: Target, off: u64, v: &Value<D::Val>, width: u8) {
-        let Target::Cta(r) = target else {
-            return;
-        };
-        let ri = r as usize;
-        let instr = self.cur_instr;
-        if self.asyncs.any() {
-            self.async_check(t, r, off, u64::from(width), AccessKind::Write);
-        }
-        if let Some(fp) = self.footprints[ri].as_mut() {
-            fp.touch(off as usize, width as usize, AccessKind::Write, instr, t);
-        }
-        if self.shadows[ri].is_none() {
-            return;
-        }
-        let same = holds_same(&self.slots[ri], off as usize, v, width, &self.d);
-        let acc = Acc {
-            tid: t,
-            epoch: self.clocks.epoch(t),
-            instr,
-            atomic: false,
-        };
-        let mut first = None;
-        let wmma = self.wmma.cur_view.is_some();
-        if wmma && t.is_multiple_of(32) {
-            self.wmma.record(instr, r, off, u64::from(width));
-        }
-        if let Some(sh) = self.shadows[ri].as_mut() {
-            for u in sh.units(off as usize, usize::from(width)) {
-                let byte = (u * sh.gran) as u64;
-                let st = &self.wmma;
-                let exempt = |a: &Acc| wmma && st.same_view(r, byte, a);
-                if let Some(c) = sh.write_ex(&self.clocks, u, acc, same, exempt)
-                    && first.is_none()
-                {
-                    first = Some(((u * sh.gran) as u64, c));
-                }
-            }
-        }
-        if let Some((b, c)) = first {
-            self.race(t, target, b, c, AccessKind::Write);
-        }
-    }
-
-    fn race(&mut self, t: u32, target: Target, byte: u64, c: Conflict, kind: AccessKind) {
+    /// Reports a conflict found by the shadow: a data race or an order
+    /// dependence between strong accesses.
+    fn race(&mut self, t: u32, target: Target, byte: u64, c: Conflict, cur: &Acc) {
+        let kind = access_kind(cur);
         let Target::Cta(r) = target else {
             return;
         };
@@ -367,37 +491,63 @@ impl<D: Domain> Engine<'_, D> {
             return;
         }
         let loc = self.location(t, target, byte);
-        let prev_kind = if c.prev.atomic {
-            AccessKind::Atomic
-        } else if c.prev_is_write {
-            AccessKind::Write
-        } else {
-            AccessKind::Read
-        };
+        let other_cta = c.prev.cta != self.clocks.cta();
         let first = AccessRef {
             thread: self.thread_ref(c.prev.tid),
             instr: unpack_instr(c.prev.instr),
-            kind: prev_kind,
-            cta: None,
+            kind: access_kind(&c.prev),
+            cta: other_cta.then(|| self.cta_of(c.prev.cta)),
         };
         let second = AccessRef {
             thread: self.thread_ref(t),
             instr: unpack_instr(self.cur_instr),
             kind,
-            cta: None,
+            cta: other_cta.then_some(self.cta),
         };
-        let msg = format!(
-            "data race on {loc}: {} by {} at {} and {} by {} at {} are not ordered by any synchronisation",
-            first.kind.word(),
-            first.thread,
-            first.instr,
-            second.kind.word(),
-            second.thread,
-            second.instr,
-        );
-        let mut f = Finding::new(FindingKind::Race, msg)
+        let who = |a: &AccessRef| match a.cta {
+            Some([x, y, z]) => format!("{} of CTA ({x},{y},{z})", a.thread),
+            None => a.thread.to_string(),
+        };
+        let mut reason = "";
+        let (fk, msg) = if c.rank == Rank::Race {
+            (
+                FindingKind::Race,
+                format!(
+                    "data race on {loc}: {} by {} at {} and {} by {} at {} are not ordered by any synchronisation{}",
+                    first.kind.word(),
+                    who(&first),
+                    first.instr,
+                    second.kind.word(),
+                    who(&second),
+                    second.instr,
+                    race_why(&c.prev, cur),
+                ),
+            )
+        } else {
+            let why = if c.prev.used || cur.used {
+                reason = REASON_OD_USED;
+                "a returned value that is used depends on which runs first"
+            } else {
+                reason = REASON_OD_COMMUTE;
+                "their updates do not commute, so the final value depends on which runs first"
+            };
+            (
+                FindingKind::OrderDependent,
+                format!(
+                    "order-dependent result on {loc}: {} by {} at {} and {} by {} at {} are not ordered by any synchronisation and {why}",
+                    first.kind.word(),
+                    who(&first),
+                    first.instr,
+                    second.kind.word(),
+                    who(&second),
+                    second.instr,
+                ),
+            )
+        };
+        let mut f = Finding::new(fk, msg)
             .at(Some(second.thread), Some(second.instr))
-            .with_location(loc);
+            .with_location(loc)
+            .with_reason(reason);
         f.accesses = vec![first, second];
         self.report(f);
     }
@@ -433,7 +583,8 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
-    /// Loads `width` bytes; `None` when the access was out of bounds.
+    /// Loads `width` bytes (a plain load); `None` when the access was out
+    /// of bounds.
     pub(crate) fn load(
         &mut self,
         t: u32,
@@ -442,10 +593,33 @@ impl<D: Domain> Engine<'_, D> {
         addr: &Address,
         width: u8,
     ) -> R<Option<Value<D::Val>>> {
+        self.load_with(t, info, space, addr, width, Ordering::default())
+    }
+
+    /// Loads `width` bytes with ordering `ord` (`ld.relaxed` …).
+    pub(crate) fn load_with(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        space: StateSpace,
+        addr: &Address,
+        width: u8,
+        ord: Ordering,
+    ) -> R<Option<Value<D::Val>>> {
         let Some((target, off)) = self.resolve(t, info, space, addr, u64::from(width))? else {
             return Ok(None);
         };
-        self.track(t, target, off, u64::from(width), AccessKind::Read);
+        let a = Acc {
+            kind: if ord.strong {
+                Kind::StrongRead
+            } else {
+                Kind::PlainRead
+            },
+            used: ord.strong && ord.used,
+            narrow: ord.narrow,
+            ..Acc::default()
+        };
+        self.track(t, target, off, u64::from(width), a, None);
         let (v, li) = self.read_target(t, target, off, width);
         if li.unused_param {
             return Err(self.unsupported(
@@ -478,10 +652,18 @@ impl<D: Domain> Engine<'_, D> {
                 Some(loc),
             );
         }
+        // The value of a strong load of memory other threads can write
+        // depends on the order of the accesses, like an atomic's result:
+        // an integer is kept opaque (judged where it is used).
+        let v = match (&v, target) {
+            (Value::Bits(_), Target::Cta(_)) if ord.strong => Value::Tainted(self.cur_instr),
+            _ => v,
+        };
         Ok(Some(v))
     }
 
-    /// Stores `v` as `width` bytes (under a data guard: `guard ? v : old`).
+    /// Stores `v` as `width` bytes (a plain store; under a data guard:
+    /// `guard ? v : old`).
     pub(crate) fn store(
         &mut self,
         t: u32,
@@ -490,6 +672,22 @@ impl<D: Domain> Engine<'_, D> {
         addr: &Address,
         v: Value<D::Val>,
         width: u8,
+    ) -> R<()> {
+        self.store_with(t, info, space, addr, v, width, Ordering::default())
+    }
+
+    /// Stores with ordering `ord` (`st.relaxed` …: a strong store is an
+    /// exchange whose result is unused).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn store_with(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        space: StateSpace,
+        addr: &Address,
+        v: Value<D::Val>,
+        width: u8,
+        ord: Ordering,
     ) -> R<()> {
         let Some((target, off)) = self.resolve(t, info, space, addr, u64::from(width))? else {
             return Ok(());
@@ -514,7 +712,28 @@ impl<D: Domain> Engine<'_, D> {
         if let Target::Cta(_) = target {
             self.layout_escape(t, &v, "stored to shared or global memory")?;
         }
-        self.track_store(t, target, off, &v, width);
+        if ord.strong {
+            let ty = match width {
+                1 => ptxeq_ir::ScalarType::B8,
+                2 => ptxeq_ir::ScalarType::B16,
+                4 => ptxeq_ir::ScalarType::B32,
+                _ => ptxeq_ir::ScalarType::B64,
+            };
+            let a = Acc {
+                kind: Kind::StrongWrite,
+                narrow: ord.narrow,
+                op: update_code(AtomOp::Exch, ty),
+                operands: self.fingerprint(t, &[&v]),
+                ..Acc::default()
+            };
+            self.track(t, target, off, u64::from(width), a, None);
+        } else {
+            let a = Acc {
+                kind: Kind::PlainWrite,
+                ..Acc::default()
+            };
+            self.track(t, target, off, u64::from(width), a, Some(&v));
+        }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
             Target::Private(p) => store_value(
@@ -581,21 +800,6 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(t, "atomic without an operand", String::new()));
         };
         let used = !is_red && !info.dead_dest.get(pc as usize).copied().unwrap_or(false);
-        let order_dependent =
-            matches!(m.op, AtomOp::Exch | AtomOp::Cas | AtomOp::Inc | AtomOp::Dec);
-        if used || order_dependent {
-            let why = if used {
-                "its returned old value is used, so the result depends on the order of the atomics"
-            } else {
-                "exchange / compare-and-swap / wrapping increment results depend on the order of the atomics"
-            };
-            self.note(
-                t,
-                FindingKind::OrderDependentAtomic,
-                format!("atom.{}: {why}", m.op),
-                None,
-            );
-        }
         let width = m.ty.size_bytes() as u8;
         let Some((target, off)) = self.resolve(t, info, m.space, addr, u64::from(width))? else {
             return Ok(());
@@ -608,7 +812,25 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         self.check_writable(t, target)?;
-        self.track(t, target, off, u64::from(width), AccessKind::Atomic);
+        // The update and its operands decide whether two unordered atomics
+        // commute (race.rs); read them before the memory changes.
+        let mut operand_vals = Vec::with_capacity(2);
+        for o in [Some(b), c].into_iter().flatten() {
+            operand_vals.push(self.read(t, info, o, m.ty.bit_width())?);
+        }
+        // The ticket word of a grid-level exploration: its returned value
+        // is explored (crate::grid), not order-dependent.
+        let ticket = matches!(target, Target::Cta(r) if self.is_ticket_word(r, off));
+        let a = Acc {
+            kind: Kind::StrongWrite,
+            rmw: true,
+            used: used && !ticket,
+            narrow: matches!(m.scope, Some(Scope::Cta | Scope::Cluster)),
+            op: update_code(m.op, m.ty),
+            operands: self.fingerprint(t, &operand_vals.iter().collect::<Vec<_>>()),
+            ..Acc::default()
+        };
+        self.track(t, target, off, u64::from(width), a, None);
         let (old, li) = self.read_target(t, target, off, width);
         if li.uninit {
             let loc = self.location(t, target, off);
@@ -619,6 +841,14 @@ impl<D: Domain> Engine<'_, D> {
                 Some(loc),
             );
         }
+        if ticket {
+            let operand = match operand_vals.first() {
+                Some(Value::Bits(b)) => Some(*b),
+                _ => None,
+            };
+            self.ticket_rmw(t, m.op, m.sem, m.scope, &old, operand)?;
+        }
+        self.keep_result = ticket;
         let wbits = m.ty.bit_width();
         let new = if let Some(fmt) = Fmt::of(m.ty) {
             let op = match m.op {
@@ -717,9 +947,84 @@ impl<D: Domain> Engine<'_, D> {
             ),
         }
         if let Some(d) = dst {
+            // The returned value of an atomic on memory other threads can
+            // update depends on the order of the atomics: an integer is
+            // kept opaque (a branch or address computed from it is
+            // unsupported, docs/semantics.md); a real value is a value
+            // like any other (it can never steer control flow).
+            let keep = std::mem::take(&mut self.keep_result);
+            let old = match (&old, target) {
+                (Value::Bits(_) | Value::Tainted(_), Target::Cta(r)) if !keep => {
+                    if self.regions[r as usize].space == Space::Global
+                        && let Some(g) = self.grid.as_mut()
+                    {
+                        g.note_atomic(self.cur_instr, r, off, width);
+                    }
+                    Value::Tainted(self.cur_instr)
+                }
+                _ => old,
+            };
             self.write(t, info, d, old)?;
         }
         Ok(())
+    }
+
+    /// An unsupported use of atomic `a`'s returned value; the finding names
+    /// the atomic as its access.
+    pub(crate) fn atomic_use_unsupported(
+        &mut self,
+        t: u32,
+        reason: &str,
+        detail: String,
+        a: InstrRef,
+    ) -> super::Halt {
+        let n = self.findings.len();
+        let h = self.unsupported(t, reason, detail);
+        let thread = self.thread_ref(t);
+        if let Some(f) = self.findings.get_mut(n) {
+            f.accesses = vec![AccessRef {
+                thread,
+                instr: a,
+                kind: AccessKind::Atomic,
+                cta: None,
+            }];
+        }
+        h
+    }
+
+    /// The atomic that produced a tainted integer with origin `o`, if an
+    /// atomic did (not a tensor-data load).
+    pub(crate) fn atomic_origin(&self, o: u32) -> Option<InstrRef> {
+        let i = unpack_instr(o);
+        let f = self.funcs.get(i.func as usize)?;
+        match &f.ir.instrs.get(i.index as usize)?.instr {
+            ptxeq_ir::Instr::Atom(_) => Some(i),
+            ptxeq_ir::Instr::Ld(m) if Ordering::of(m.sem, m.scope).strong => Some(i),
+            _ => None,
+        }
+    }
+
+    /// A fingerprint of operand values for comparing updates: equal for
+    /// equal concrete bits or equal data values, unique per access for
+    /// anything unknown (tensor-data integers, undefined values).
+    fn fingerprint(&self, t: u32, vals: &[&Value<D::Val>]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        for v in vals {
+            match v {
+                Value::Bits(b) => (1u8, *b).hash(&mut h),
+                Value::Data { v, fmt, lo, len } => (2u8, v, *fmt as u8, *lo, *len).hash(&mut h),
+                _ => (
+                    3u8,
+                    self.cur_instr,
+                    t,
+                    self.clocks.cta(),
+                    self.clocks.epoch(t),
+                )
+                    .hash(&mut h),
+            }
+        }
+        h.finish()
     }
 
     /// The packed id of the instruction at `pc` of the current frame.
@@ -727,5 +1032,45 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn instr_id(&self, t: u32, pc: u32) -> u32 {
         let f = self.threads[t as usize].frames.last().map_or(0, |f| f.func);
         pack_instr(f, pc)
+    }
+}
+
+/// How an access is named in reports.
+pub(crate) fn access_kind(a: &Acc) -> AccessKind {
+    match a.kind {
+        Kind::PlainRead => AccessKind::Read,
+        Kind::PlainWrite => AccessKind::Write,
+        Kind::StrongRead => AccessKind::StrongRead,
+        Kind::StrongWrite if a.rmw => AccessKind::Atomic,
+        Kind::StrongWrite => AccessKind::StrongWrite,
+    }
+}
+
+/// Why a race involving a strong access is one (empty for two plain ones).
+fn race_why(a: &Acc, b: &Acc) -> String {
+    match (a.kind.is_strong(), b.kind.is_strong()) {
+        (false, false) => String::new(),
+        (true, true) => " (a .cta- or .cluster-scoped strong access is not morally strong with one of another CTA, so the two are not exempt from racing)".into(),
+        _ => " (only two strong accesses of a common scope are exempt from racing; a plain access and an atomic or strong one are not)".into(),
+    }
+}
+
+/// Whether two memory slots certainly hold the same byte.
+fn same_slot<D: Domain>(a: &Slot<D::Val>, b: &Slot<D::Val>, d: &D) -> bool {
+    match (a, b) {
+        (
+            Slot::Data {
+                v: x,
+                fmt: f,
+                idx: i,
+            },
+            Slot::Data {
+                v: y,
+                fmt: g,
+                idx: j,
+            },
+        ) => f == g && i == j && d.same_value(*x, *y),
+        (Slot::Byte(x), Slot::Byte(y)) => x == y,
+        _ => false,
     }
 }

@@ -53,6 +53,7 @@ use crate::sparse::Meter;
 use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
+pub(crate) use mem::drop_control_only_od;
 pub(crate) use sync::{Barrier, WarpState};
 
 /// Marker: a fatal finding was recorded; stop the run.
@@ -204,6 +205,14 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub asyncs: async_copy::AsyncCopies,
     /// wmma instances per warp (layout tags, `wmma_check`).
     pub wmma: wmma_check::WmmaState,
+    /// CTA ids by the index stamped into accesses (`race::Acc::cta`):
+    /// this CTA alone, or every CTA of a grid-level run (`crate::grid`).
+    pub cta_ids: Rc<[[u32; 3]]>,
+    /// Grid-level run state (`crate::grid`); `None` for a CTA run alone.
+    pub grid: Option<Box<crate::grid::EngineGrid>>,
+    /// The atomic being executed returns its value as is (the explored
+    /// ticket word), not as an opaque integer.
+    pub keep_result: bool,
 }
 
 /// Packs a function index and instruction index.
@@ -661,6 +670,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             meter,
             asyncs: async_copy::AsyncCopies::new(nthreads as usize),
             wmma: wmma_check::WmmaState::new(nwarps as usize),
+            cta_ids: Rc::from(vec![cta]),
+            grid: None,
+            keep_result: false,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -669,6 +681,11 @@ impl<'a, D: Domain> Engine<'a, D> {
         }
         e.check_memory_state(0);
         Ok(e)
+    }
+
+    /// The CTA id of access-stamp index `ix`.
+    pub(crate) fn cta_of(&self, ix: u32) -> [u32; 3] {
+        self.cta_ids.get(ix as usize).copied().unwrap_or(self.cta)
     }
 
     /// Records the peak of the touched-memory state and checks it against

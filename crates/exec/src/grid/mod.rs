@@ -1,0 +1,368 @@
+//! Grid-level runs: several CTAs judged together over one global memory.
+//!
+//! A single-CTA run judges one CTA. When a spec selects several CTAs they
+//! run here one after the other, each in its own engine, but over one
+//! global memory and one set of global race shadows: an access of a
+//! later CTA is judged against every earlier CTA's accesses with exactly
+//! the rules of one CTA (`race.rs`: plain/strong, scopes, benign same-value
+//! stores, order dependence). CTAs never synchronise with each other
+//! except through the memory model's release/acquire patterns on a ticket
+//! word (below), so the order they run in decides nothing else: the
+//! happens-before relation, not the run order, judges every pair.
+//!
+//! **The ticket pattern** (CUDA Programming Guide, "last block"): every
+//! CTA does one atomic read-modify-write on a global word and branches on
+//! its returned value (e.g. "I drew the last ticket: I read every CTA's
+//! partial"). A branch on an atomic's value is otherwise unsupported (the
+//! value depends on the order of the atomics). When every CTA of the grid
+//! is selected, [`ticket`] explores the outcomes instead: see there for the
+//! orders it runs and why they cover every order of the atomics.
+
+mod ticket;
+
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::domain::Domain;
+use crate::engine::Engine;
+use crate::finding::{Finding, FindingKind, InstrRef, ThreadRef};
+use crate::input::CtaInput;
+use crate::memory::{Slot, Space};
+use crate::race::{Clocks, ShadowMem};
+use crate::result::{CtaRun, TensorOutput};
+
+pub(crate) use ticket::Ticket;
+
+/// What a grid-level run found.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct GridRun<V> {
+    /// The CTAs run, in the order of `runs`.
+    pub ctas: Vec<[u32; 3]>,
+    /// Per CTA: its findings (those within the CTA), counters and trace.
+    /// With the ticket exploration the findings are those of every order
+    /// explored, the counters and trace those of the first.
+    pub runs: Vec<CtaRun<V>>,
+    /// Findings between two CTAs (each access names its CTA).
+    pub cross: Vec<Finding>,
+    /// What the verdict rests on (the ticket exploration, start values).
+    pub notes: Vec<String>,
+    /// The output tensors at the end of the (first) run.
+    pub outputs: Vec<TensorOutput<V>>,
+    /// The ticket exploration ran: the traces are those of one order of
+    /// the atomics, which a CTA run alone does not reproduce.
+    pub explored: bool,
+}
+
+/// The grid-level state an engine carries while it runs one CTA of a grid
+/// run.
+#[derive(Default)]
+pub(crate) struct EngineGrid {
+    /// Global atomics whose integer result was kept opaque: instruction →
+    /// the word (region, offset, width; `None` once it touched several).
+    pub atomic_words: FxHashMap<u32, Option<(u32, u64, u8)>>,
+    /// The atomic whose returned value stopped the run (a branch or an
+    /// address computed from it).
+    pub halt_atomic: Option<u32>,
+    /// The ticket word being explored.
+    pub ticket: Option<Ticket>,
+    /// A hash of the CTA's global accesses and stored values (the ticket
+    /// exploration compares a CTA's behaviour at different positions).
+    pub effects: u64,
+}
+
+impl EngineGrid {
+    /// Records that the atomic at `instr` returned an opaque value for
+    /// the global word (`region`, `off`).
+    pub(crate) fn note_atomic(&mut self, instr: u32, region: u32, off: u64, width: u8) {
+        let w = Some((region, off, width));
+        self.atomic_words
+            .entry(instr)
+            .and_modify(|x| {
+                if *x != w {
+                    *x = None;
+                }
+            })
+            .or_insert(w);
+    }
+
+    /// Mixes an access into [`EngineGrid::effects`].
+    pub(crate) fn mix_effect(&mut self, parts: [u64; 4]) {
+        for p in parts {
+            self.effects = crate::trace::mix(self.effects, p);
+        }
+    }
+}
+
+/// One global region between two CTAs: its contents and race shadow.
+type GlobalRegion<V> = (crate::memory::Slots<V>, Option<ShadowMem>);
+
+/// The global memory of a grid run between two CTAs: per region index,
+/// the contents and race shadows of every global region.
+struct GridMemory<V: Copy> {
+    regions: Vec<Option<GlobalRegion<V>>>,
+    reported: FxHashSet<(u32, u32, u32)>,
+    cta_ids: Rc<[[u32; 3]]>,
+}
+
+/// One sequential execution of the selected CTAs.
+struct Execution<V> {
+    /// By CTA index (`None`: not run).
+    runs: Vec<Option<CtaRun<V>>>,
+    /// The output tensors at the end.
+    outputs: Vec<TensorOutput<V>>,
+    /// By CTA index: [`EngineGrid::effects`] mixed with the trace.
+    fingerprints: Vec<u64>,
+    /// A CTA stopped at a branch or address computed from the value of a
+    /// global atomic on this word (region, offset): the ticket pattern.
+    ticket_word: Option<(u32, u64, u8)>,
+    /// By CTA index: the value its ticket atomic returned, and how many
+    /// ticket atomics it executed.
+    seen: Vec<(Option<u64>, u32)>,
+    /// By CTA index: the thread and instruction of its ticket atomic.
+    by: Vec<Option<(ThreadRef, InstrRef)>>,
+    /// The ticket update's increment (`inc`: 1, `add` of a constant).
+    step: Option<u64>,
+}
+
+impl<D: Domain> Engine<'_, D> {
+    /// Takes over the grid's global memory and shadows and stamps this
+    /// CTA's accesses with `index`.
+    fn attach(&mut self, mem: &mut GridMemory<D::Val>, index: u32) {
+        if mem.regions.is_empty() {
+            mem.regions = (0..self.regions.len()).map(|_| None).collect();
+        }
+        for r in 0..self.regions.len() {
+            if self.regions[r].space != Space::Global {
+                continue;
+            }
+            if let Some((s, sh)) = mem.regions.get_mut(r).and_then(Option::take) {
+                self.slots[r] = s;
+                self.shadows[r] = sh;
+            }
+            if let Some(sh) = self.shadows[r].as_mut() {
+                // Later CTAs still come: keep what they can race with.
+                sh.private = false;
+            }
+        }
+        self.clocks = Clocks::in_cta(self.nthreads as usize, index);
+        std::mem::swap(&mut self.reported, &mut mem.reported);
+        self.cta_ids = mem.cta_ids.clone();
+    }
+
+    /// Gives the global memory and shadows back to the grid.
+    fn detach(&mut self, mem: &mut GridMemory<D::Val>) {
+        for r in 0..self.regions.len() {
+            if self.regions[r].space != Space::Global {
+                continue;
+            }
+            let s = std::mem::replace(
+                &mut self.slots[r],
+                crate::memory::Slots::new(0, Slot::Unwritten),
+            );
+            let sh = self.shadows[r].take();
+            if let Some(x) = mem.regions.get_mut(r) {
+                *x = Some((s, sh));
+            }
+        }
+        std::mem::swap(&mut self.reported, &mut mem.reported);
+    }
+}
+
+/// Runs the CTAs of `order` (indices into `ctas`) one after the other
+/// over one global memory; with `plan`, the ticket word is explored.
+fn execute<D: Domain>(
+    input: &CtaInput,
+    ctas: &[[u32; 3]],
+    order: &[usize],
+    mut d: D,
+    plan: Option<&ticket::Plan>,
+) -> (Execution<D::Val>, D) {
+    let n = ctas.len();
+    let mut mem = GridMemory {
+        regions: Vec::new(),
+        reported: FxHashSet::default(),
+        cta_ids: Rc::from(ctas.to_vec()),
+    };
+    let mut ex = Execution {
+        runs: (0..n).map(|_| None).collect(),
+        outputs: Vec::new(),
+        fingerprints: vec![0; n],
+        ticket_word: None,
+        seen: vec![(None, 0); n],
+        by: vec![None; n],
+        step: None,
+    };
+    let mut chain = ticket::Chain::default();
+    for (k, &ci) in order.iter().enumerate() {
+        let last = k + 1 == order.len();
+        let mut e = match Engine::new(input, ctas[ci], d) {
+            Ok(e) => e,
+            Err((f, d0)) => {
+                d = d0;
+                ex.runs[ci] = Some(crate::empty_run(ctas[ci], f, input));
+                break;
+            }
+        };
+        e.attach(&mut mem, ci as u32);
+        let mut g = EngineGrid::default();
+        if let Some(p) = plan {
+            if k == 0 {
+                e.set_ticket_start(p);
+            }
+            g.ticket = Some(Ticket::new(p, &chain, e.nthreads as usize));
+        }
+        e.grid = Some(Box::new(g));
+        e.run();
+        let g = e.grid.take().unwrap_or_default();
+        if let Some(tk) = &g.ticket {
+            chain.absorb(tk);
+            ex.seen[ci] = (tk.seen, tk.rmws);
+            ex.by[ci] = tk
+                .by
+                .map(|(t, i)| (e.thread_ref(t), crate::engine::unpack_instr(i)));
+            ex.step = ex.step.or(tk.step);
+        }
+        if ex.ticket_word.is_none()
+            && let Some(o) = g.halt_atomic
+            && let Some(Some(w)) = g.atomic_words.get(&o)
+        {
+            ex.ticket_word = Some(*w);
+        }
+        if !last {
+            e.detach(&mut mem);
+        }
+        let (mut run, d2) = e.finish_with_domain();
+        d = d2;
+        if last {
+            ex.outputs = std::mem::take(&mut run.outputs);
+        }
+        ex.fingerprints[ci] = fingerprint(&run, g.effects);
+        ex.runs[ci] = Some(run);
+    }
+    (ex, d)
+}
+
+/// A CTA's behaviour: its paths, schedule and global effects.
+fn fingerprint<V>(run: &CtaRun<V>, effects: u64) -> u64 {
+    use crate::trace::mix;
+    let mut h = mix(effects, run.trace.schedule_hash);
+    for t in &run.trace.threads {
+        h = mix(h, t.path_hash);
+    }
+    h
+}
+
+/// Runs `ctas` of the launch `input` as one grid: one after the other,
+/// over one global memory (see the module documentation). When a CTA
+/// stops at a branch on a global atomic's value and `ctas` is the whole
+/// grid, the ticket pattern is explored.
+pub fn run_grid<D: Domain>(input: &CtaInput, ctas: &[[u32; 3]], d: D) -> (GridRun<D::Val>, D) {
+    let order: Vec<usize> = (0..ctas.len()).collect();
+    let (ex, d) = execute(input, ctas, &order, d, None);
+    let whole = u64::try_from(ctas.len()).ok() == Some(grid_size(input))
+        && ctas.iter().collect::<FxHashSet<_>>().len() == ctas.len();
+    if let Some(word) = ex.ticket_word {
+        if whole {
+            return ticket::explore(input, ctas, d, word);
+        }
+        let mut run = finish(ctas, vec![ex], Vec::new());
+        run.notes.push(
+            "a CTA branches on (or addresses memory with) a global atomic's returned value: the grid-level ticket exploration needs every CTA of the grid (ctas = \"all\")"
+                .into(),
+        );
+        return (run, d);
+    }
+    (finish(ctas, vec![ex], Vec::new()), d)
+}
+
+/// CTAs in the grid of `input`.
+fn grid_size(input: &CtaInput) -> u64 {
+    input.grid.iter().map(|&g| u64::from(g)).product()
+}
+
+/// The grid run of one or more executions: findings merged (first
+/// occurrence kept), within-CTA findings apart from cross-CTA ones, reads
+/// of never-written memory dropped where the reading instruction also
+/// races (as within one CTA), counters and traces of the first execution.
+fn finish<V>(ctas: &[[u32; 3]], exs: Vec<Execution<V>>, extra: Vec<Finding>) -> GridRun<V> {
+    let mut runs: Vec<Option<CtaRun<V>>> = (0..ctas.len()).map(|_| None).collect();
+    let mut outputs = None;
+    let mut all: Vec<(usize, Finding)> = Vec::new();
+    let mut seen: FxHashSet<(usize, FindingKind, Vec<InstrRef>, String)> = FxHashSet::default();
+    for ex in exs {
+        if outputs.is_none() {
+            outputs = Some(ex.outputs);
+        }
+        for (ci, r) in ex.runs.into_iter().enumerate() {
+            let Some(mut r) = r else { continue };
+            for f in std::mem::take(&mut r.findings) {
+                let key = (
+                    ci,
+                    f.kind,
+                    f.accesses.iter().map(|a| a.instr).collect::<Vec<_>>(),
+                    f.location
+                        .as_ref()
+                        .map(|l| format!("{}+{}", l.region, l.byte_offset))
+                        .unwrap_or_else(|| f.message.clone()),
+                );
+                if seen.insert(key) {
+                    all.push((ci, f));
+                }
+            }
+            if runs[ci].is_none() {
+                runs[ci] = Some(r);
+            }
+        }
+    }
+    {
+        let mut fs: Vec<Finding> = all.iter().map(|(_, f)| f.clone()).collect();
+        let before = fs.len();
+        crate::engine::drop_control_only_od(&mut fs);
+        if fs.len() != before {
+            all.retain(|(_, f)| fs.contains(f));
+        }
+    }
+    let racy: FxHashSet<InstrRef> = all
+        .iter()
+        .filter(|(_, f)| f.kind == FindingKind::Race)
+        .flat_map(|(_, f)| f.accesses.iter().map(|a| a.instr))
+        .collect();
+    let mut cross = extra;
+    for (ci, f) in all {
+        if f.kind == FindingKind::Uninitialised && f.instr.is_some_and(|i| racy.contains(&i)) {
+            continue;
+        }
+        let ctas_of: FxHashSet<Option<[u32; 3]>> = f.accesses.iter().map(|a| a.cta).collect();
+        if ctas_of.len() > 1 {
+            cross.push(f);
+        } else if let Some(r) = runs[ci].as_mut() {
+            r.findings.push(f);
+        }
+    }
+    GridRun {
+        ctas: ctas.to_vec(),
+        runs: runs
+            .into_iter()
+            .zip(ctas)
+            .map(|(r, &c)| {
+                r.unwrap_or_else(|| CtaRun {
+                    cta: c,
+                    findings: Vec::new(),
+                    dropped_findings: 0,
+                    stats: Default::default(),
+                    outputs: Vec::new(),
+                    footprint: crate::footprint::GlobalFootprint {
+                        cta: c,
+                        tensors: Vec::new(),
+                    },
+                    trace: Default::default(),
+                })
+            })
+            .collect(),
+        cross,
+        notes: Vec::new(),
+        outputs: outputs.unwrap_or_default(),
+        explored: false,
+    }
+}

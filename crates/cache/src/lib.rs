@@ -21,16 +21,23 @@
 //! * **Size cap**: on a hit the entry's mtime is set to now; when the bytes
 //!   written push the (estimated) size over the cap, the oldest entries are
 //!   evicted down to three quarters of it (least recently used first).
+//! * **Remote layer** ([`remote`], `--cache-url`): a shared store behind
+//!   the directory. Reads go local first, then remote (a remote hit is
+//!   also written locally); writes go to both. Remote entries are the same
+//!   verified entry bytes; a failing server switches the layer off after
+//!   one warning and never fails a run.
 //! * Only files this cache creates are ever deleted (`*.entry` and stale
 //!   temporaries in two-hex-digit subdirectories), so a mistaken
 //!   `--cache-dir ~` cannot wipe anything else.
 
 pub mod dir;
 pub mod entry;
+pub mod remote;
 mod stats;
 
 pub use dir::{DEFAULT_MAX_BYTES, default_dir, max_bytes_from_env};
-pub use stats::{QueryCounts, Stats, Usage};
+pub use remote::Remote;
+pub use stats::{QueryCounts, RemoteCounts, Stats, Usage};
 
 use std::fs;
 use std::io::{self, Write};
@@ -146,9 +153,11 @@ const RESCAN_EVERY_PUTS: u64 = 256;
 pub struct DiskCache {
     root: PathBuf,
     max_bytes: u64,
-    counters: Counters,
+    counters: Arc<Counters>,
     /// Shared with [`scoped`](Self::scoped) handles.
     shared: Arc<Shared>,
+    /// The shared remote layer, if any (`--cache-url`).
+    remote: Option<Arc<Remote>>,
 }
 
 /// Size bookkeeping of one directory, shared by all handles on it.
@@ -168,8 +177,9 @@ impl DiskCache {
         let cache = DiskCache {
             root,
             max_bytes,
-            counters: Counters::default(),
+            counters: Arc::default(),
             shared: Arc::default(),
+            remote: None,
         };
         let usage = cache.usage()?;
         cache
@@ -181,14 +191,27 @@ impl DiskCache {
 
     /// Another handle on the same directory with its own (zeroed)
     /// counters, e.g. to count the hits of one corpus case while cases
-    /// run in parallel. No directory scan.
+    /// run in parallel; everything it counts is also counted by `self`
+    /// (so `--timings` shows the whole run). No directory scan.
     pub fn scoped(&self) -> DiskCache {
         DiskCache {
             root: self.root.clone(),
             max_bytes: self.max_bytes,
-            counters: Counters::default(),
+            counters: Arc::new(Counters::under(self.counters.clone())),
             shared: self.shared.clone(),
+            remote: self.remote.clone(),
         }
+    }
+
+    /// This cache with `remote` as a layer behind the directory.
+    pub fn with_remote(mut self, remote: Arc<Remote>) -> DiskCache {
+        self.remote = Some(remote);
+        self
+    }
+
+    /// The remote layer, if any.
+    pub fn remote(&self) -> Option<&Remote> {
+        self.remote.as_deref()
     }
 
     /// Opens the default cache ([`default_dir`], cap from
@@ -221,43 +244,88 @@ impl DiskCache {
 
     /// The payload stored under `key`, verified; `None` on a miss, on an
     /// unreadable file, or on an entry that fails verification (which is
-    /// then deleted).
+    /// then deleted). With a remote layer, a local miss asks the remote;
+    /// its verified entry is also stored locally.
     pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
         let path = self.entry_path(key);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(_) => {
-                self.counters.miss(&key.query);
-                return None;
-            }
-        };
-        match entry::decode(key, &bytes) {
-            Ok(payload) => {
-                self.counters.hit(&key.query, bytes.len() as u64);
-                touch(&path);
-                Some(payload.to_vec())
-            }
-            Err(_) => {
-                self.counters.reject(&key.query);
-                // Best effort: another process may already have replaced
-                // it; losing a good entry only costs a recomputation.
-                let _ = fs::remove_file(&path);
-                None
+        let mut rejected = false;
+        if let Ok(bytes) = fs::read(&path) {
+            match entry::decode(key, &bytes) {
+                Ok(payload) => {
+                    self.counters.hit(&key.query, bytes.len() as u64);
+                    touch(&path);
+                    return Some(payload.to_vec());
+                }
+                Err(_) => {
+                    rejected = true;
+                    // Best effort: another process may already have
+                    // replaced it; losing a good entry only costs a
+                    // recomputation.
+                    let _ = fs::remove_file(&path);
+                }
             }
         }
+        if let Some(remote) = &self.remote {
+            match remote.get(key) {
+                remote::Fetched::Entry(bytes) => {
+                    let n = bytes.len() as u64;
+                    self.counters.remote(|r| {
+                        r.hits += 1;
+                        r.bytes_read += n;
+                    });
+                    if rejected {
+                        self.counters.reject_then_found(&key.query);
+                    }
+                    self.counters.hit(&key.query, n);
+                    // Keep a local copy (a failure only costs a later
+                    // remote read).
+                    let _ = self.store_local(key, &bytes);
+                    let payload = entry::decode(key, &bytes).ok()?;
+                    return Some(payload.to_vec());
+                }
+                remote::Fetched::Missing => self.counters.remote(|r| r.misses += 1),
+                remote::Fetched::Rejected => {
+                    self.counters.remote(|r| r.rejects += 1);
+                    rejected = true;
+                }
+                remote::Fetched::Down => {}
+            }
+        }
+        if rejected {
+            self.counters.reject(&key.query);
+        } else {
+            self.counters.miss(&key.query);
+        }
+        None
     }
 
-    /// Stores `payload` under `key` (atomically: temp file + rename).
+    /// Stores `payload` under `key` (atomically: temp file + rename), and
+    /// in the remote layer when there is one.
     pub fn put(&self, key: &Key, payload: &[u8]) -> io::Result<()> {
-        let path = self.entry_path(key);
-        let dir = path.parent().unwrap_or(&self.root);
         let bytes = entry::encode(key, payload);
-        let res = write_atomically(dir, &path, &bytes);
+        if let Some(remote) = &self.remote
+            && remote.put(key, &bytes)
+        {
+            let n = bytes.len() as u64;
+            self.counters.remote(|r| {
+                r.puts += 1;
+                r.bytes_written += n;
+            });
+        }
+        let res = self.store_local(key, &bytes);
         match &res {
             Ok(()) => self.counters.put(bytes.len() as u64),
             Err(_) => self.counters.put_error(),
         }
-        res?;
+        res
+    }
+
+    /// Writes whole entry bytes into the directory (and keeps the size
+    /// bookkeeping and the cap); not counted (callers count).
+    fn store_local(&self, key: &Key, bytes: &[u8]) -> io::Result<()> {
+        let path = self.entry_path(key);
+        let dir = path.parent().unwrap_or(&self.root);
+        write_atomically(dir, &path, bytes)?;
         let approx = self
             .shared
             .approx_bytes

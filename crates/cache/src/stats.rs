@@ -3,8 +3,8 @@
 //! `ptxeq cache stats`).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Counters of one query name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,6 +28,21 @@ pub struct Stats {
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub by_query: BTreeMap<String, QueryCounts>,
+    /// The remote layer (`--cache-url`): entries it supplied (each also a
+    /// hit above), keys it did not hold, entries it held that failed
+    /// verification, entries written to it, and its bytes.
+    pub remote: RemoteCounts,
+}
+
+/// Counters of the remote layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RemoteCounts {
+    pub hits: u64,
+    pub misses: u64,
+    pub rejects: u64,
+    pub puts: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
 }
 
 /// What is on disk.
@@ -48,6 +63,10 @@ pub(crate) struct Counters {
     bytes_read: AtomicU64,
     bytes_written: AtomicU64,
     by_query: Mutex<BTreeMap<String, QueryCounts>>,
+    remote: Mutex<RemoteCounts>,
+    /// The counters of the handle this one was scoped from: every count
+    /// goes there too, so the whole run's totals include every case's.
+    up: Option<Arc<Counters>>,
 }
 
 impl Counters {
@@ -59,18 +78,18 @@ impl Counters {
         }
     }
 
-    pub(crate) fn hit(&self, query: &str, bytes: u64) {
+    fn hit_one(&self, query: &str, bytes: u64) {
         self.hits.fetch_add(1, Ordering::Relaxed);
         self.bytes_read.fetch_add(bytes, Ordering::Relaxed);
         self.query(query, |c| c.hits += 1);
     }
 
-    pub(crate) fn miss(&self, query: &str) {
+    fn miss_one(&self, query: &str) {
         self.misses.fetch_add(1, Ordering::Relaxed);
         self.query(query, |c| c.misses += 1);
     }
 
-    pub(crate) fn reject(&self, query: &str) {
+    fn reject_one(&self, query: &str) {
         self.rejects.fetch_add(1, Ordering::Relaxed);
         self.misses.fetch_add(1, Ordering::Relaxed);
         self.query(query, |c| {
@@ -79,24 +98,89 @@ impl Counters {
         });
     }
 
-    /// A verified entry whose payload then failed to decode.
-    pub(crate) fn undo_hit_as_reject(&self, query: &str) {
-        self.hits.fetch_sub(1, Ordering::Relaxed);
-        self.query(query, |c| c.hits -= 1);
-        self.reject(query);
+    /// A rejected entry that was then found intact elsewhere (the remote
+    /// layer): counted as a reject, but not as a miss.
+    fn reject_then_found_one(&self, query: &str) {
+        self.rejects.fetch_add(1, Ordering::Relaxed);
+        self.query(query, |c| c.rejects += 1);
     }
 
-    pub(crate) fn put(&self, bytes: u64) {
+    fn remote_one(&self, f: &impl Fn(&mut RemoteCounts)) {
+        f(&mut self.remote.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// A verified entry whose payload then failed to decode.
+    fn undo_hit_as_reject_one(&self, query: &str) {
+        self.hits.fetch_sub(1, Ordering::Relaxed);
+        self.query(query, |c| c.hits -= 1);
+        self.reject_one(query);
+    }
+
+    fn put_one(&self, bytes: u64) {
         self.puts.fetch_add(1, Ordering::Relaxed);
         self.bytes_written.fetch_add(bytes, Ordering::Relaxed);
     }
 
-    pub(crate) fn put_error(&self) {
+    fn put_error_one(&self) {
         self.put_errors.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn evicted(&self, n: u64) {
+    fn evicted_one(&self, n: u64) {
         self.evictions.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Counters that also count into `up`.
+    pub(crate) fn under(up: Arc<Counters>) -> Counters {
+        Counters {
+            up: Some(up),
+            ..Counters::default()
+        }
+    }
+
+    fn each(&self, f: &dyn Fn(&Counters)) {
+        f(self);
+        if let Some(u) = &self.up {
+            u.each(f);
+        }
+    }
+
+    pub(crate) fn hit(&self, query: &str, bytes: u64) {
+        self.each(&|c| c.hit_one(query, bytes));
+    }
+
+    pub(crate) fn miss(&self, query: &str) {
+        self.each(&|c| c.miss_one(query));
+    }
+
+    pub(crate) fn reject(&self, query: &str) {
+        self.each(&|c| c.reject_one(query));
+    }
+
+    /// A rejected entry that was then found intact elsewhere (the remote
+    /// layer): counted as a reject, but not as a miss.
+    pub(crate) fn reject_then_found(&self, query: &str) {
+        self.each(&|c| c.reject_then_found_one(query));
+    }
+
+    pub(crate) fn remote(&self, f: impl Fn(&mut RemoteCounts)) {
+        self.each(&|c| c.remote_one(&f));
+    }
+
+    /// A verified entry whose payload then failed to decode.
+    pub(crate) fn undo_hit_as_reject(&self, query: &str) {
+        self.each(&|c| c.undo_hit_as_reject_one(query));
+    }
+
+    pub(crate) fn put(&self, bytes: u64) {
+        self.each(&|c| c.put_one(bytes));
+    }
+
+    pub(crate) fn put_error(&self) {
+        self.each(&|c| c.put_error_one());
+    }
+
+    pub(crate) fn evicted(&self, n: u64) {
+        self.each(&|c| c.evicted_one(n));
     }
 
     pub(crate) fn snapshot(&self) -> Stats {
@@ -115,6 +199,7 @@ impl Counters {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            remote: *self.remote.lock().unwrap_or_else(|e| e.into_inner()),
         }
     }
 }

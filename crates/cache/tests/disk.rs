@@ -304,7 +304,60 @@ fn scoped_handles_count_apart_and_share_the_directory() {
     assert!(s.get(&key(1)).is_some());
     assert_eq!(s.get(&key(2)), None);
     assert_eq!((s.stats().hits, s.stats().misses), (1, 1));
-    assert_eq!((c.stats().hits, c.stats().misses), (0, 0));
+    // A sibling counts apart; the parent counts what its scopes did (the
+    // run's totals in --timings).
+    let t = c.scoped();
+    assert_eq!(t.get(&key(3)), None);
+    assert_eq!((t.stats().hits, t.stats().misses), (0, 1));
+    assert_eq!((s.stats().hits, s.stats().misses), (1, 1));
+    assert_eq!((c.stats().hits, c.stats().misses), (1, 2));
     s.put(&key(2), b"y").unwrap();
+    assert_eq!(c.stats().puts, 2);
     assert!(c.get(&key(2)).is_some());
+}
+
+/// Two machines' local caches behind one remote (`file://` here; Redis in
+/// crates/cli/tests/remote_cache.rs): what one wrote, the other reads,
+/// keeps a local copy of, and never trusts when it does not verify.
+#[test]
+fn a_remote_layer_shares_entries_between_local_caches() {
+    use std::sync::Arc;
+    let remote_dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", remote_dir.path().display());
+    let remote =
+        Arc::new(ptxeq_cache::Remote::open(&url, ptxeq_cache::remote::DEFAULT_TIMEOUT).unwrap());
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = cache(da.path()).with_remote(remote.clone());
+    let b = cache(db.path()).with_remote(remote.clone());
+    a.put(&key(1), b"decided").unwrap();
+    assert_eq!(a.stats().remote.puts, 1);
+    assert_eq!(b.get(&key(1)).as_deref(), Some(&b"decided"[..]));
+    let s = b.stats();
+    assert_eq!((s.hits, s.misses, s.remote.hits), (1, 0, 1));
+    // The copy is local now: the next read does not ask the remote.
+    assert!(b.entry_path(&key(1)).exists());
+    assert!(b.get(&key(1)).is_some());
+    assert_eq!(b.stats().remote.hits, 1);
+    // A key nobody wrote: a miss on both layers.
+    assert_eq!(b.get(&key(2)), None);
+    assert_eq!(b.stats().remote.misses, 1);
+    // A corrupted remote entry is a miss (reject), never a hit.
+    a.put(&key(3), b"payload").unwrap();
+    let remote_file = remote_dir.path().join(ptxeq_cache::Remote::path(&key(3)));
+    let mut bytes = fs::read(&remote_file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x20;
+    fs::write(&remote_file, &bytes).unwrap();
+    let (dc, dd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let c = cache(dc.path()).with_remote(remote.clone());
+    assert_eq!(c.get(&key(3)), None);
+    let s = c.stats();
+    assert_eq!(
+        (s.hits, s.misses, s.rejects, s.remote.rejects),
+        (0, 1, 1, 1)
+    );
+    // The recomputed value's write repairs it.
+    c.put(&key(3), b"payload").unwrap();
+    let d = cache(dd.path()).with_remote(remote);
+    assert_eq!(d.get(&key(3)).as_deref(), Some(&b"payload"[..]));
 }

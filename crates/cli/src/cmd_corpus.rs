@@ -19,10 +19,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ptxeq_corpus::{CaseDir, CaseReport, Outcome, check_case, discover};
+use ptxeq_corpus::{CaseDir, CaseReport, Outcome, Shard, check_case, discover};
 use ptxeq_spec::Status;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::exit::Exit;
 use crate::junit::{self, JunitCase, JunitStatus};
@@ -31,13 +31,17 @@ use crate::junit::{self, JunitCase, JunitStatus};
 #[derive(Clone, Debug, Default)]
 pub struct CorpusOptions {
     pub filter: Vec<String>,
+    /// Run only this part of the cases (`--shard i/n`).
+    pub shard: Option<Shard>,
+    /// Print the selected cases instead of running them (`--list`).
+    pub list: Option<ListFormat>,
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub jobs: Option<usize>,
 }
 
 /// How a case counts in the summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
     /// The expected verdict was reached.
@@ -61,8 +65,18 @@ impl Class {
     }
 }
 
+/// How `--list` prints the cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// One case name per line.
+    Text,
+    /// A JSON document (schema `ptxeq.corpus-list/1`): each case with its
+    /// directory, shard key and, under `--shard`, its part.
+    Json,
+}
+
 /// One case's line of the summary.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub class: Class,
@@ -77,6 +91,9 @@ pub struct CaseResult {
     pub time_ms: f64,
     pub cache_hits: u64,
     pub cache_misses: u64,
+    /// Of the hits, those the remote layer (`--cache-url`) supplied.
+    #[serde(default)]
+    pub remote_hits: u64,
 }
 
 pub fn run(dir: &Path, opts: &CorpusOptions) -> Exit {
@@ -90,7 +107,15 @@ pub fn run(dir: &Path, opts: &CorpusOptions) -> Exit {
     if !opts.filter.is_empty() {
         cases.retain(|c| opts.filter.iter().any(|f| c.name.contains(f.as_str())));
     }
-    if cases.is_empty() {
+    let corpus_cases = cases.len();
+    if let Some(shard) = opts.shard {
+        cases.retain(|c| shard.contains(&c.name));
+    }
+    if let Some(format) = opts.list {
+        print_list(&cases, opts.shard, format);
+        return Exit::Ok;
+    }
+    if corpus_cases == 0 {
         eprintln!(
             "error: no case (a directory with check.toml) under {}{}",
             dir.display(),
@@ -102,6 +127,12 @@ pub fn run(dir: &Path, opts: &CorpusOptions) -> Exit {
         );
         return Exit::Invalid;
     }
+    if let Some(shard) = opts.shard {
+        eprintln!(
+            "shard {shard}: {} of {corpus_cases} cases (assigned by a hash of the case name)",
+            cases.len()
+        );
+    }
     let start = Instant::now();
     let results = match run_cases(&cases, opts.jobs) {
         Ok(r) => r,
@@ -111,14 +142,49 @@ pub fn run(dir: &Path, opts: &CorpusOptions) -> Exit {
         }
     };
     let wall = start.elapsed();
-    print_table(&results, wall);
+    let meta = RunMeta {
+        shard: opts.shard,
+        corpus_cases,
+    };
+    finish(
+        &results,
+        wall,
+        &meta,
+        opts.junit.as_deref(),
+        opts.json.as_deref(),
+    )
+}
+
+/// What a report says about the run beyond its cases: which part of how
+/// many cases it covered (what `ptxeq corpus merge` checks).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunMeta {
+    pub shard: Option<Shard>,
+    /// Cases of the corpus after `--filter`, before `--shard`.
+    pub corpus_cases: usize,
+}
+
+/// Prints the table, writes the reports, and picks the exit code (the
+/// same for a whole run and for a merge of its shards).
+pub fn finish(
+    results: &[CaseResult],
+    wall: Duration,
+    meta: &RunMeta,
+    junit_path: Option<&Path>,
+    json_path: Option<&Path>,
+) -> Exit {
+    print_table(results, wall);
     let mut io_failed = false;
-    if let Some(path) = &opts.junit {
-        let xml = junit::render("ptxeq corpus", &junit_cases(&results), wall);
+    if let Some(path) = junit_path {
+        let name = match meta.shard {
+            Some(s) => format!("ptxeq corpus (shard {s})"),
+            None => "ptxeq corpus".to_string(),
+        };
+        let xml = junit::render(&name, &junit_cases(results), wall);
         io_failed |= write_report(path, &xml);
     }
-    if let Some(path) = &opts.json {
-        let json = json_report(&results, wall);
+    if let Some(path) = json_path {
+        let json = json_report(results, wall, meta);
         io_failed |= write_report(
             path,
             &serde_json::to_string_pretty(&json).unwrap_or_default(),
@@ -180,13 +246,13 @@ fn run_one(case: &CaseDir, cache: Option<&ptxeq_cache::DiskCache>) -> CaseResult
     };
     let report = run();
     let time = start.elapsed();
-    let (hits, misses) = scoped
+    let (hits, misses, remote_hits) = scoped
         .as_ref()
         .map(|s| {
             let st = s.stats();
-            (st.hits, st.misses)
+            (st.hits, st.misses, st.remote.hits)
         })
-        .unwrap_or((0, 0));
+        .unwrap_or((0, 0, 0));
     let mut r = match report {
         Ok(report) => classify(&report),
         Err(panic) => {
@@ -205,12 +271,14 @@ fn run_one(case: &CaseDir, cache: Option<&ptxeq_cache::DiskCache>) -> CaseResult
                 time_ms: 0.0,
                 cache_hits: 0,
                 cache_misses: 0,
+                remote_hits: 0,
             }
         }
     };
     r.time_ms = time.as_secs_f64() * 1e3;
     r.cache_hits = hits;
     r.cache_misses = misses;
+    r.remote_hits = remote_hits;
     r
 }
 
@@ -260,6 +328,7 @@ pub fn classify(report: &CaseReport) -> CaseResult {
         time_ms: 0.0,
         cache_hits: 0,
         cache_misses: 0,
+        remote_hits: 0,
     }
 }
 
@@ -352,9 +421,10 @@ fn print_table(results: &[CaseResult], wall: Duration) {
     let count = |c: Class| results.iter().filter(|r| r.class == c).count();
     let hits: u64 = results.iter().map(|r| r.cache_hits).sum();
     let misses: u64 = results.iter().map(|r| r.cache_misses).sum();
+    let remote: u64 = results.iter().map(|r| r.remote_hits).sum();
     outln!();
     outln!(
-        "{} cases: {} passed, {} failed, {} undecided, {} pending; disk cache {hits} hits, {misses} misses; {:.1} s",
+        "{} cases: {} passed, {} failed, {} undecided, {} pending; disk cache {hits} hits ({remote} remote), {misses} misses; {:.1} s",
         results.len(),
         count(Class::Pass),
         count(Class::Fail),
@@ -398,10 +468,46 @@ fn junit_cases(results: &[CaseResult]) -> Vec<JunitCase> {
         .collect()
 }
 
-fn json_report(results: &[CaseResult], wall: Duration) -> serde_json::Value {
+/// Prints the selected cases (`--list`).
+fn print_list(cases: &[CaseDir], shard: Option<Shard>, format: ListFormat) {
+    match format {
+        ListFormat::Text => {
+            for c in cases {
+                outln!("{}", c.name);
+            }
+        }
+        ListFormat::Json => {
+            let list: Vec<serde_json::Value> = cases
+                .iter()
+                .map(|c| {
+                    let key: String = ptxeq_corpus::shard_key(&c.name)
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect();
+                    serde_json::json!({
+                        "name": c.name,
+                        "dir": c.dir.display().to_string(),
+                        "shard_key": key,
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "schema": "ptxeq.corpus-list/1",
+                "shard": shard,
+                "shard_rule": "part = u64::from_le_bytes(blake3(\"ptxeq-shard\\0\" + name)[..8]) % count",
+                "cases": list,
+            });
+            outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+    }
+}
+
+fn json_report(results: &[CaseResult], wall: Duration, meta: &RunMeta) -> serde_json::Value {
     let count = |c: Class| results.iter().filter(|r| r.class == c).count();
     serde_json::json!({
         "schema": "ptxeq.corpus/1",
+        "shard": meta.shard,
+        "corpus_cases": meta.corpus_cases,
         "cases": results,
         "summary": {
             "cases": results.len(),
@@ -411,6 +517,7 @@ fn json_report(results: &[CaseResult], wall: Duration) -> serde_json::Value {
             "pending": count(Class::Pending),
             "cache_hits": results.iter().map(|r| r.cache_hits).sum::<u64>(),
             "cache_misses": results.iter().map(|r| r.cache_misses).sum::<u64>(),
+            "remote_hits": results.iter().map(|r| r.remote_hits).sum::<u64>(),
             "time_ms": wall.as_secs_f64() * 1e3,
         },
     })
@@ -442,7 +549,7 @@ mod tests {
         let xml = junit::render("t", &junit_cases(&results), Duration::ZERO);
         assert!(xml.contains("name=\"missing-barrier-reverse\""), "{xml}");
         assert!(!xml.contains("<failure"), "{xml}");
-        let json = json_report(&results, Duration::ZERO);
+        let json = json_report(&results, Duration::ZERO, &RunMeta::default());
         assert_eq!(json["summary"]["passed"], 1);
         assert_eq!(json["cases"][0]["class"], "pass");
     }

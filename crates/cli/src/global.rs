@@ -20,8 +20,20 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Do not read or write the disk cache.
-    #[arg(long, global = true, conflicts_with = "cache_dir")]
+    #[arg(long, global = true, conflicts_with_all = ["cache_dir", "cache_url"])]
     pub no_cache: bool,
+    /// A shared cache behind the disk cache, for runs over several
+    /// machines: `redis://HOST:PORT[/DB]`, `file:///DIR` (e.g. NFS), or
+    /// `s3://BUCKET/PREFIX` when built with it (default:
+    /// `$PTXEQ_CACHE_URL`). Read after a local miss, written with every
+    /// local write; a server that fails or does not answer is switched off
+    /// for the run after one warning.
+    #[arg(long, global = true, value_name = "URL")]
+    pub cache_url: Option<String>,
+    /// Time-out in seconds of one remote cache operation (default:
+    /// `$PTXEQ_CACHE_TIMEOUT`, else 10).
+    #[arg(long, global = true, value_name = "SECS", value_parser = ptxeq_cache::remote::parse_timeout)]
+    pub cache_timeout: Option<std::time::Duration>,
     /// More log output on stderr (-v info, -vv debug, -vvv trace);
     /// `RUST_LOG` (e.g. `RUST_LOG=ptxeq_db=debug`) overrides it.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -74,8 +86,34 @@ impl GlobalArgs {
         }
     }
 
-    /// Opens the cache named by `--cache-dir` or the default one.
+    /// Opens the cache named by `--cache-dir` or the default one, with the
+    /// remote layer of `--cache-url` / `PTXEQ_CACHE_URL` behind it (a bad
+    /// URL is a warning: the local cache goes on alone).
     pub fn try_open_cache(&self) -> Result<DiskCache, String> {
+        let local = self.try_open_local_cache()?;
+        let url = self.cache_url.clone().or_else(|| {
+            std::env::var(ptxeq_cache::remote::URL_ENV)
+                .ok()
+                .filter(|u| !u.trim().is_empty())
+        });
+        let Some(url) = url else {
+            return Ok(local);
+        };
+        let timeout = match self.cache_timeout {
+            Some(t) => Ok(t),
+            None => ptxeq_cache::remote::timeout_from_env(),
+        };
+        match timeout.and_then(|t| ptxeq_cache::Remote::open(&url, t)) {
+            Ok(r) => Ok(local.with_remote(Arc::new(r))),
+            Err(e) => {
+                eprintln!("warning: remote cache disabled: {e}");
+                Ok(local)
+            }
+        }
+    }
+
+    /// The local directory alone.
+    fn try_open_local_cache(&self) -> Result<DiskCache, String> {
         match &self.cache_dir {
             Some(dir) => {
                 let max = ptxeq_cache::max_bytes_from_env()?;

@@ -24,6 +24,7 @@ pub mod api;
 pub mod cmd_cache;
 pub mod cmd_check;
 pub mod cmd_corpus;
+pub mod cmd_corpus_merge;
 pub mod cmd_ir;
 pub mod cmd_lift;
 pub mod cmd_parse;

@@ -4,8 +4,8 @@
 //! and maps outcomes to exit codes (design.md §6).
 
 use ptxeq_cli::{
-    cmd_cache, cmd_check, cmd_corpus, cmd_ir, cmd_lift, cmd_parse, cmd_race, cmd_terms, cmd_watch,
-    diagnostics, global, sarif, spec_args, timings,
+    cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_ir, cmd_lift, cmd_parse, cmd_race,
+    cmd_terms, cmd_watch, diagnostics, global, sarif, spec_args, timings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -157,9 +157,29 @@ enum Command {
     /// terminal, plain lines otherwise; then a summary table (expected vs
     /// got, time, disk-cache hits). Pending cases are counted apart and never
     /// fail. Exit code 1 when any case failed, 3 when DIR holds no case.
+    ///
+    /// At scale: `--shard i/n` runs one of n disjoint parts (by a hash of
+    /// the case name), `ptxeq corpus merge` combines the parts' `--json`
+    /// reports (README "Running at scale").
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Corpus {
-        /// The corpus root, e.g. `corpus/`.
-        dir: PathBuf,
+        #[command(subcommand)]
+        action: Option<CorpusAction>,
+        /// The corpus root, e.g. `corpus/` (a directory named `merge`:
+        /// write `./merge`).
+        #[arg(required = true)]
+        dir: Option<PathBuf>,
+        /// Run only part INDEX of COUNT (0-based, e.g. `0/4` .. `3/4`): a
+        /// case's part is a hash of its name, stable when cases are added.
+        #[arg(long, value_name = "INDEX/COUNT")]
+        shard: Option<ptxeq_corpus::Shard>,
+        /// Print the selected cases (after --filter and --shard) instead of
+        /// running them.
+        #[arg(long)]
+        list: bool,
+        /// Output of --list: names, or JSON with each case's shard key.
+        #[arg(long, value_enum, default_value = "text", requires = "list")]
+        format: cmd_corpus::ListFormat,
         /// Only cases whose name (`family/case`) contains this; repeatable.
         #[arg(long, value_name = "SUBSTR")]
         filter: Vec<String>,
@@ -207,6 +227,25 @@ enum Command {
         /// Also print `.func` device functions.
         #[arg(long)]
         funcs: bool,
+    },
+}
+
+/// `ptxeq corpus merge`.
+#[derive(Subcommand, Debug)]
+enum CorpusAction {
+    /// Combine the `--json` reports of the shards of one run (`--shard
+    /// i/n`, every i once) into the summary, exit code and reports of the
+    /// whole run.
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Write the merged JUnit XML report.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write the merged JSON report.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
 }
 
@@ -266,22 +305,40 @@ fn main() -> ExitCode {
     }
     let start = std::time::Instant::now();
     let cache = match cli.command {
-        Command::Cache { .. } => None,
+        Command::Cache { .. }
+        | Command::Corpus {
+            action: Some(_), ..
+        } => None,
         _ => cli.global.open_cache(),
     };
     ptxeq_db::set_default_cache(cache.clone());
     let code = match cli.command {
         Command::Cache { action } => cmd_cache::run(action, &cli.global),
         Command::Corpus {
+            action:
+                Some(CorpusAction::Merge {
+                    reports,
+                    junit,
+                    json,
+                }),
+            ..
+        } => cmd_corpus_merge::run(&reports, junit.as_deref(), json.as_deref()),
+        Command::Corpus {
+            action: None,
             dir,
+            shard,
+            list,
+            format,
             filter,
             junit,
             json,
             jobs,
         } => cmd_corpus::run(
-            &dir,
+            dir.as_deref().unwrap_or(std::path::Path::new(".")),
             &cmd_corpus::CorpusOptions {
                 filter,
+                shard,
+                list: list.then_some(format),
                 junit,
                 json,
                 jobs,

@@ -118,6 +118,20 @@ pub fn report(totals: &Totals, wall: Duration, cache: Option<&DiskCache>) -> Str
             for (q, n) in &s.by_query {
                 out.push_str(&format!("  {q:<16} {} hits, {} misses\n", n.hits, n.misses));
             }
+            if let Some(r) = c.remote() {
+                let rs = s.remote;
+                out.push_str(&format!(
+                    "remote cache ({}{}): {} hits ({} bytes), {} misses, {} rejected, {} written ({} bytes)\n",
+                    r.url(),
+                    if r.is_down() { ", off after a failure" } else { "" },
+                    rs.hits,
+                    rs.bytes_read,
+                    rs.misses,
+                    rs.rejects,
+                    rs.puts,
+                    rs.bytes_written
+                ));
+            }
         }
     }
     out

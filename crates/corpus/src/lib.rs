@@ -17,8 +17,10 @@ mod discover;
 pub mod ptx;
 mod report;
 pub mod rewrite;
+pub mod shard;
 
 pub use case::check_case;
 pub use checker::{Checked, run_checker};
 pub use discover::{CaseDir, SPEC_FILE, discover};
 pub use report::{CaseReport, Outcome, Problem, compare_verdict};
+pub use shard::{Shard, shard_key, shard_of};

@@ -41,6 +41,35 @@ fn run_case(spec_path: &Path) -> Result<(CheckSpec, Vec<(String, Finding)>), Str
         let lowered = ptxeq_lower::lower_source(&text);
         let input = CtaInput::from_spec(&spec, kref, &lowered.module)
             .map_err(|e| format!("{role}: {e}"))?;
+        // The db refuses a launch over the CTA bound before listing its
+        // CTAs (`ptxeq_db::cta_limit_finding`); this walker sits below the
+        // db, so it applies the same bound rather than list a huge grid.
+        let asked: u64 = match &spec.launch.ctas {
+            ptxeq_spec::Ctas::First => 1,
+            ptxeq_spec::Ctas::List(l) => l.len() as u64,
+            ptxeq_spec::Ctas::All | ptxeq_spec::Ctas::Auto => {
+                input.grid.iter().map(|&d| u64::from(d)).product()
+            }
+        };
+        if asked > spec.limits.max_ctas {
+            all.push((
+                role.to_string(),
+                Finding {
+                    kind: FindingKind::ResourceLimit,
+                    message: format!(
+                        "CTA limit: {asked} CTAs over the limit of {}",
+                        spec.limits.max_ctas
+                    ),
+                    reason: "CTA limit".into(),
+                    thread: None,
+                    instr: None,
+                    location: None,
+                    accesses: Vec::new(),
+                    waiting: Vec::new(),
+                },
+            ));
+            continue;
+        }
         let ctas = select_ctas(&spec.launch.ctas, input.grid);
         let (runs, cross) = unroll_ctas(&input, &ctas);
         for r in runs {

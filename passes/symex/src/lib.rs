@@ -76,30 +76,7 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
     let domain = TermDomain::new(terms);
     match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {
         Ok((run, domain)) => {
-            let mut roots: Vec<TermId> = Vec::new();
-            let outputs = run
-                .outputs
-                .into_iter()
-                .map(|t| TensorOutput {
-                    tensor: t.tensor,
-                    name: t.name,
-                    elements: t
-                        .elements
-                        .into_iter()
-                        .map(|(i, v)| {
-                            let v = match v {
-                                OutputValue::Data(term) => {
-                                    roots.push(term);
-                                    OutputValue::Data((roots.len() - 1) as u32)
-                                }
-                                OutputValue::Bits(b) => OutputValue::Bits(b),
-                                OutputValue::Unsupported(r) => OutputValue::Unsupported(r),
-                            };
-                            (i, v)
-                        })
-                        .collect(),
-                })
-                .collect();
+            let (outputs, roots) = number_roots(run.outputs);
             // Findings the opaque run already reported are not repeated.
             let findings = run
                 .findings
@@ -125,6 +102,35 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
             stats: unrolled.stats,
         },
     }
+}
+
+/// Output values with their terms replaced by root numbers (indices into
+/// the returned roots, in output order), as a `SymbolicState` stores them.
+fn number_roots(outputs: Vec<TensorOutput<TermId>>) -> (Vec<TensorOutput<u32>>, Vec<TermId>) {
+    let mut roots: Vec<TermId> = Vec::new();
+    let outputs = outputs
+        .into_iter()
+        .map(|t| TensorOutput {
+            tensor: t.tensor,
+            name: t.name,
+            elements: t
+                .elements
+                .into_iter()
+                .map(|(i, v)| {
+                    let v = match v {
+                        OutputValue::Data(term) => {
+                            roots.push(term);
+                            OutputValue::Data((roots.len() - 1) as u32)
+                        }
+                        OutputValue::Bits(b) => OutputValue::Bits(b),
+                        OutputValue::Unsupported(r) => OutputValue::Unsupported(r),
+                    };
+                    (i, v)
+                })
+                .collect(),
+        })
+        .collect();
+    (outputs, roots)
 }
 
 /// A replay that left the unrolled path is reported as unsupported: the
@@ -175,30 +181,7 @@ pub fn symbolic_grid_state(
         stats.barriers_completed += run.stats.barriers_completed;
         stats.warp_collectives += run.stats.warp_collectives;
     }
-    let mut roots: Vec<TermId> = Vec::new();
-    let outputs = g
-        .outputs
-        .into_iter()
-        .map(|t| TensorOutput {
-            tensor: t.tensor,
-            name: t.name,
-            elements: t
-                .elements
-                .into_iter()
-                .map(|(i, v)| {
-                    let v = match v {
-                        OutputValue::Data(term) => {
-                            roots.push(term);
-                            OutputValue::Data((roots.len() - 1) as u32)
-                        }
-                        OutputValue::Bits(b) => OutputValue::Bits(b),
-                        OutputValue::Unsupported(r) => OutputValue::Unsupported(r),
-                    };
-                    (i, v)
-                })
-                .collect(),
-        })
-        .collect();
+    let (outputs, roots) = number_roots(g.outputs);
     let known: Vec<&Finding> = unrolled
         .ctas
         .iter()

@@ -292,6 +292,58 @@ impl<D: Domain> Engine<'_, D> {
         Halt
     }
 
+    /// An over-arrival when an event of clock slot `slot` (thread `t`)
+    /// joins the current phase of `key` without being ordered after the
+    /// previous phase's completion: in another schedule it would count in
+    /// that earlier phase. `joins` names the event ("this arrive-on
+    /// joins"); `schedule_note` adds what the other schedule does.
+    fn check_joins_after_previous(
+        &mut self,
+        t: u32,
+        slot: u32,
+        key: (u32, u64),
+        joins: &str,
+        schedule_note: bool,
+    ) -> R<()> {
+        let instr = self.cur_instr;
+        let m = &self.mbars.objects[&key];
+        let Some(prev) = m.done.back() else {
+            return Ok(());
+        };
+        if self.knows_log(slot, prev) {
+            return Ok(());
+        }
+        let name = m.name.clone();
+        let phase = m.phase;
+        let last = prev
+            .events
+            .iter()
+            .find(|e| !self.clocks.knows(slot, e.slot, e.epoch))
+            .copied();
+        let (lt, li) = last.map_or((t, instr), |e| (e.slot, e.instr));
+        let note = if schedule_note {
+            format!(
+                ": in another schedule it counts in phase {} (an over-arrival of that phase)",
+                phase - 1
+            )
+        } else {
+            String::new()
+        };
+        Err(self.mbar_finding(
+            FindingKind::Divergence,
+            "mbarrier over-arrival",
+            key,
+            (lt, li),
+            (t, instr),
+            format!(
+                "{joins} phase {phase} of mbarrier {name} only because phase {} completed first, and nothing orders that completion (its event by {} at {}) before it{note}",
+                phase - 1,
+                self.thread_ref(lt),
+                unpack_instr(li)
+            ),
+        ))
+    }
+
     /// Whether clock slot `t` knows every event of `log`.
     fn knows_log(&self, t: u32, log: &PhaseLog) -> bool {
         log.events
@@ -580,34 +632,11 @@ impl<D: Domain> Engine<'_, D> {
         no_complete: bool,
     ) -> R<()> {
         let instr = self.cur_instr;
+        // Ordered after the previous phase's completion?
+        self.check_joins_after_previous(t, slot, key, "this arrive-on joins", true)?;
         let m = &self.mbars.objects[&key];
         let name = m.name.clone();
         let phase = m.phase;
-        // Ordered after the previous phase's completion?
-        if let Some(prev) = m.done.back()
-            && !self.knows_log(slot, prev)
-        {
-            let last = prev
-                .events
-                .iter()
-                .find(|e| !self.clocks.knows(slot, e.slot, e.epoch))
-                .copied();
-            let (lt, li) = last.map_or((t, instr), |e| (e.slot, e.instr));
-            return Err(self.mbar_finding(
-                FindingKind::Divergence,
-                "mbarrier over-arrival",
-                key,
-                (lt, li),
-                (t, instr),
-                format!(
-                    "this arrive-on joins phase {phase} of mbarrier {name} only because phase {} completed first, and nothing orders that completion (its event by {} at {}) before it: in another schedule it counts in phase {} (an over-arrival of that phase)",
-                    phase - 1,
-                    self.thread_ref(lt),
-                    unpack_instr(li),
-                    phase - 1
-                ),
-            ));
-        }
         if count > m.pending {
             let last = m.cur.events.last().copied();
             let (lt, li) = last.map_or((t, instr), |e| (e.slot, e.instr));
@@ -1000,32 +1029,7 @@ impl<D: Domain> Engine<'_, D> {
         // Phase assignment is decided at issue (the arrive-on joins the
         // current phase: the pending count is incremented now unless
         // .noinc, and without .noinc the phase cannot complete first).
-        let m = &self.mbars.objects[&key];
-        if let Some(prev) = m.done.back()
-            && !self.knows_log(t, prev)
-        {
-            let name = m.name.clone();
-            let phase = m.phase;
-            let e = prev
-                .events
-                .iter()
-                .find(|e| !self.clocks.knows(t, e.slot, e.epoch))
-                .copied();
-            let (lt, li) = e.map_or((t, instr), |e| (e.slot, e.instr));
-            return Err(self.mbar_finding(
-                FindingKind::Divergence,
-                "mbarrier over-arrival",
-                key,
-                (lt, li),
-                (t, instr),
-                format!(
-                    "this cp.async.mbarrier.arrive joins phase {phase} of mbarrier {name} only because phase {} completed first, and nothing orders that completion (its event by {} at {}) before it",
-                    phase - 1,
-                    self.thread_ref(lt),
-                    unpack_instr(li)
-                ),
-            ));
-        }
+        self.check_joins_after_previous(t, t, key, "this cp.async.mbarrier.arrive joins", false)?;
         let copies = self.async_outstanding(t);
         let snap = self.clocks.snapshot(t);
         self.clocks.tick(t);
@@ -1095,32 +1099,13 @@ impl<D: Domain> Engine<'_, D> {
         }
         // Its complete-tx joins the current phase: must be ordered after
         // the previous one's completion.
-        let m = &self.mbars.objects[&key];
-        if let Some(prev) = m.done.back()
-            && !self.knows_log(t, prev)
-        {
-            let name = m.name.clone();
-            let phase = m.phase;
-            let e = prev
-                .events
-                .iter()
-                .find(|e| !self.clocks.knows(t, e.slot, e.epoch))
-                .copied();
-            let (lt, li) = e.map_or((t, instr), |e| (e.slot, e.instr));
-            return Err(self.mbar_finding(
-                FindingKind::Divergence,
-                "mbarrier over-arrival",
-                key,
-                (lt, li),
-                (t, instr),
-                format!(
-                    "this cp.async.bulk completes transaction bytes of phase {phase} of mbarrier {name} only because phase {} completed first, and nothing orders that completion (its event by {} at {}) before it",
-                    phase - 1,
-                    self.thread_ref(lt),
-                    unpack_instr(li)
-                ),
-            ));
-        }
+        self.check_joins_after_previous(
+            t,
+            t,
+            key,
+            "this cp.async.bulk completes transaction bytes of",
+            false,
+        )?;
         // Alignment of both addresses.
         for (a, sp) in [(&dst, StateSpace::Shared), (&src, StateSpace::Global)] {
             if let Some((Target::Cta(r), off)) = self.resolve(t, info, sp, a, 16)?

@@ -122,7 +122,7 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
             refused: Some(n),
         })
     };
-    let asked = crate::kernel_check::cta_count(&launch);
+    let asked = launch.asked_ctas();
     let auto_takes_all = matches!(launch.ctas, Ctas::Auto)
         && (compare_regions(spec).iter().all(Option::is_none) || total > launch.scan_limit());
     if asked > max && (!matches!(launch.ctas, Ctas::Auto) || auto_takes_all) {

@@ -260,27 +260,11 @@ pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerm
     state.map(|s| ptxeq_store::store(s))
 }
 
-/// How many CTAs a kernel's launch asks for (without listing them: a grid
-/// may have 2⁶³ CTAs). `auto` counts the whole grid here (what it selects
-/// is known only after its scan: [`crate::ctas::kernel_ctas`] bounds the
-/// selection itself).
-pub fn cta_count(launch: &Launch) -> u64 {
-    match &launch.ctas {
-        Ctas::First => 1,
-        Ctas::All | Ctas::Auto => launch
-            .grid
-            .iter()
-            .map(|&d| u64::from(d))
-            .fold(1u64, u64::saturating_mul),
-        Ctas::List(l) => l.len() as u64,
-    }
-}
-
 /// The `ResourceLimit` finding of a kernel whose launch asks for more CTAs
 /// than the spec's `max_ctas` bound, refused before any CTA is listed or
 /// runs (`None` within bounds).
 pub fn cta_limit_finding(spec: &CheckSpec, launch: &Launch) -> Option<Finding> {
-    cta_limit_finding_n(spec, launch, cta_count(launch))
+    cta_limit_finding_n(spec, launch, launch.asked_ctas())
 }
 
 /// [`cta_limit_finding`] for a kernel that would run `n` CTAs.
@@ -582,7 +566,7 @@ mod tests {
 
     #[test]
     fn cta_bound_counts_without_listing_and_names_itself() {
-        let count = |s: &CheckSpec| cta_count(&s.launch);
+        let count = |s: &CheckSpec| s.launch.asked_ctas();
         let limit = |s: &CheckSpec| cta_limit_finding(s, &s.launch);
         let huge = spec("grid = [2147483647, 65535, 65535]\nctas = \"all\"", "");
         assert_eq!(count(&huge), 2147483647 * 65535 * 65535);

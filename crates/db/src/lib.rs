@@ -24,7 +24,7 @@ mod lift;
 mod queries;
 
 pub use kernel_check::{
-    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_count, cta_input,
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input,
     cta_limit_finding, cta_limit_finding_n, ctas_of, grid_unrolled, output_terms, race_check,
     structured, symbolic, unrolled,
 };

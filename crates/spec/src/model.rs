@@ -102,9 +102,23 @@ impl Launch {
         self.auto_scan_limit.unwrap_or(DEFAULT_AUTO_SCAN_LIMIT)
     }
 
-    /// CTAs in the grid.
+    /// CTAs in the grid (saturating: three `u32` extents can exceed `u64`).
     pub fn grid_ctas(&self) -> u64 {
-        self.grid.iter().map(|&d| u64::from(d)).product()
+        self.grid
+            .iter()
+            .map(|&d| u64::from(d))
+            .fold(1u64, u64::saturating_mul)
+    }
+
+    /// How many CTAs this launch asks for, without listing them (a grid
+    /// may have 2⁶³ CTAs). `auto` counts the whole grid: what it selects
+    /// is known only after its scan (the db bounds the selection itself).
+    pub fn asked_ctas(&self) -> u64 {
+        match &self.ctas {
+            Ctas::First => 1,
+            Ctas::All | Ctas::Auto => self.grid_ctas(),
+            Ctas::List(l) => l.len() as u64,
+        }
     }
 }
 

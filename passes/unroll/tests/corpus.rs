@@ -44,13 +44,7 @@ fn run_case(spec_path: &Path) -> Result<(CheckSpec, Vec<(String, Finding)>), Str
         // The db refuses a launch over the CTA bound before listing its
         // CTAs (`ptxeq_db::cta_limit_finding`); this walker sits below the
         // db, so it applies the same bound rather than list a huge grid.
-        let asked: u64 = match &spec.launch.ctas {
-            ptxeq_spec::Ctas::First => 1,
-            ptxeq_spec::Ctas::List(l) => l.len() as u64,
-            ptxeq_spec::Ctas::All | ptxeq_spec::Ctas::Auto => {
-                input.grid.iter().map(|&d| u64::from(d)).product()
-            }
-        };
+        let asked = kref.launch.asked_ctas();
         if asked > spec.limits.max_ctas {
             all.push((
                 role.to_string(),
@@ -70,7 +64,7 @@ fn run_case(spec_path: &Path) -> Result<(CheckSpec, Vec<(String, Finding)>), Str
             ));
             continue;
         }
-        let ctas = select_ctas(&spec.launch.ctas, input.grid);
+        let ctas = select_ctas(&kref.launch.ctas, input.grid);
         let (runs, cross) = unroll_ctas(&input, &ctas);
         for r in runs {
             for f in r.findings {

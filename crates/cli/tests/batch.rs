@@ -3,28 +3,13 @@
 //! file edit. Every run gets its own cache directory.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ptxeq(cache: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
-        .args(args)
-        .env("PTXEQ_CACHE_DIR", cache)
-        .current_dir(repo())
-        .output()
-        .expect("run ptxeq");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod support;
+use support::{ptxeq_with_cache as ptxeq, repo};
 
 #[test]
 fn a_second_run_reads_the_disk_cache() {

@@ -3,28 +3,8 @@
 //! bindings as assumptions, and witnesses name uninterpreted functions'
 //! interpretations.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn ptxeq(args: &[&str]) -> (i32, String, String) {
-    let cache =
-        std::env::temp_dir().join(format!("ptxeq-cli-bindings-cache-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
-        .args(args)
-        .env("PTXEQ_CACHE_DIR", cache)
-        .current_dir(repo())
-        .output()
-        .expect("run ptxeq");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+use support::ptxeq;
 
 const ATTN: &str = "corpus/bindings/common/attn_extern.ptx";
 const GATHER: &str = "corpus/bindings/common/gather.ptx";

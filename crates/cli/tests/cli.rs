@@ -1,35 +1,7 @@
 //! End-to-end tests of the `ptxeq` binary: exit codes, diagnostics, dumps.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn ptxeq(args: &[&str]) -> (i32, String, String) {
-    // Never touch the user's own disk cache from tests.
-    let cache = std::env::temp_dir().join(format!("ptxeq-cli-test-cache-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
-        .args(args)
-        .env("PTXEQ_CACHE_DIR", cache)
-        .current_dir(repo())
-        .output()
-        .expect("run ptxeq");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn tmp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxeq-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+mod support;
+use support::{ptxeq, repo, tmp_file};
 
 const GOOD: &str = ".version 8.5
 .target sm_80

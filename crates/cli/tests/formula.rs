@@ -2,28 +2,8 @@
 //! spec files, refutations with witnesses, the JSON report's formula, and
 //! formula errors located in the formula with exit code 3.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn ptxeq(args: &[&str]) -> (i32, String, String) {
-    let cache =
-        std::env::temp_dir().join(format!("ptxeq-formula-test-cache-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
-        .args(args)
-        .env("PTXEQ_CACHE_DIR", cache)
-        .current_dir(repo())
-        .output()
-        .expect("run ptxeq");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+use support::ptxeq;
 
 /// The online softmax<128> of the corpus, with its launch as flags.
 const ONLINE: &[&str] = &[
@@ -161,7 +141,7 @@ fn spec_with_a_formula_reference() {
 
 #[test]
 fn emit_smt_writes_the_formula_conditions() {
-    let dir = std::env::temp_dir().join(format!("ptxeq-formula-smt-{}", std::process::id()));
+    let dir = support::scratch("smt");
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_string_lossy().into_owned();
     let (code, out, err) = ptxeq(&[

@@ -3,28 +3,8 @@
 //! scalars, their flag forms (the same verdict as the spec) and the
 //! `check --help` examples.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ptxeq(args: &[&str]) -> (i32, String, String) {
-    let cache =
-        std::env::temp_dir().join(format!("ptxeq-launch-test-cache-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxeq"))
-        .args(args)
-        .env("PTXEQ_CACHE_DIR", cache)
-        .current_dir(repo())
-        .output()
-        .expect("run ptxeq");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod support;
+use support::{ptxeq, repo, scratch};
 
 const GEMM: &str = "corpus/generality/common/gemm.ptx";
 
@@ -154,7 +134,7 @@ fn a_swapped_alpha_beta_counterexample_gives_both_scalars() {
 
 #[test]
 fn an_integer_scalar_without_a_value_is_invalid_input() {
-    let dir = std::env::temp_dir().join(format!("ptxeq-launch-test-{}", std::process::id()));
+    let dir = scratch("files");
     std::fs::create_dir_all(&dir).unwrap();
     let spec =
         std::fs::read_to_string(repo().join("corpus/generality/sgemm-launch-auto-t64/check.toml"))

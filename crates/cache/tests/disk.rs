@@ -317,7 +317,7 @@ fn scoped_handles_count_apart_and_share_the_directory() {
 }
 
 /// Two machines' local caches behind one remote (`file://` here; Redis in
-/// crates/cli/tests/remote_cache.rs): what one wrote, the other reads,
+/// drivers/cli/tests/remote_cache.rs): what one wrote, the other reads,
 /// keeps a local copy of, and never trusts when it does not verify.
 #[test]
 fn a_remote_layer_shares_entries_between_local_caches() {

@@ -1,7 +1,7 @@
 //! An optional record of which instructions a run executed and whether
 //! the register values they wrote were ever read.
 //!
-//! The mutation harness (`crates/mutate`) uses it to tell a mutant that
+//! The mutation harness (`drivers/mutate`) uses it to tell a mutant that
 //! survived because the checker missed the change from one whose changed
 //! instruction never ran in the checked CTAs, or whose result nobody
 //! read ("equivalent by construction"). It is off in normal runs

@@ -4,7 +4,7 @@ kernel against a CUDA reference, and a pool of parallel checks.
 
 Expected verdicts come from how the corpus kernels were written (each
 case's check.toml `note` says why), not from what the tool printed.
-Run by ../run-tests.sh (or `pytest crates/python/tests` with the wheel
+Run by ../run-tests.sh (or `pytest drivers/python/tests` with the wheel
 installed).
 """
 import json
@@ -281,7 +281,7 @@ def _triton_or_skip():
         import triton.language as tl
     except ImportError:
         pytest.skip("Triton is not installed (pip install triton, or PTXEQ_PY_TRITON=1 "
-                    "crates/python/run-tests.sh): the Triton-vs-CUDA check is skipped")
+                    "drivers/python/run-tests.sh): the Triton-vs-CUDA check is skipped")
     return triton, tl
 
 

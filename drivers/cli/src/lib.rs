@@ -1,5 +1,5 @@
 //! The library half of the `ptxeq` command: every subcommand's module,
-//! so that other front ends (the Python bindings in `crates/python`) load
+//! so that other front ends (the Python bindings in `drivers/python`) load
 //! specs and build reports with exactly the code the CLI runs. The binary
 //! (`main.rs`) only parses arguments and maps outcomes to exit codes.
 

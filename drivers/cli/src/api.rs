@@ -1,5 +1,5 @@
 //! Checks for front ends other than the command line (the Python bindings
-//! in `crates/python`): the same spec loading, the same
+//! in `drivers/python`): the same spec loading, the same
 //! [`ptxeq_db::check`] / [`ptxeq_db::race_check`] calls and the same JSON
 //! reports as `ptxeq check --format json` / `ptxeq race --format json`,
 //! with every usage error returned as its message instead of printed.

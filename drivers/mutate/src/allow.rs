@@ -1,4 +1,4 @@
-//! The reviewed allow-list (`crates/mutate/allow.toml`): mutants that
+//! The reviewed allow-list (`drivers/mutate/allow.toml`): mutants that
 //! survive although their instruction runs and its result is read, each
 //! examined by hand and found equivalent, with a one-line reason.
 //!

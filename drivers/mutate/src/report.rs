@@ -153,7 +153,7 @@ impl Summary {
                     let what = match &r.outcome {
                         Outcome::SurvivedLive { in_idiom, .. } => format!(
                             "survived-live{}: {} (line {}) — add a reviewed reason to \
-                             crates/mutate/allow.toml or fix the checker",
+                             drivers/mutate/allow.toml or fix the checker",
                             if *in_idiom {
                                 " inside a recognised idiom"
                             } else {

@@ -5,10 +5,10 @@
 #   1. a throwaway virtual environment (removed on exit) with maturin,
 #      numpy, pytest and, unless PTXEQ_PY_TRITON=0, Triton 3.9.0 (the
 #      corpus toolchain's version; ~290 MB; its test skips without it);
-#   2. `maturin build` of crates/python (release profile; PTXEQ_PY_PROFILE
+#   2. `maturin build` of drivers/python (release profile; PTXEQ_PY_PROFILE
 #      picks another, e.g. `iter` while developing);
 #   3. `pip install` of the built wheel (never the source tree);
-#   4. pytest on crates/python/tests.
+#   4. pytest on drivers/python/tests.
 # Needs python3 >= 3.9 with venv, and PyPI.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,4 +36,4 @@ echo "== python: maturin build --profile $profile"
 
 echo "== python: pytest"
 cd "$repo"
-"$py" -m pytest -rs -p no:cacheprovider crates/python/tests
+"$py" -m pytest -rs -p no:cacheprovider drivers/python/tests

@@ -158,20 +158,28 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
-    /// The corpus verdict word this finding implies, where one applies.
-    pub fn verdict_word(self) -> &'static str {
+    /// The verdict this finding implies: the one finding→verdict mapping
+    /// (a trap, an integer division by zero or a resource limit has no
+    /// verdict of its own: the run is undecided).
+    pub fn verdict(self) -> ptxeq_spec::Verdict {
+        use ptxeq_spec::Verdict;
         match self {
-            FindingKind::Race => "race",
-            FindingKind::OrderDependent => "order-dependent",
-            FindingKind::Deadlock => "deadlock",
-            FindingKind::Divergence => "divergence",
-            FindingKind::OutOfBounds => "out-of-bounds",
-            FindingKind::Uninitialised => "uninitialised",
+            FindingKind::Race => Verdict::Race,
+            FindingKind::OrderDependent => Verdict::OrderDependent,
+            FindingKind::Deadlock => Verdict::Deadlock,
+            FindingKind::Divergence => Verdict::Divergence,
+            FindingKind::OutOfBounds => Verdict::OutOfBounds,
+            FindingKind::Uninitialised => Verdict::Uninitialised,
             FindingKind::Unsupported
             | FindingKind::ResourceLimit
             | FindingKind::Trap
-            | FindingKind::DivisionByZero => "unsupported",
+            | FindingKind::DivisionByZero => Verdict::Unsupported,
         }
+    }
+
+    /// The corpus verdict word this finding implies ([`Self::verdict`]).
+    pub fn verdict_word(self) -> &'static str {
+        self.verdict().as_str()
     }
 
     /// Whether the run stops at this finding (the state after it is not

@@ -37,6 +37,11 @@ pub enum Verdict {
     /// The tool cannot decide (unsupported construct, limit, unknown).
     #[serde(rename = "unsupported")]
     Unsupported,
+    /// The input is unusable: the spec does not fit the kernels (param
+    /// kinds, a missing entry, no candidate). Never an expected verdict of
+    /// a case (`valid_for` is false for both kinds); a report's word only.
+    #[serde(rename = "invalid-input")]
+    InvalidInput,
 }
 
 /// Whether a case compares two kernels or checks one.
@@ -49,7 +54,7 @@ pub enum CaseKind {
 
 impl Verdict {
     /// Every verdict, in documentation order.
-    pub const ALL: [Verdict; 10] = [
+    pub const ALL: [Verdict; 11] = [
         Verdict::Equivalent,
         Verdict::NotEquivalent,
         Verdict::RaceFree,
@@ -60,6 +65,7 @@ impl Verdict {
         Verdict::OutOfBounds,
         Verdict::Uninitialised,
         Verdict::Unsupported,
+        Verdict::InvalidInput,
     ];
 
     /// The exact spec / report word.
@@ -75,7 +81,58 @@ impl Verdict {
             Verdict::OutOfBounds => "out-of-bounds",
             Verdict::Uninitialised => "uninitialised",
             Verdict::Unsupported => "unsupported",
+            Verdict::InvalidInput => "invalid-input",
         }
+    }
+
+    /// The process exit code of a command that ends in this verdict (the
+    /// only exit mapping; `ptxeq` uses it for check, race, terms, watch):
+    /// 0 proved (equivalent, race-free), 1 refuted (a bug with a witness),
+    /// 2 undecided, 3 invalid input, 4 the result depends on the schedule.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Equivalent | Verdict::RaceFree => 0,
+            Verdict::NotEquivalent
+            | Verdict::Race
+            | Verdict::Deadlock
+            | Verdict::Divergence
+            | Verdict::OutOfBounds
+            | Verdict::Uninitialised => 1,
+            Verdict::Unsupported => 2,
+            Verdict::InvalidInput => 3,
+            Verdict::OrderDependent => 4,
+        }
+    }
+
+    /// How telling this verdict is when several are reached (findings of
+    /// one kernel, the kernels of a pair): lower outranks higher. Input
+    /// that does not fit outranks everything; a real bug (a proof of
+    /// misbehaviour, in declaration order) outranks "could not decide",
+    /// which outranks a proof of correctness.
+    pub fn rank(self) -> u8 {
+        match self {
+            Verdict::InvalidInput => 0,
+            Verdict::Race => 1,
+            Verdict::OrderDependent => 2,
+            Verdict::Deadlock => 3,
+            Verdict::Divergence => 4,
+            Verdict::OutOfBounds => 5,
+            Verdict::Uninitialised => 6,
+            Verdict::NotEquivalent => 7,
+            Verdict::Unsupported => 100,
+            Verdict::Equivalent | Verdict::RaceFree => 200,
+        }
+    }
+
+    /// The most telling of several verdicts by [`Verdict::rank`]; `None`
+    /// for an empty list.
+    pub fn most_telling(vs: impl IntoIterator<Item = Verdict>) -> Option<Verdict> {
+        vs.into_iter().min_by_key(|v| v.rank())
+    }
+
+    /// Whether this verdict proves the property checked.
+    pub fn is_proof(self) -> bool {
+        self.exit_code() == 0
     }
 
     /// Whether a case of this kind can reach this verdict: `equivalent` and
@@ -85,6 +142,7 @@ impl Verdict {
         match self {
             Verdict::Equivalent | Verdict::NotEquivalent => kind == CaseKind::Pair,
             Verdict::RaceFree => kind == CaseKind::Single,
+            Verdict::InvalidInput => false,
             _ => true,
         }
     }
@@ -157,5 +215,25 @@ mod tests {
         assert_eq!(Verdict::valid_words(CaseKind::Single).len(), 8);
         assert!(Verdict::OrderDependent.valid_for(CaseKind::Pair));
         assert!(Verdict::OrderDependent.valid_for(CaseKind::Single));
+        assert!(!Verdict::InvalidInput.valid_for(CaseKind::Single));
+    }
+
+    #[test]
+    fn ranking_and_exit_codes() {
+        use Verdict::*;
+        assert_eq!(
+            Verdict::most_telling([RaceFree, Unsupported, RaceFree]),
+            Some(Unsupported)
+        );
+        assert_eq!(
+            Verdict::most_telling([Unsupported, Deadlock, RaceFree]),
+            Some(Deadlock)
+        );
+        assert_eq!(Verdict::most_telling([Uninitialised, Race]), Some(Race));
+        assert_eq!(Verdict::most_telling([OrderDependent, Race]), Some(Race));
+        assert_eq!(Verdict::most_telling([]), None);
+        let codes: Vec<u8> = Verdict::ALL.iter().map(|v| v.exit_code()).collect();
+        assert_eq!(codes, [0, 1, 0, 1, 4, 1, 1, 1, 1, 2, 3]);
+        assert!(Equivalent.is_proof() && RaceFree.is_proof() && !Unsupported.is_proof());
     }
 }

@@ -8,9 +8,9 @@
 //! the counterexample, then the modelling assumptions.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use ptxeq_db::{CheckReport, CheckVerdict, Database};
+use ptxeq_check::{Checker, Mode, Outcome, Request, SmtKind, Verdict};
+use ptxeq_db::{CheckReport, Database};
 use ptxeq_spec::CheckSpec;
 use ptxeq_verdicts::{ElementFailure, Failure, TensorVerdicts};
 use serde_json::json;
@@ -20,38 +20,7 @@ use crate::sarif::ReportFormat;
 use crate::spec_args::{self, LoadedSpec, PairLaunchArgs, SpecFlagArgs};
 
 /// JSON report schema (documented in README "JSON reports").
-pub const SCHEMA: &str = "ptxeq.check/1";
-
-/// What every equivalence verdict rests on (printed with every result).
-pub const ASSUMPTIONS: &[&str] = &[
-    "real arithmetic: rounding modes, .ftz, .sat and f16/bf16/tf32 precision are the identity on real values (fast-math convention)",
-    "input tensor elements are arbitrary finite reals; distinct pointer params do not alias",
-    "all thread schedules: both kernels are race-free, so one schedule gives every schedule's outputs",
-    "an element written by one kernel and not the other is a difference (an inout element left unwritten keeps its input value)",
-];
-
-/// What a verdict over integer tensor data rests on (printed when the
-/// spec has an integer tensor).
-pub const INT_ASSUMPTION: &str = "integer tensor data: exact arithmetic modulo 2^w at each register width (s32/u32 share Z/2^32); an integer converted to a float is its exact value (rounding ignored, as above); division by zero gives the same unspecified value in both kernels";
-
-/// The standing assumptions of a check of `spec`'s kind (kernel or
-/// formula reference), plus [`INT_ASSUMPTION`] when `spec` has an integer
-/// tensor.
-pub(crate) fn assumptions(spec: &CheckSpec) -> Vec<&'static str> {
-    let mut v = if spec.kernels.formula().is_some() {
-        FORMULA_ASSUMPTIONS.to_vec()
-    } else {
-        ASSUMPTIONS.to_vec()
-    };
-    if spec
-        .tensors
-        .values()
-        .any(|t| !t.dtype.is_float() && t.dtype != ptxeq_spec::DType::Pred)
-    {
-        v.push(INT_ASSUMPTION);
-    }
-    v
-}
+pub use ptxeq_check::schema::CHECK as SCHEMA;
 
 /// Command-line options of `check` beyond the spec.
 pub struct CheckOptions {
@@ -66,16 +35,6 @@ pub struct CheckOptions {
     pub formula_max_steps: Option<u64>,
 }
 
-/// What a verdict against a formula reference rests on (replacing the
-/// kernel-pair lines of [`ASSUMPTIONS`]).
-pub const FORMULA_ASSUMPTIONS: &[&str] = &[
-    "real arithmetic: rounding modes, .ftz, .sat and f16/bf16/tf32 precision are the identity on real values (fast-math convention)",
-    "input tensor elements are arbitrary finite reals; distinct pointer params do not alias",
-    "all thread schedules: the candidate is race-free, so one schedule gives every schedule's outputs",
-    "the formula is the reference: every element of a tensor it defines (in the compared region) must be written by the candidate with that value (an inout element left unwritten keeps its input value); a tensor the candidate writes and the formula does not define is a difference",
-    "float scalars take the value the candidate's param receives (the spec's decimal rounded to the param's type)",
-];
-
 pub fn run(
     targets: &[PathBuf],
     args: &SpecFlagArgs,
@@ -84,7 +43,8 @@ pub fn run(
     candidate_params: Option<String>,
     opts: &CheckOptions,
 ) -> Exit {
-    let db = Database::default();
+    let checker = Checker::new();
+    let db = checker.db();
     let loaded = match targets {
         [_, _] if opts.formula.is_some() => {
             eprintln!(
@@ -103,7 +63,7 @@ pub fn run(
             if pair.is_empty()
                 && let Some(f) = &opts.formula =>
         {
-            spec_args::load_formula(&db, one, args, f)
+            spec_args::load_formula(db, one, args, f)
         }
         [_] if !pair.is_empty() => {
             eprintln!(
@@ -112,9 +72,9 @@ pub fn run(
             );
             None
         }
-        [one] => spec_args::load_checked(&db, one, args),
+        [one] => spec_args::load_checked(db, one, args),
         [reference, candidate] => spec_args::load_pair(
-            &db,
+            db,
             reference,
             candidate,
             args,
@@ -130,46 +90,36 @@ pub fn run(
     let Some(loaded) = loaded else {
         return Exit::Invalid;
     };
-    let start = Instant::now();
-    let formula = loaded.spec.spec(&db).kernels.formula().cloned();
-    let report = crate::api::check_report(&db, &loaded, opts.formula_max_steps);
-    let elapsed = start.elapsed();
-    if let CheckVerdict::InvalidInput(why) = &report.verdict {
+    let req = Request {
+        formula_max_steps: opts.formula_max_steps,
+        ..Request::new(&loaded, Mode::Check)
+    };
+    let outcome = checker.run(&req);
+    if let Some(why) = &outcome.invalid {
         eprintln!("error: {why}");
         return Exit::Invalid;
     }
+    let Some(report) = outcome.check_report() else {
+        return Exit::of_verdict(outcome.verdict);
+    };
     match opts.format {
-        ReportFormat::Human => print_human(&db, &loaded, &report, opts.show, elapsed),
-        ReportFormat::Json => print_json(&db, &loaded, &report, elapsed),
+        ReportFormat::Human => print_human(db, &loaded, &outcome, opts.show),
+        ReportFormat::Json => print_json(db, &loaded, &outcome),
         ReportFormat::Sarif => {
-            let names = InputNames::of(&db, &loaded, &report);
-            let log = crate::sarif::render_check(&db, &report, &names);
+            let names = InputNames::of(db, &loaded, report);
+            let log = crate::sarif::render_check(db, report, &names);
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
-    if let (Some(dir), Some(f), Some(&(_, candidate))) =
-        (&opts.emit_smt, &formula, loaded.kernels.first())
+    if let Some(dir) = &opts.emit_smt
         && report.verdicts.is_some()
     {
-        let mut fopts = ptxeq_db::FormulaOptions::default();
-        if let Some(n) = opts.formula_max_steps {
-            fopts.max_steps = n;
-        }
-        match ptxeq_db::emit_smt_formula(&db, loaded.spec, candidate, f, fopts, dir) {
-            Ok(n) => eprintln!(
+        match checker.emit_smt(&req, dir) {
+            Ok((n, SmtKind::Formula)) => eprintln!(
                 "wrote {n} verification condition(s) (formula = candidate) as SMT-LIB2 to {}",
                 dir.display()
             ),
-            Err(e) => {
-                eprintln!("error: cannot write SMT-LIB2 to {}: {e}", dir.display());
-                return Exit::Invalid;
-            }
-        }
-    } else if let Some(dir) = &opts.emit_smt
-        && report.verdicts.is_some()
-    {
-        match ptxeq_db::emit_smt(&db, loaded.spec, &loaded.kernels, dir) {
-            Ok(n) => eprintln!(
+            Ok((n, SmtKind::Pair)) => eprintln!(
                 "wrote {n} verification condition(s) as SMT-LIB2 to {} (elements whose two formulas are the same term need none)",
                 dir.display()
             ),
@@ -179,7 +129,7 @@ pub fn run(
             }
         }
     }
-    Exit::of_class(report.verdict.exit_class())
+    Exit::of_verdict(outcome.verdict)
 }
 
 /// The names of every input number (tensors, then symbolic scalars), as
@@ -322,20 +272,17 @@ fn recoveries(report: &CheckReport) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub(crate) fn print_human(
-    db: &Database,
-    loaded: &LoadedSpec,
-    report: &CheckReport,
-    show: usize,
-    elapsed: Duration,
-) {
+/// The human report of an equivalence check (`ptxeq check`, `watch`).
+pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome, show: usize) {
+    let Some(report) = outcome.check_report() else {
+        return;
+    };
+    let elapsed = outcome.elapsed;
     let spec = loaded.spec.spec(db);
-    let verdict_line = match &report.verdict {
-        CheckVerdict::Kernel { slot, verdict } => {
-            format!("{} (in the {} kernel)", verdict.word(), slot.word())
-        }
-        CheckVerdict::Undecided => "unsupported (undecided: see below)".to_string(),
-        v => v.word().to_string(),
+    let verdict_line = match (outcome.decided_by, outcome.verdict) {
+        (Some(slot), v) => format!("{v} (in the {} kernel)", slot.word()),
+        (None, Verdict::Unsupported) => "unsupported (undecided: see below)".to_string(),
+        (None, v) => v.to_string(),
     };
     outln!("{verdict_line}");
     if let Some(f) = spec.kernels.formula() {
@@ -345,7 +292,7 @@ pub(crate) fn print_human(
         }
     }
     crate::cmd_race::print_kernels(db, &report.kernels);
-    if matches!(report.verdict, CheckVerdict::Kernel { .. }) {
+    if outcome.stopped_at_kernel() {
         outln!();
         outln!(
             "no verification condition was checked: the outputs of a kernel that is not race-free depend on the schedule"
@@ -410,7 +357,7 @@ pub(crate) fn print_human(
     }
     outln!();
     outln!("assumptions:");
-    for a in assumptions(spec) {
+    for a in &outcome.assumptions {
         outln!("  - {a}");
     }
     for a in scope_assumptions(spec, report, &names) {
@@ -508,29 +455,25 @@ fn reference_json(spec: &CheckSpec) -> serde_json::Value {
     }
 }
 
-fn print_json(db: &Database, loaded: &LoadedSpec, report: &CheckReport, elapsed: Duration) {
-    let out = report_json(db, loaded, report, elapsed);
+fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) {
+    let out = report_json(db, loaded, outcome);
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
 }
 
 /// The `ptxeq.check/1` JSON report (`--format json`; also what the Python
 /// bindings convert into a `CheckResult`).
-pub fn report_json(
-    db: &Database,
-    loaded: &LoadedSpec,
-    report: &CheckReport,
-    elapsed: Duration,
-) -> serde_json::Value {
+pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> serde_json::Value {
+    let Some(report) = outcome.check_report() else {
+        return json!({ "schema": SCHEMA, "verdict": outcome.verdict });
+    };
+    let elapsed = outcome.elapsed;
     let spec = loaded.spec.spec(db);
     let names = InputNames::of(db, loaded, report);
-    let slot = match &report.verdict {
-        CheckVerdict::Kernel { slot, .. } => Some(slot.word()),
-        _ => None,
-    };
+    let slot = outcome.decided_by.map(|s| s.word());
     json!({
         "schema": SCHEMA,
-        "verdict": report.verdict.word(),
-        "undecided": matches!(report.verdict, CheckVerdict::Undecided),
+        "verdict": outcome.verdict,
+        "undecided": outcome.verdict == Verdict::Unsupported && slot.is_none(),
         "failing_kernel": slot,
         "kernels": crate::cmd_race::kernels_json(db, &report.kernels),
         "tensor_numbers": names.names,
@@ -542,7 +485,7 @@ pub fn report_json(
         "stats": report.verdicts.as_ref().map(|v| v.stats),
         "problems": report.problems,
         "reference": reference_json(spec),
-        "assumptions": assumptions(spec),
+        "assumptions": outcome.assumptions,
         "ctas_checked": ctas_lines(report).join("; "),
         "scope_assumptions": scope_assumptions(spec, report, &names),
         "constant_recoveries": recoveries(report),

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use ptxeq_db::{Database, FormulaOptions, LiftReport};
+use ptxeq_check::{Checker, Mode, Report, Request};
+use ptxeq_db::LiftReport;
 use serde_json::json;
 
 use crate::exit::Exit;
@@ -11,27 +12,24 @@ use crate::sarif::ReportFormat;
 use crate::spec_args::{self, SpecFlagArgs};
 
 /// JSON report schema of `ptxeq lift`.
-pub const SCHEMA: &str = "ptxeq.lift/1";
+pub use ptxeq_check::schema::LIFT as SCHEMA;
 
 pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
-    let db = Database::default();
-    let Some(loaded) = spec_args::load_checked(&db, target, args) else {
+    let checker = Checker::new();
+    let Some(loaded) = spec_args::load_checked(checker.db(), target, args) else {
         return Exit::Invalid;
     };
-    let reports: Vec<LiftReport> = loaded
-        .kernels
-        .iter()
-        .map(|&(slot, file)| {
-            ptxeq_db::lift(&db, loaded.spec, slot, file, FormulaOptions::default())
-        })
-        .collect();
+    let outcome = checker.run(&Request::new(&loaded, Mode::Lift));
+    let Report::Lift(reports) = &outcome.report else {
+        return Exit::of_verdict(outcome.verdict);
+    };
     match format {
         ReportFormat::Json => {
-            let out = report_json(&reports);
+            let out = report_json(reports);
             outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         _ => {
-            for r in &reports {
+            for r in reports {
                 outln!(
                     "// {} `{}` ({})",
                     r.kernel.slot.word(),
@@ -70,23 +68,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
             }
         }
     }
-    let all = reports.iter().all(|r| {
-        r.problem.is_none()
-            && !r.tensors.is_empty()
-            && r.tensors.iter().all(|t| t.formula.is_some())
-    });
-    let any_problem = reports.iter().any(|r| {
-        r.problem
-            .as_deref()
-            .is_some_and(|p| p.starts_with("the spec does not fit"))
-    });
-    if any_problem {
-        Exit::Invalid
-    } else if all {
-        Exit::Ok
-    } else {
-        Exit::Undecided
-    }
+    Exit::of_verdict(outcome.verdict)
 }
 
 /// The `ptxeq.lift/1` JSON report (`--format json`; also what the Python

@@ -2,9 +2,9 @@
 //! out-of-bounds and uninitialised accesses.
 
 use std::path::Path;
-use std::time::Instant;
 
-use ptxeq_db::{Database, KernelRaceReport, RaceVerdict};
+use ptxeq_check::{Checker, Mode, Outcome, Request};
+use ptxeq_db::{Database, KernelRaceReport};
 use ptxeq_exec::{Finding, FindingKind, format_ranges};
 use serde_json::json;
 
@@ -14,13 +14,7 @@ use crate::sarif::ReportFormat;
 use crate::spec_args::{self, SpecFlagArgs};
 
 /// Printed with every result: what "race-free" rests on.
-pub const ASSUMPTIONS: &[&str] = &[
-    "distinct pointer params do not alias",
-    "all thread schedules: races are judged on one schedule with vector clocks (design.md §4); a race-free run is schedule-independent",
-    "exited threads count as arrived at barriers that expect them",
-    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
-    "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",
-];
+pub use ptxeq_check::assumptions::RACE as ASSUMPTIONS;
 
 /// What several CTAs run together rest on (the grid-level exploration),
 /// per kernel.
@@ -36,40 +30,35 @@ pub fn grid_notes(reports: &[KernelRaceReport]) -> Vec<String> {
 }
 
 pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
-    let db = Database::default();
-    let Some(loaded) = spec_args::load_checked(&db, target, args) else {
+    let checker = Checker::new();
+    let db = checker.db();
+    let Some(loaded) = spec_args::load_checked(db, target, args) else {
         return Exit::Invalid;
     };
-    let start = Instant::now();
-    let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
-    let elapsed = start.elapsed();
-    if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {
-        eprintln!("error: the spec does not fit the kernel: {e}");
+    let outcome = checker.run(&Request::new(&loaded, Mode::Race));
+    if let Some(why) = &outcome.invalid {
+        eprintln!("error: {why}");
         return Exit::Invalid;
     }
-    let verdict = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict))
-        .unwrap_or(RaceVerdict::Unsupported);
     match format {
-        ReportFormat::Human => print_human(&db, &reports, verdict, elapsed),
-        ReportFormat::Json => print_json(&db, &reports, verdict, elapsed),
+        ReportFormat::Human => print_human(db, &outcome),
+        ReportFormat::Json => print_json(db, &outcome),
         ReportFormat::Sarif => outln!(
             "{}",
-            serde_json::to_string_pretty(&crate::sarif::render(&db, &reports)).unwrap_or_default()
+            serde_json::to_string_pretty(&crate::sarif::render(db, outcome.race_reports()))
+                .unwrap_or_default()
         ),
     }
-    Exit::of_class(verdict.exit_class())
+    Exit::of_verdict(outcome.verdict)
 }
 
-fn print_human(
-    db: &Database,
-    reports: &[KernelRaceReport],
-    verdict: RaceVerdict,
-    elapsed: std::time::Duration,
-) {
-    outln!("{}", verdict.word());
+/// The human report of a race check (`ptxeq race`).
+fn print_human(db: &Database, outcome: &Outcome) {
+    let reports = outcome.race_reports();
+    outln!("{}", outcome.verdict);
     print_kernels(db, reports);
     outln!();
-    outln!("assumptions: {}", ASSUMPTIONS.join("; "));
+    outln!("assumptions: {}", outcome.assumptions.join("; "));
     for r in reports {
         for a in r.plan.assumptions() {
             outln!("  {}: {a}", r.slot.word());
@@ -84,7 +73,7 @@ fn print_human(
     for a in binding_assumptions(reports) {
         outln!("  binding: {a}");
     }
-    outln!("time: {:.1} ms", elapsed.as_secs_f64() * 1e3);
+    outln!("time: {:.1} ms", outcome.elapsed.as_secs_f64() * 1e3);
 }
 
 /// Each kernel's race verdict, its findings with positions, and counters
@@ -98,7 +87,7 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
             r.slot.word(),
             r.entry,
             r.ptx.display(),
-            r.verdict.word()
+            r.verdict.as_str()
         );
         if let Some(s) = &r.structured {
             for p in &s.problems {
@@ -221,32 +210,23 @@ fn print_source(res: &Resolver<'_>, pos: &crate::positions::Position) {
     }
 }
 
-fn print_json(
-    db: &Database,
-    reports: &[KernelRaceReport],
-    verdict: RaceVerdict,
-    elapsed: std::time::Duration,
-) {
-    let out = report_json(db, reports, verdict, elapsed);
+fn print_json(db: &Database, outcome: &Outcome) {
+    let out = report_json(db, outcome);
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
 }
 
 /// The `ptxeq.race/1` JSON report (`--format json`; also what the Python
 /// bindings convert into a `CheckResult`).
-pub fn report_json(
-    db: &Database,
-    reports: &[KernelRaceReport],
-    verdict: RaceVerdict,
-    elapsed: std::time::Duration,
-) -> serde_json::Value {
+pub fn report_json(db: &Database, outcome: &Outcome) -> serde_json::Value {
+    let reports = outcome.race_reports();
     json!({
-        "schema": "ptxeq.race/1",
-        "verdict": verdict.word(),
+        "schema": ptxeq_check::schema::RACE,
+        "verdict": outcome.verdict,
         "kernels": kernels_json(db, reports),
-        "assumptions": ASSUMPTIONS,
+        "assumptions": outcome.assumptions,
         "grid_notes": grid_notes(reports),
         "binding_assumptions": binding_assumptions(reports),
-        "time_ms": elapsed.as_secs_f64() * 1e3,
+        "time_ms": outcome.elapsed.as_secs_f64() * 1e3,
     })
 }
 
@@ -357,7 +337,7 @@ pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<serde_js
                 "role": r.slot.word(),
                 "ptx": r.ptx,
                 "entry": r.entry,
-                "verdict": r.verdict.word(),
+                "verdict": r.verdict.as_str(),
                 "structured_problems": r.structured.as_ref().map(|s| &s.problems),
                 "idioms": r.idioms.iter().map(|(func, rec)| json!({
                     "function": func,

@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use ptxeq_db::{CtaKey, Database, KernelSlot, RaceVerdict};
+use ptxeq_check::{Checker, Mode, Request, Verdict};
+use ptxeq_db::{CtaKey, KernelSlot};
 use ptxeq_exec::OutputValue;
 use ptxeq_terms::Terms;
 
@@ -10,38 +11,42 @@ use crate::exit::Exit;
 use crate::spec_args::{self, SpecFlagArgs};
 
 pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Exit {
-    let db = Database::default();
-    let Some(loaded) = spec_args::load_checked(&db, target, args) else {
+    let checker = Checker::new();
+    let db = checker.db();
+    let Some(loaded) = spec_args::load_checked(db, target, args) else {
         return Exit::Invalid;
     };
     // Terms of a racy or stuck run mean nothing: race-check first.
-    let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
-    if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {
-        eprintln!("error: the spec does not fit the kernel: {e}");
+    let outcome = checker.run(&Request::new(&loaded, Mode::Terms));
+    if let Some(why) = &outcome.invalid {
+        eprintln!("error: {why}");
         return Exit::Invalid;
     }
-    if let Some(bad) = reports.iter().find(|r| r.verdict != RaceVerdict::RaceFree) {
+    let reports = outcome.race_reports();
+    if outcome.verdict != Verdict::RaceFree
+        && let Some(bad) = reports.iter().find(|r| Some(r.slot) == outcome.decided_by)
+    {
         eprintln!(
             "error: {} `{}` is not race-free ({}); run `ptxeq race` for the details",
             bad.slot.word(),
             bad.entry,
-            bad.verdict.word()
+            outcome.verdict
         );
-        return Exit::of_class(bad.verdict.exit_class());
+        return Exit::of_verdict(outcome.verdict);
     }
     let (tensor_names, first_symbol) = match reports.iter().find_map(|r| r.input.as_ref()) {
         Some(i) => (i.input_names(), i.first_symbol()),
         None => {
-            let names: Vec<String> = loaded.spec.spec(&db).tensors.keys().cloned().collect();
+            let names: Vec<String> = loaded.spec.spec(db).tensors.keys().cloned().collect();
             let n = names.len() as u32;
             (names, n)
         }
     };
-    for r in &reports {
+    for r in reports {
         for (cta, _, _) in &r.ctas {
-            let k = KernelSlot::new(&db, loaded.spec, r.slot, r.file);
-            let key = CtaKey::new(&db, k, *cta);
-            let Some(state) = ptxeq_db::symbolic(&db, key) else {
+            let k = KernelSlot::new(db, loaded.spec, r.slot, r.file);
+            let key = CtaKey::new(db, k, *cta);
+            let Some(state) = ptxeq_db::symbolic(db, key) else {
                 continue;
             };
             outln!(

@@ -19,7 +19,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
-use ptxeq_db::{CheckVerdict, Database, RaceVerdict, Slot};
+use ptxeq_check::{Checker, Mode, Request, Verdict};
+use ptxeq_db::Database;
 use ptxeq_spec::CheckSpec;
 use salsa::Setter;
 
@@ -33,47 +34,36 @@ const DEBOUNCE: Duration = Duration::from_millis(150);
 /// What one round concluded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recheck {
-    /// The verdict word.
-    pub verdict: String,
+    pub verdict: Verdict,
     pub exit: Exit,
 }
 
-/// The report of one round, printed in human form: the equivalence check
-/// (as `ptxeq check` runs it) for a spec with a reference and a candidate,
-/// else the race check (as `ptxeq race`). `None` when the input is invalid
-/// (syntax errors, a spec that does not fit), which is printed.
-pub fn recheck(db: &Database, loaded: &LoadedSpec) -> Option<Recheck> {
+/// The report of one round, printed in human form: the facade's
+/// [`Mode::Auto`] — the equivalence check (as `ptxeq check` runs it) for a
+/// spec with a reference and a candidate, else the race check (as `ptxeq
+/// race`). `None` when the input is invalid (syntax errors, a spec that
+/// does not fit), which is printed.
+pub fn recheck(checker: &Checker, loaded: &LoadedSpec) -> Option<Recheck> {
+    let db = checker.db();
     for &(_, file) in &loaded.kernels {
         if crate::cmd_parse::report_errors(db, file, file.path(db)) > 0 {
             return None;
         }
     }
-    let has = |s: Slot| loaded.kernels.iter().any(|(k, _)| *k == s);
-    if has(Slot::Reference) && has(Slot::Candidate) {
-        let start = Instant::now();
-        let report = ptxeq_db::check(db, loaded.spec, &loaded.kernels);
-        if let CheckVerdict::InvalidInput(why) = &report.verdict {
-            eprintln!("error: {why}");
-            return None;
-        }
-        crate::cmd_check::print_human(db, loaded, &report, 3, start.elapsed());
-        return Some(Recheck {
-            verdict: report.verdict.word().to_string(),
-            exit: Exit::of_class(report.verdict.exit_class()),
-        });
-    }
-    let reports = ptxeq_db::race_check(db, loaded.spec, &loaded.kernels);
-    if let Some(e) = reports.iter().find_map(|r| r.input_error.as_ref()) {
-        eprintln!("error: the spec does not fit the kernel: {e}");
+    let outcome = checker.run(&Request::new(loaded, Mode::Auto));
+    if let Some(why) = &outcome.invalid {
+        eprintln!("error: {why}");
         return None;
     }
-    let verdict = RaceVerdict::most_telling(reports.iter().map(|r| r.verdict))
-        .unwrap_or(RaceVerdict::Unsupported);
-    outln!("{}", verdict.word());
-    crate::cmd_race::print_kernels(db, &reports);
+    if outcome.check_report().is_some() {
+        crate::cmd_check::print_human(db, loaded, &outcome, 3);
+    } else {
+        outln!("{}", outcome.verdict);
+        crate::cmd_race::print_kernels(db, outcome.race_reports());
+    }
     Some(Recheck {
-        verdict: verdict.word().to_string(),
-        exit: Exit::of_class(verdict.exit_class()),
+        verdict: outcome.verdict,
+        exit: Exit::of_verdict(outcome.verdict),
     })
 }
 
@@ -157,8 +147,8 @@ impl Session {
 }
 
 pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
-    let mut db = Database::default();
-    let Some(mut session) = Session::start(&db, target, args) else {
+    let mut checker = Checker::new();
+    let Some(mut session) = Session::start(checker.db(), target, args) else {
         return Exit::Invalid;
     };
     let (tx, rx) = mpsc::channel();
@@ -191,12 +181,12 @@ pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
                 }
             }
         };
-    watch_dirs(&session, &db, &mut watcher);
-    round(&db, &session, &[]);
+    watch_dirs(&session, checker.db(), &mut watcher);
+    round(&checker, &session, &[]);
     let names = |s: &Session, db: &Database| -> BTreeSet<PathBuf> {
         s.watched(db).iter().map(|p| canonical(p)).collect()
     };
-    let mut interesting = names(&session, &db);
+    let mut interesting = names(&session, checker.db());
     loop {
         let Ok(paths) = rx.recv() else {
             return Exit::Ok;
@@ -209,18 +199,18 @@ pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
         if !hit {
             continue;
         }
-        let changed = session.refresh(&mut db);
+        let changed = session.refresh(checker.db_mut());
         if changed.is_empty() {
             continue;
         }
-        watch_dirs(&session, &db, &mut watcher);
-        interesting = names(&session, &db);
-        round(&db, &session, &changed);
+        watch_dirs(&session, checker.db(), &mut watcher);
+        interesting = names(&session, checker.db());
+        round(&checker, &session, &changed);
     }
 }
 
 /// One round: what changed, the report, the time.
-fn round(db: &Database, session: &Session, changed: &[PathBuf]) {
+fn round(checker: &Checker, session: &Session, changed: &[PathBuf]) {
     outln!();
     if changed.is_empty() {
         outln!("== checking {}", session.target.display());
@@ -229,7 +219,7 @@ fn round(db: &Database, session: &Session, changed: &[PathBuf]) {
         outln!("== changed: {}", list.join(", "));
     }
     let start = Instant::now();
-    let result = recheck(db, &session.loaded);
+    let result = recheck(checker, &session.loaded);
     let elapsed = start.elapsed();
     match result {
         Some(r) => outln!(
@@ -265,19 +255,19 @@ mod tests {
             std::fs::copy(case("missing-barrier-reverse").join(f), dir.path().join(f)).unwrap();
         }
         let spec = dir.path().join("check.toml");
-        let mut db = Database::default();
-        let mut s = Session::start(&db, &spec, &SpecFlagArgs::default()).unwrap();
-        assert_eq!(recheck(&db, &s.loaded).unwrap().verdict, "race");
-        assert!(s.refresh(&mut db).is_empty(), "nothing changed yet");
+        let mut checker = Checker::new();
+        let mut s = Session::start(checker.db(), &spec, &SpecFlagArgs::default()).unwrap();
+        assert_eq!(recheck(&checker, &s.loaded).unwrap().verdict, Verdict::Race);
+        assert!(s.refresh(checker.db_mut()).is_empty(), "nothing changed yet");
 
         let fixed =
             std::fs::read_to_string(case("missing-barrier-reverse-fixed").join("k.ptx")).unwrap();
         std::fs::write(dir.path().join("k.ptx"), fixed).unwrap();
-        let changed = s.refresh(&mut db);
+        let changed = s.refresh(checker.db_mut());
         assert_eq!(changed.len(), 1);
         assert!(changed[0].ends_with("k.ptx"), "{changed:?}");
-        let r = recheck(&db, &s.loaded).unwrap();
-        assert_eq!(r.verdict, "race-free");
+        let r = recheck(&checker, &s.loaded).unwrap();
+        assert_eq!(r.verdict, Verdict::RaceFree);
         assert_eq!(r.exit, Exit::Ok);
     }
 
@@ -290,20 +280,20 @@ mod tests {
             std::fs::copy(case("missing-barrier-reverse").join(f), dir.path().join(f)).unwrap();
         }
         let spec = dir.path().join("check.toml");
-        let mut db = Database::default();
-        let mut s = Session::start(&db, &spec, &SpecFlagArgs::default()).unwrap();
+        let mut checker = Checker::new();
+        let mut s = Session::start(checker.db(), &spec, &SpecFlagArgs::default()).unwrap();
         let text = std::fs::read_to_string(&spec).unwrap();
         std::fs::write(
             &spec,
             text.replace("verdict = \"race\"", "verdict = \"race-free\""),
         )
         .unwrap();
-        let changed = s.refresh(&mut db);
+        let changed = s.refresh(checker.db_mut());
         assert_eq!(changed, vec![spec.clone()]);
         assert_eq!(
             s.loaded
                 .spec
-                .spec(&db)
+                .spec(checker.db())
                 .expect
                 .as_ref()
                 .map(|e| e.verdict.as_str()),
@@ -317,10 +307,10 @@ mod tests {
     fn a_pair_is_rechecked_for_equivalence() {
         let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../corpus/softmax/naive-vs-online-n4/check.toml");
-        let db = Database::default();
-        let s = Session::start(&db, &spec, &SpecFlagArgs::default()).unwrap();
-        let r = recheck(&db, &s.loaded).unwrap();
-        assert_eq!(r.verdict, "equivalent");
+        let checker = Checker::new();
+        let s = Session::start(checker.db(), &spec, &SpecFlagArgs::default()).unwrap();
+        let r = recheck(&checker, &s.loaded).unwrap();
+        assert_eq!(r.verdict, Verdict::Equivalent);
         assert_eq!(r.exit, Exit::Ok);
     }
 }

@@ -8,10 +8,8 @@ pub enum Exit {
     /// 0: proved / parsed / race-free.
     Ok = 0,
     /// 1: refuted — a real bug was found.
-    #[allow(dead_code)] // used by `check`/`race` (later milestones)
     Refuted = 1,
     /// 2: undecided — unsupported construct, resource limit, unknown.
-    #[allow(dead_code)]
     Undecided = 2,
     /// 3: invalid input — malformed PTX, bad spec, missing file.
     Invalid = 3,
@@ -21,10 +19,10 @@ pub enum Exit {
 }
 
 impl Exit {
-    /// The exit of a verdict's class (`RaceVerdict::exit_class`,
-    /// `CheckVerdict::exit_class`).
-    pub fn of_class(class: u8) -> Exit {
-        match class {
+    /// The exit of a verdict: [`ptxeq_check::Verdict::exit_code`], the one
+    /// verdict-to-exit mapping.
+    pub fn of_verdict(verdict: ptxeq_check::Verdict) -> Exit {
+        match verdict.exit_code() {
             0 => Exit::Ok,
             1 => Exit::Refuted,
             3 => Exit::Invalid,
@@ -37,5 +35,17 @@ impl Exit {
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
         ExitCode::from(e as u8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_verdict_exits_with_its_code() {
+        for v in ptxeq_check::Verdict::ALL {
+            assert_eq!(Exit::of_verdict(v) as u8, v.exit_code(), "{v}");
+        }
     }
 }

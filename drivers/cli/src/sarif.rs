@@ -11,6 +11,7 @@
 use clap::ValueEnum;
 use ptxeq_db::{CheckReport, Database, KernelRaceReport, Slot};
 use ptxeq_exec::{Finding, FindingKind, format_ranges};
+use ptxeq_check::Verdict;
 use ptxeq_verdicts::Failure;
 use serde_json::{Value, json};
 
@@ -28,52 +29,35 @@ pub enum ReportFormat {
 }
 
 /// The rules ptxeq reports, with what they mean.
-const RULES: &[(&str, &str)] = &[
-    (
-        "race",
+const RULES: &[(Verdict, &str)] = &[
+    (Verdict::Race,
         "Two accesses to the same memory, at least one a write, not ordered by any synchronisation and not both strong (atomic) accesses of a common scope",
     ),
-    (
-        "order-dependent",
+    (Verdict::OrderDependent,
         "Two unordered atomics whose outcome depends on their order: a returned value that is used, or updates that do not commute",
     ),
-    (
-        "deadlock",
+    (Verdict::Deadlock,
         "Every live thread is blocked and no barrier can complete",
     ),
-    (
-        "divergence",
+    (Verdict::Divergence,
         "A barrier completes with threads that disagree on its count or generation, or waits at different barriers",
     ),
-    ("out-of-bounds", "An access outside every memory region"),
-    (
-        "uninitialised",
+    (Verdict::OutOfBounds, "An access outside every memory region"),
+    (Verdict::Uninitialised,
         "A read of shared or local memory never written",
     ),
-    (
-        "not-equivalent",
+    (Verdict::NotEquivalent,
         "An output element differs between the reference and the candidate for a concrete input (the counterexample)",
     ),
-    (
-        "unsupported",
+    (Verdict::Unsupported,
         "ptxeq could not decide: an unmodelled instruction, a data-dependent branch or address, or a resource limit",
     ),
 ];
 
-/// The verdict word a finding counts as (as `ptxeq race` ranks them).
-fn rule_of(kind: FindingKind) -> &'static str {
-    match kind {
-        FindingKind::Race => "race",
-        FindingKind::OrderDependent => "order-dependent",
-        FindingKind::Deadlock => "deadlock",
-        FindingKind::Divergence => "divergence",
-        FindingKind::OutOfBounds => "out-of-bounds",
-        FindingKind::Uninitialised => "uninitialised",
-        FindingKind::Unsupported
-        | FindingKind::ResourceLimit
-        | FindingKind::Trap
-        | FindingKind::DivisionByZero => "unsupported",
-    }
+/// The verdict word a finding counts as ([`FindingKind::verdict`], as
+/// `ptxeq race` ranks them).
+fn rule_of(kind: FindingKind) -> Verdict {
+    kind.verdict()
 }
 
 /// The SARIF log of `reports`.
@@ -108,7 +92,7 @@ pub fn render_check(
                         .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
                         .collect();
                     (
-                        "not-equivalent",
+                        Verdict::NotEquivalent,
                         format!(
                             "counterexample {} gives reference = {}, candidate = {}",
                             inputs.join(", "),
@@ -118,17 +102,17 @@ pub fn render_check(
                     )
                 }
                 Failure::WrittenByOne { writer } => {
-                    ("not-equivalent", format!("written only by the {writer}"))
+                    (Verdict::NotEquivalent, format!("written only by the {writer}"))
                 }
                 Failure::BitsDiffer {
                     reference,
                     candidate,
                 } => (
-                    "not-equivalent",
+                    Verdict::NotEquivalent,
                     format!("bits {reference:#x} vs {candidate:#x} for every input"),
                 ),
-                Failure::Unknown { reason, .. } => ("unsupported", reason.clone()),
-                Failure::Unsupported { reason } => ("unsupported", reason.clone()),
+                Failure::Unknown { reason, .. } => (Verdict::Unsupported, reason.clone()),
+                Failure::Unsupported { reason } => (Verdict::Unsupported, reason.clone()),
             };
             let text = format!(
                 "{}[{}]: {detail}; reference = {}; candidate = {}",
@@ -137,7 +121,7 @@ pub fn render_check(
                 f.reference,
                 f.candidate
             );
-            let level = if rule == "unsupported" {
+            let level = if rule == Verdict::Unsupported {
                 "warning"
             } else {
                 "error"
@@ -163,7 +147,7 @@ fn race_results(db: &Database, reports: &[KernelRaceReport]) -> Vec<Value> {
             for p in &s.problems {
                 let pos = res.resolve_named(&p.function, p.instr);
                 results.push(result(
-                    "unsupported",
+                    Verdict::Unsupported,
                     &format!("{} `{}`: {}", r.slot.word(), r.entry, p.message),
                     &ptx,
                     &[(pos, "the instruction".to_string())],
@@ -250,8 +234,8 @@ fn sites(res: &Resolver<'_>, f: &Finding) -> Vec<(Position, String)> {
     out
 }
 
-fn result(rule: &str, text: &str, ptx: &str, sites: &[(Position, String)]) -> Value {
-    let level = if rule == "unsupported" {
+fn result(rule: Verdict, text: &str, ptx: &str, sites: &[(Position, String)]) -> Value {
+    let level = if rule == Verdict::Unsupported {
         "warning"
     } else {
         "error"

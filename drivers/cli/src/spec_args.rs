@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use ptxeq_db::{Database, Slot, SourceFile, SpecInput};
+use ptxeq_db::{Database, Slot, SpecInput};
 use ptxeq_spec::{CheckSpec, LaunchFlags, SpecFlags};
 
 use crate::input;
@@ -172,11 +172,9 @@ impl PairLaunchArgs {
     }
 }
 
-/// A loaded spec plus the registered PTX file of each kernel it names.
-pub struct LoadedSpec {
-    pub spec: SpecInput,
-    pub kernels: Vec<(Slot, SourceFile)>,
-}
+/// A loaded spec plus the registered PTX file of each kernel it names
+/// (the facade's request input).
+pub use ptxeq_check::Loaded as LoadedSpec;
 
 /// Resolves `target` (a `.toml` spec, or a `.ptx` kernel with `--spec` or
 /// flags) into a spec and its kernels. Errors are printed; `None` means

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use ptxeq_corpus::{CaseDir, discover, rewrite};
-use ptxeq_db::{CheckVerdict, Database, RaceVerdict, Slot, SpecInput};
+use ptxeq_db::{CheckVerdict, Database, Slot, SpecInput};
 use ptxeq_spec::{CheckSpec, Kernels, Status, Verdict};
 
 const DEFAULT_FAMILIES: &[&str] = &["math", "triton"];
@@ -44,22 +44,10 @@ fn families() -> Vec<String> {
 
 /// The verdict word of a check, in the corpus vocabulary.
 fn verdict_of(v: &CheckVerdict) -> Result<Verdict, String> {
-    Ok(match v {
-        CheckVerdict::Equivalent => Verdict::Equivalent,
-        CheckVerdict::NotEquivalent => Verdict::NotEquivalent,
-        CheckVerdict::Undecided => Verdict::Unsupported,
-        CheckVerdict::Kernel { verdict, .. } => match verdict {
-            RaceVerdict::RaceFree => Verdict::RaceFree,
-            RaceVerdict::Race => Verdict::Race,
-            RaceVerdict::Deadlock => Verdict::Deadlock,
-            RaceVerdict::Divergence => Verdict::Divergence,
-            RaceVerdict::OutOfBounds => Verdict::OutOfBounds,
-            RaceVerdict::Uninitialised => Verdict::Uninitialised,
-            RaceVerdict::OrderDependent => Verdict::OrderDependent,
-            RaceVerdict::Unsupported => Verdict::Unsupported,
-        },
-        CheckVerdict::InvalidInput(e) => return Err(e.clone()),
-    })
+    match v {
+        CheckVerdict::InvalidInput(e) => Err(e.clone()),
+        v => Ok(v.verdict()),
+    }
 }
 
 /// Checks `spec` with the candidate's PTX text replaced by `candidate`.

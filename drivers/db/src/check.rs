@@ -218,25 +218,18 @@ pub enum CheckVerdict {
 }
 
 impl CheckVerdict {
-    /// The corpus / JSON verdict word (design.md §6).
-    pub fn word(&self) -> &'static str {
+    /// The verdict this conclusion is (its word, exit code and ranking
+    /// live on [`ptxeq_spec::Verdict`], the one verdict type); what
+    /// `CheckVerdict` adds is which kernel decided it and why input is
+    /// invalid.
+    pub fn verdict(&self) -> ptxeq_spec::Verdict {
+        use ptxeq_spec::Verdict;
         match self {
-            CheckVerdict::Equivalent => "equivalent",
-            CheckVerdict::NotEquivalent => "not-equivalent",
-            CheckVerdict::Undecided => "unsupported",
-            CheckVerdict::Kernel { verdict, .. } => verdict.word(),
-            CheckVerdict::InvalidInput(_) => "invalid-input",
-        }
-    }
-
-    /// Exit code class: 0 proved, 1 refuted, 2 undecided, 3 invalid input.
-    pub fn exit_class(&self) -> u8 {
-        match self {
-            CheckVerdict::Equivalent => 0,
-            CheckVerdict::NotEquivalent => 1,
-            CheckVerdict::Undecided => 2,
-            CheckVerdict::Kernel { verdict, .. } => verdict.exit_class(),
-            CheckVerdict::InvalidInput(_) => 3,
+            CheckVerdict::Equivalent => Verdict::Equivalent,
+            CheckVerdict::NotEquivalent => Verdict::NotEquivalent,
+            CheckVerdict::Undecided => Verdict::Unsupported,
+            CheckVerdict::Kernel { verdict, .. } => *verdict,
+            CheckVerdict::InvalidInput(_) => Verdict::InvalidInput,
         }
     }
 }

@@ -317,77 +317,10 @@ pub fn ctas_of(spec: &CheckSpec) -> Vec<[u32; 3]> {
     }
 }
 
-/// The single-kernel verdict words (`[expect] verdict` vocabulary).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum RaceVerdict {
-    RaceFree,
-    Race,
-    /// No data race, but unordered atomics make the result depend on the
-    /// schedule.
-    OrderDependent,
-    Deadlock,
-    Divergence,
-    OutOfBounds,
-    Uninitialised,
-    Unsupported,
-}
-
-impl RaceVerdict {
-    pub fn word(self) -> &'static str {
-        match self {
-            RaceVerdict::RaceFree => "race-free",
-            RaceVerdict::Race => "race",
-            RaceVerdict::OrderDependent => "order-dependent",
-            RaceVerdict::Deadlock => "deadlock",
-            RaceVerdict::Divergence => "divergence",
-            RaceVerdict::OutOfBounds => "out-of-bounds",
-            RaceVerdict::Uninitialised => "uninitialised",
-            RaceVerdict::Unsupported => "unsupported",
-        }
-    }
-
-    /// Which finding decides the verdict when several kinds are found: a
-    /// real bug (a proof of misbehaviour) outranks "could not decide".
-    fn of(kind: FindingKind) -> RaceVerdict {
-        match kind {
-            FindingKind::Race => RaceVerdict::Race,
-            FindingKind::OrderDependent => RaceVerdict::OrderDependent,
-            FindingKind::Deadlock => RaceVerdict::Deadlock,
-            FindingKind::Divergence => RaceVerdict::Divergence,
-            FindingKind::OutOfBounds => RaceVerdict::OutOfBounds,
-            FindingKind::Uninitialised => RaceVerdict::Uninitialised,
-            // A trap, an integer division by zero, a resource limit: no
-            // verdict word fits; the run is undecided.
-            FindingKind::Unsupported
-            | FindingKind::ResourceLimit
-            | FindingKind::Trap
-            | FindingKind::DivisionByZero => RaceVerdict::Unsupported,
-        }
-    }
-
-    /// The most telling of several verdicts (of findings, or of the kernels
-    /// of a pair): a real bug outranks "could not decide", which outranks
-    /// "race-free"; among bugs, the order of the declaration. `None` for an
-    /// empty list.
-    pub fn most_telling(vs: impl IntoIterator<Item = RaceVerdict>) -> Option<RaceVerdict> {
-        vs.into_iter().min_by_key(|v| match v {
-            RaceVerdict::RaceFree => 200,
-            RaceVerdict::Unsupported => 100,
-            v => *v as u8,
-        })
-    }
-
-    /// Exit code class: 0 proved, 1 refuted, 2 undecided, 4 the result
-    /// depends on the schedule (order-dependent).
-    pub fn exit_class(self) -> u8 {
-        match self {
-            RaceVerdict::RaceFree => 0,
-            RaceVerdict::Unsupported => 2,
-            RaceVerdict::OrderDependent => 4,
-            _ => 1,
-        }
-    }
-}
+/// The verdict of a single-kernel run: the one verdict type
+/// ([`ptxeq_spec::Verdict`]: its word, exit code and ranking), of which a
+/// race check reaches race-free, the bug verdicts and unsupported.
+pub type RaceVerdict = ptxeq_spec::Verdict;
 
 /// Everything `ptxeq race` reports for one kernel.
 #[derive(Clone, Debug)]
@@ -494,7 +427,7 @@ pub fn race_check(
                 .iter()
                 .flat_map(|(_, f, _)| f)
                 .chain(&report.cross_cta);
-            report.verdict = RaceVerdict::most_telling(findings.map(|f| RaceVerdict::of(f.kind)))
+            report.verdict = RaceVerdict::most_telling(findings.map(|f| f.kind.verdict()))
                 .unwrap_or(RaceVerdict::RaceFree);
         }
         out.push(report);
@@ -553,7 +486,7 @@ fn unmatched_binding(
 
 #[cfg(test)]
 mod tests {
-    use super::RaceVerdict::*;
+    use ptxeq_spec::Verdict::*;
     use super::*;
 
     fn spec(launch: &str, limits: &str) -> CheckSpec {
@@ -606,11 +539,11 @@ mod tests {
             RaceVerdict::most_telling([Unsupported, OrderDependent, RaceFree]),
             Some(OrderDependent)
         );
-        assert_eq!(OrderDependent.exit_class(), 4);
+        assert_eq!(OrderDependent.exit_code(), 4);
         assert_eq!(RaceVerdict::most_telling([RaceFree]), Some(RaceFree));
         assert_eq!(RaceVerdict::most_telling([]), None);
-        assert_eq!(Race.exit_class(), 1);
-        assert_eq!(Unsupported.exit_class(), 2);
-        assert_eq!(RaceFree.exit_class(), 0);
+        assert_eq!(Race.exit_code(), 1);
+        assert_eq!(Unsupported.exit_code(), 2);
+        assert_eq!(RaceFree.exit_code(), 0);
     }
 }

@@ -81,7 +81,7 @@ pub fn lift(
     if report.kernel.verdict != RaceVerdict::RaceFree {
         report.problem = Some(format!(
             "the kernel is not race-free ({}): its outputs depend on the schedule",
-            report.kernel.verdict.word()
+            report.kernel.verdict.as_str()
         ));
         return report;
     }

@@ -370,7 +370,7 @@ fn said(r: &ptxeq_db::CheckReport) -> Said {
                     };
                     (cat, format!("{}: {}", slot.word(), first_line(&msg)))
                 }
-                (None, None) => (verdict.word().to_string(), String::new()),
+                (None, None) => (verdict.as_str().to_string(), String::new()),
             }
         }
         CheckVerdict::Undecided => {
@@ -556,7 +556,7 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
     if base.verdict != CheckVerdict::Equivalent {
         let why = format!(
             "the original is not proved equivalent ({}: {} {})",
-            base.verdict.word(),
+            base.verdict.verdict().as_str(),
             base.reason,
             base.detail
         );
@@ -676,13 +676,13 @@ fn run_mutant(
         Ok(x) => x,
         Err(what) => return finish(out, Outcome::Crash { what }),
     };
-    out.verdict = said.verdict.word().to_string();
+    out.verdict = said.verdict.verdict().as_str().to_string();
     out.detail = said.detail.clone();
     // 3. classify.
     let refuted = match &said.verdict {
-        CheckVerdict::NotEquivalent => Some("not-equivalent".to_string()),
+        CheckVerdict::NotEquivalent => Some(said.verdict.verdict().as_str().to_string()),
         CheckVerdict::Kernel { verdict, .. } if *verdict != RaceVerdict::Unsupported => {
-            Some(verdict.word().to_string())
+            Some(verdict.as_str().to_string())
         }
         _ => None,
     };

@@ -3,9 +3,9 @@
 //! It holds no checking logic: it turns the Python side's spec (a
 //! TOML-shaped JSON object, or a spec file's path) into a
 //! [`ptxeq_spec::CheckSpec`], runs the command line's own entry points
-//! ([`ptxeq_cli::api`]: the same loading, `ptxeq_db::check` /
-//! `ptxeq_db::race_check` and the same `ptxeq.check/1` / `ptxeq.race/1`
-//! JSON report as `--format json`) and hands the report back as a JSON
+//! ([`ptxeq_cli::api`]: the same loading, the same facade
+//! ([`ptxeq_check::Checker`]) and the same `ptxeq.check/1` /
+//! `ptxeq.race/1` JSON report as `--format json`) and hands the report back as a JSON
 //! string, which `python/ptxeq/` turns into a `CheckResult`.
 //!
 //! Every call builds its own database and holds no Python object while it
@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use ptxeq_cli::api::{self, Mode};
 use ptxeq_cli::global::GlobalArgs;
-use ptxeq_db::Database;
-use ptxeq_spec::{CaseKind, CheckSpec};
+use ptxeq_check::Checker;
+use ptxeq_spec::CheckSpec;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -35,13 +35,14 @@ fn mode_of(word: &str) -> Result<Mode, String> {
         "check" => Ok(Mode::Check),
         "race" => Ok(Mode::Race),
         "lift" => Ok(Mode::Lift),
-        other => Err(format!("unknown mode `{other}` (check | race | lift)")),
+        "auto" => Ok(Mode::Auto),
+        other => Err(format!("unknown mode `{other}` (check | race | lift | auto)")),
     }
 }
 
 /// The database of one call, with the disk cache the CLI's `--cache-dir` /
 /// `--no-cache` would give: `cache` is `"default"`, `"none"` or a directory.
-fn database(cache: &str) -> Database {
+fn checker(cache: &str) -> Checker {
     let args = match cache {
         "none" => GlobalArgs {
             no_cache: true,
@@ -53,7 +54,7 @@ fn database(cache: &str) -> Database {
             ..GlobalArgs::default()
         },
     };
-    Database::default().with_cache(args.open_cache())
+    Checker::with_cache(args.open_cache())
 }
 
 fn run_spec_inner(
@@ -64,13 +65,7 @@ fn run_spec_inner(
     cache: &str,
     opts: api::RunOptions,
 ) -> Result<String, String> {
-    let mode = match mode {
-        "auto" => match spec.kind() {
-            CaseKind::Pair => Mode::Check,
-            CaseKind::Single => Mode::Race,
-        },
-        word => mode_of(word)?,
-    };
+    let mode = mode_of(mode)?;
     // The tensors' declarations: the report numbers inputs but does not
     // repeat their shapes, which counterexample arrays need.
     let tensors: serde_json::Map<String, serde_json::Value> = spec
@@ -85,9 +80,9 @@ fn run_spec_inner(
             (name.clone(), decl)
         })
         .collect();
-    let db = database(cache);
-    let loaded = api::load(&db, spec, spec_path, texts)?;
-    let report = api::run_json(&db, mode, &loaded, opts)?;
+    let checker = checker(cache);
+    let loaded = api::load(checker.db(), spec, spec_path, texts)?;
+    let report = api::run_json(&checker, mode, &loaded, opts)?;
     let out = serde_json::json!({ "report": report, "tensors": tensors });
     serde_json::to_string(&out).map_err(|e| format!("cannot serialise the report: {e}"))
 }

@@ -1,0 +1,54 @@
+//! What every verdict rests on, in one place: each report (human, JSON,
+//! SARIF, Python) prints these with its result.
+
+use ptxeq_spec::CheckSpec;
+
+/// What a race-check verdict ("race-free" above all) rests on.
+pub const RACE: &[&str] = &[
+    "distinct pointer params do not alias",
+    "all thread schedules: races are judged on one schedule with vector clocks (docs/semantics.md); a race-free run is schedule-independent",
+    "exited threads count as arrived at barriers that expect them",
+    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
+    "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",
+];
+
+/// What every equivalence verdict of a kernel pair rests on.
+pub const CHECK: &[&str] = &[
+    "real arithmetic: rounding modes, .ftz, .sat and f16/bf16/tf32 precision are the identity on real values (fast-math convention)",
+    "input tensor elements are arbitrary finite reals; distinct pointer params do not alias",
+    "all thread schedules: both kernels are race-free, so one schedule gives every schedule's outputs",
+    "an element written by one kernel and not the other is a difference (an inout element left unwritten keeps its input value)",
+];
+
+/// What a verdict against a formula reference rests on (replacing the
+/// kernel-pair lines of [`CHECK`]).
+pub const FORMULA: &[&str] = &[
+    "real arithmetic: rounding modes, .ftz, .sat and f16/bf16/tf32 precision are the identity on real values (fast-math convention)",
+    "input tensor elements are arbitrary finite reals; distinct pointer params do not alias",
+    "all thread schedules: the candidate is race-free, so one schedule gives every schedule's outputs",
+    "the formula is the reference: every element of a tensor it defines (in the compared region) must be written by the candidate with that value (an inout element left unwritten keeps its input value); a tensor the candidate writes and the formula does not define is a difference",
+    "float scalars take the value the candidate's param receives (the spec's decimal rounded to the param's type)",
+];
+
+/// What a verdict over integer tensor data rests on (with [`CHECK`] or
+/// [`FORMULA`] when the spec has an integer tensor).
+pub const INT: &str = "integer tensor data: exact arithmetic modulo 2^w at each register width (s32/u32 share Z/2^32); an integer converted to a float is its exact value (rounding ignored, as above); division by zero gives the same unspecified value in both kernels";
+
+/// The standing assumptions of an equivalence check of `spec`'s kind
+/// (kernel or formula reference), plus [`INT`] when `spec` has an integer
+/// tensor.
+pub fn of_check(spec: &CheckSpec) -> Vec<&'static str> {
+    let mut v = if spec.kernels.formula().is_some() {
+        FORMULA.to_vec()
+    } else {
+        CHECK.to_vec()
+    };
+    if spec
+        .tensors
+        .values()
+        .any(|t| !t.dtype.is_float() && t.dtype != ptxeq_spec::DType::Pred)
+    {
+        v.push(INT);
+    }
+    v
+}

@@ -1,4 +1,27 @@
-//! The versioned JSON report schemas: the `"schema"` word of every report.
+//! The versioned JSON report schemas, as their own serde types.
+//!
+//! Each report carries its schema word in `"schema"`: `ptxeq.check/1`
+//! ([`CheckReport`]), `ptxeq.race/1` ([`RaceReport`]), `ptxeq.lift/1`
+//! ([`LiftReport`]). The renderers build these types, so the shape of a
+//! report is spelled here once and a consumer (the Python bindings, CI
+//! scripts) can deserialise it back ([`parse`]) — every type rejects
+//! fields it does not know, so a report that drifts from its schema fails
+//! the round-trip test instead of growing silently.
+//!
+//! Versioning: adding an optional field keeps the version; removing or
+//! renaming a field, or changing a field's type, bumps it (`/2`).
+//!
+//! Leaves that are engine data are kept as they serialise today: a
+//! finding is `ptxeq_exec::Finding` plus its resolved `positions`; an
+//! element failure's `failure` object and a lifted tensor are typed in
+//! their own crates (see README "JSON reports").
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Verdict;
 
 /// `ptxeq check --format json`.
 pub const CHECK: &str = "ptxeq.check/1";
@@ -6,3 +29,249 @@ pub const CHECK: &str = "ptxeq.check/1";
 pub const RACE: &str = "ptxeq.race/1";
 /// `ptxeq lift --format json`.
 pub const LIFT: &str = "ptxeq.lift/1";
+
+/// The `ptxeq.check/1` report: an equivalence check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckReport {
+    /// Always [`CHECK`].
+    pub schema: String,
+    pub verdict: Verdict,
+    /// The verdict is `unsupported` because an element or a CTA could not
+    /// be decided (not because a kernel's race check was).
+    pub undecided: bool,
+    /// The kernel (`reference` / `candidate`) whose race check decided the
+    /// verdict; null when the outputs were compared.
+    pub failing_kernel: Option<String>,
+    pub kernels: Vec<Kernel>,
+    /// The name of every input number (tensors, then symbolic scalars),
+    /// as counterexamples use them.
+    pub tensor_numbers: Vec<String>,
+    pub symbolic_scalars: Vec<String>,
+    /// Per output tensor: element counts and the first failing elements.
+    pub outputs: Vec<Output>,
+    /// The reference's CTAs compared (null when nothing was compared).
+    pub ctas: Option<Vec<[u32; 3]>>,
+    pub candidate_ctas: Option<Vec<[u32; 3]>>,
+    pub all_ctas_checked: Option<bool>,
+    pub stats: Option<Stats>,
+    /// Why a CTA could not be compared.
+    pub problems: Vec<String>,
+    pub reference: Reference,
+    pub assumptions: Vec<String>,
+    pub ctas_checked: String,
+    pub scope_assumptions: Vec<String>,
+    pub constant_recoveries: Vec<String>,
+    pub idiom_assumptions: Vec<String>,
+    pub binding_assumptions: Vec<String>,
+    pub time_ms: f64,
+}
+
+/// What the candidate is compared against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Reference {
+    Kernel,
+    Formula {
+        formula: String,
+        file: Option<String>,
+    },
+}
+
+/// One output tensor of a check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    /// Its input number.
+    pub tensor: u32,
+    pub name: String,
+    pub shape: Vec<u64>,
+    /// The compared region (half-open ranges per dimension), if limited.
+    pub compare_region: Option<Vec<[u64; 2]>>,
+    /// Written elements outside the compared region.
+    pub outside: u64,
+    pub compared: u64,
+    pub proved: u64,
+    pub refuted: u64,
+    pub unknown: u64,
+    /// Proved because both kernels built the same term.
+    pub identical: u64,
+    pub failures: Vec<ElementFailure>,
+}
+
+/// A refuted or undecided element.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElementFailure {
+    pub index: u64,
+    pub coords: Vec<u64>,
+    /// The reference's formula of the element.
+    pub reference: String,
+    pub candidate: String,
+    /// `{"kind": "refuted" | "written-by-one" | "bits-differ" | "unknown"
+    /// | "unsupported", …}` with the counterexample or the reason.
+    pub failure: Value,
+}
+
+/// Element decisions of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stats {
+    pub decided: u64,
+    pub memo_hits: u64,
+    pub micros: u64,
+}
+
+/// The `ptxeq.race/1` report: a race check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RaceReport {
+    /// Always [`RACE`].
+    pub schema: String,
+    pub verdict: Verdict,
+    pub kernels: Vec<Kernel>,
+    pub assumptions: Vec<String>,
+    pub grid_notes: Vec<String>,
+    pub binding_assumptions: Vec<String>,
+    pub time_ms: f64,
+}
+
+/// One kernel's race check (in both reports).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kernel {
+    /// `reference`, `candidate` or `kernel`.
+    pub role: String,
+    pub ptx: PathBuf,
+    /// The entry's name as in the PTX (mangled for C++ kernels).
+    pub entry: String,
+    /// The demangled entry name, when it is a mangled C++ name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_demangled: Option<String>,
+    pub verdict: Verdict,
+    /// Why the kernel is outside the structured class, if it is.
+    pub structured_problems: Option<Value>,
+    pub idioms: Vec<Idiom>,
+    pub ctas: Vec<Cta>,
+    /// Conflicts between CTAs run together.
+    pub cross_cta: Vec<Value>,
+    pub launch: Launch,
+}
+
+/// A recognised math-library expansion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Idiom {
+    pub function: String,
+    pub form: String,
+    pub first_instruction: u32,
+    pub last_instruction: u32,
+    pub assumptions: Vec<String>,
+}
+
+/// One CTA run: its counters and findings (each a `ptxeq_exec::Finding`
+/// with `positions`: the instructions involved, resolved to PTX and source
+/// lines).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cta {
+    pub cta: [u32; 3],
+    pub stats: Value,
+    pub findings: Vec<Value>,
+}
+
+/// The launch a kernel ran with and the CTAs it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    pub block: Option<[u32; 3]>,
+    pub grid: [u32; 3],
+    pub dynamic_shared: u32,
+    /// How the CTAs were chosen, in words.
+    pub ctas_rule: String,
+    pub ctas_run: Vec<[u32; 3]>,
+    /// Whether the CTAs run cover every compared element.
+    pub covers_compared: bool,
+    pub assumptions: Vec<String>,
+}
+
+/// The `ptxeq.lift/1` report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiftReport {
+    /// Always [`LIFT`].
+    pub schema: String,
+    pub kernels: Vec<LiftKernel>,
+}
+
+/// One kernel's lifted formulas.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiftKernel {
+    pub role: String,
+    pub entry: String,
+    pub ptx: String,
+    /// Why nothing was lifted.
+    pub problem: Option<String>,
+    /// Per tensor: `name`, `elements`, `formula`, `why_not`, `candidate`.
+    pub tensors: Vec<Value>,
+    /// Every lifted formula, as spec text.
+    pub formula: String,
+}
+
+/// Any report, told apart by its `"schema"`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyReport {
+    Check(Box<CheckReport>),
+    Race(RaceReport),
+    Lift(LiftReport),
+}
+
+/// Reads a report of any schema: its `"schema"` word picks the type, and
+/// a field the type does not know, or a missing one, is an error.
+pub fn parse(json: &Value) -> Result<AnyReport, String> {
+    let schema = json
+        .get("schema")
+        .and_then(Value::as_str)
+        .ok_or("the report has no \"schema\" word")?;
+    let err = |e: serde_json::Error| format!("not a {schema} report: {e}");
+    match schema {
+        CHECK => serde_json::from_value(json.clone())
+            .map(|r| AnyReport::Check(Box::new(r)))
+            .map_err(err),
+        RACE => serde_json::from_value(json.clone())
+            .map(AnyReport::Race)
+            .map_err(err),
+        LIFT => serde_json::from_value(json.clone())
+            .map(AnyReport::Lift)
+            .map_err(err),
+        other => Err(format!(
+            "unknown report schema `{other}` (this ptxeq reads {CHECK}, {RACE}, {LIFT})"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_and_schemas_are_rejected() {
+        let race = serde_json::json!({
+            "schema": RACE, "verdict": "race-free", "kernels": [],
+            "assumptions": [], "grid_notes": [], "binding_assumptions": [],
+            "time_ms": 1.0,
+        });
+        assert!(matches!(parse(&race), Ok(AnyReport::Race(_))));
+        let mut extra = race.clone();
+        extra["surprise"] = Value::Bool(true);
+        let e = parse(&extra).unwrap_err();
+        assert!(e.contains("surprise"), "{e}");
+        let mut bad = race.clone();
+        bad["verdict"] = Value::from("maybe");
+        assert!(parse(&bad).is_err());
+        let mut other = race;
+        other["schema"] = Value::from("ptxeq.race/9");
+        assert!(parse(&other).unwrap_err().contains("unknown report schema"));
+    }
+}

@@ -9,11 +9,10 @@
 
 use std::path::PathBuf;
 
-use ptxeq_check::{Checker, Mode, Outcome, Request, SmtKind, Verdict};
+use ptxeq_check::{Checker, Mode, Outcome, Request, SmtKind, Verdict, schema};
 use ptxeq_db::{CheckReport, Database};
 use ptxeq_spec::CheckSpec;
 use ptxeq_verdicts::{ElementFailure, Failure, TensorVerdicts};
-use serde_json::json;
 
 use crate::exit::Exit;
 use crate::sarif::ReportFormat;
@@ -442,16 +441,41 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
     }
 }
 
-/// What the reference is: `{"kind": "kernel"}` or `{"kind": "formula",
-/// "formula": TEXT, "file": PATH | null}`.
-fn reference_json(spec: &CheckSpec) -> serde_json::Value {
+/// What the reference is: a kernel, or a formula (its text and file).
+fn reference_json(spec: &CheckSpec) -> schema::Reference {
     match spec.kernels.formula() {
-        Some(f) => json!({
-            "kind": "formula",
-            "formula": f.text,
-            "file": f.file.as_ref().map(|p| p.display().to_string()),
-        }),
-        None => json!({ "kind": "kernel" }),
+        Some(f) => schema::Reference::Formula {
+            formula: f.text.clone(),
+            file: f.file.as_ref().map(|p| p.display().to_string()),
+        },
+        None => schema::Reference::Kernel,
+    }
+}
+
+/// The schema form of an output tensor's element verdicts.
+fn output_json(t: &TensorVerdicts) -> schema::Output {
+    schema::Output {
+        tensor: t.tensor,
+        name: t.name.clone(),
+        shape: t.shape.clone(),
+        compare_region: t.compare_region.clone(),
+        outside: t.outside,
+        compared: t.compared,
+        proved: t.proved,
+        refuted: t.refuted,
+        unknown: t.unknown,
+        identical: t.identical,
+        failures: t
+            .failures
+            .iter()
+            .map(|f| schema::ElementFailure {
+                index: f.index,
+                coords: f.coords.clone(),
+                reference: f.reference.clone(),
+                candidate: f.candidate.clone(),
+                failure: serde_json::to_value(&f.failure).unwrap_or_default(),
+            })
+            .collect(),
     }
 }
 
@@ -464,33 +488,38 @@ fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) {
 /// bindings convert into a `CheckResult`).
 pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> serde_json::Value {
     let Some(report) = outcome.check_report() else {
-        return json!({ "schema": SCHEMA, "verdict": outcome.verdict });
+        return serde_json::Value::Null;
     };
-    let elapsed = outcome.elapsed;
     let spec = loaded.spec.spec(db);
     let names = InputNames::of(db, loaded, report);
-    let slot = outcome.decided_by.map(|s| s.word());
-    json!({
-        "schema": SCHEMA,
-        "verdict": outcome.verdict,
-        "undecided": outcome.verdict == Verdict::Unsupported && slot.is_none(),
-        "failing_kernel": slot,
-        "kernels": crate::cmd_race::kernels_json(db, &report.kernels),
-        "tensor_numbers": names.names,
-        "symbolic_scalars": names.symbols(),
-        "outputs": tensors(report),
-        "ctas": report.verdicts.as_ref().map(|v| &v.ctas),
-        "candidate_ctas": report.verdicts.as_ref().map(|v| &v.candidate_ctas),
-        "all_ctas_checked": report.verdicts.as_ref().map(|v| v.complete),
-        "stats": report.verdicts.as_ref().map(|v| v.stats),
-        "problems": report.problems,
-        "reference": reference_json(spec),
-        "assumptions": outcome.assumptions,
-        "ctas_checked": ctas_lines(report).join("; "),
-        "scope_assumptions": scope_assumptions(spec, report, &names),
-        "constant_recoveries": recoveries(report),
-        "idiom_assumptions": crate::cmd_race::idiom_assumptions(&report.kernels),
-        "binding_assumptions": crate::cmd_race::binding_assumptions(&report.kernels),
-        "time_ms": elapsed.as_secs_f64() * 1e3,
-    })
+    let failing_kernel = outcome.decided_by.map(|s| s.word().to_string());
+    let verdicts = report.verdicts.as_ref();
+    let out = schema::CheckReport {
+        schema: SCHEMA.to_string(),
+        verdict: outcome.verdict,
+        undecided: outcome.verdict == Verdict::Unsupported && failing_kernel.is_none(),
+        failing_kernel,
+        kernels: crate::cmd_race::kernels_json(db, &report.kernels),
+        symbolic_scalars: names.symbols().to_vec(),
+        tensor_numbers: names.names.clone(),
+        outputs: tensors(report).iter().map(output_json).collect(),
+        ctas: verdicts.map(|v| v.ctas.clone()),
+        candidate_ctas: verdicts.map(|v| v.candidate_ctas.clone()),
+        all_ctas_checked: verdicts.map(|v| v.complete),
+        stats: verdicts.map(|v| schema::Stats {
+            decided: v.stats.decided,
+            memo_hits: v.stats.memo_hits,
+            micros: v.stats.micros,
+        }),
+        problems: report.problems.clone(),
+        reference: reference_json(spec),
+        assumptions: outcome.assumptions.iter().map(|a| a.to_string()).collect(),
+        ctas_checked: ctas_lines(report).join("; "),
+        scope_assumptions: scope_assumptions(spec, report, &names),
+        constant_recoveries: recoveries(report),
+        idiom_assumptions: crate::cmd_race::idiom_assumptions(&report.kernels),
+        binding_assumptions: crate::cmd_race::binding_assumptions(&report.kernels),
+        time_ms: outcome.elapsed.as_secs_f64() * 1e3,
+    };
+    serde_json::to_value(out).unwrap_or_default()
 }

@@ -3,9 +3,8 @@
 
 use std::path::Path;
 
-use ptxeq_check::{Checker, Mode, Report, Request};
+use ptxeq_check::{Checker, Mode, Report, Request, schema};
 use ptxeq_db::LiftReport;
-use serde_json::json;
 
 use crate::exit::Exit;
 use crate::sarif::ReportFormat;
@@ -74,18 +73,23 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
 /// The `ptxeq.lift/1` JSON report (`--format json`; also what the Python
 /// bindings return from `ptxeq.lift`).
 pub fn report_json(reports: &[LiftReport]) -> serde_json::Value {
-    let kernels: Vec<_> = reports
-        .iter()
-        .map(|r| {
-            json!({
-                "role": r.kernel.slot.word(),
-                "entry": r.kernel.entry,
-                "ptx": r.kernel.ptx.display().to_string(),
-                "problem": r.problem,
-                "tensors": r.tensors,
-                "formula": ptxeq_db::lifted_text(r),
+    let report = schema::LiftReport {
+        schema: SCHEMA.to_string(),
+        kernels: reports
+            .iter()
+            .map(|r| schema::LiftKernel {
+                role: r.kernel.slot.word().to_string(),
+                entry: r.kernel.entry.clone(),
+                ptx: r.kernel.ptx.display().to_string(),
+                problem: r.problem.clone(),
+                tensors: r
+                    .tensors
+                    .iter()
+                    .map(|t| serde_json::to_value(t).unwrap_or_default())
+                    .collect(),
+                formula: ptxeq_db::lifted_text(r),
             })
-        })
-        .collect();
-    json!({ "schema": SCHEMA, "kernels": kernels })
+            .collect(),
+    };
+    serde_json::to_value(report).unwrap_or_default()
 }

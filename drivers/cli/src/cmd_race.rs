@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use ptxeq_check::{Checker, Mode, Outcome, Request};
+use ptxeq_check::{Checker, Mode, Outcome, Request, schema};
 use ptxeq_db::{Database, KernelRaceReport};
 use ptxeq_exec::{Finding, FindingKind, format_ranges};
-use serde_json::json;
 
 use crate::exit::Exit;
 use crate::positions::Resolver;
@@ -219,15 +218,16 @@ fn print_json(db: &Database, outcome: &Outcome) {
 /// bindings convert into a `CheckResult`).
 pub fn report_json(db: &Database, outcome: &Outcome) -> serde_json::Value {
     let reports = outcome.race_reports();
-    json!({
-        "schema": ptxeq_check::schema::RACE,
-        "verdict": outcome.verdict,
-        "kernels": kernels_json(db, reports),
-        "assumptions": outcome.assumptions,
-        "grid_notes": grid_notes(reports),
-        "binding_assumptions": binding_assumptions(reports),
-        "time_ms": outcome.elapsed.as_secs_f64() * 1e3,
-    })
+    let report = schema::RaceReport {
+        schema: schema::RACE.to_string(),
+        verdict: outcome.verdict,
+        kernels: kernels_json(db, reports),
+        assumptions: outcome.assumptions.iter().map(|a| a.to_string()).collect(),
+        grid_notes: grid_notes(reports),
+        binding_assumptions: binding_assumptions(reports),
+        time_ms: outcome.elapsed.as_secs_f64() * 1e3,
+    };
+    serde_json::to_value(report).unwrap_or_default()
 }
 
 /// Recognised math idioms grouped by function and form: `(what, where)`,
@@ -312,7 +312,7 @@ pub fn binding_assumptions(reports: &[KernelRaceReport]) -> Vec<String> {
 }
 
 /// The JSON form of each kernel's race report (shared with `ptxeq check`).
-pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<serde_json::Value> {
+pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<schema::Kernel> {
     reports
         .iter()
         .map(|r| {
@@ -333,35 +333,47 @@ pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<serde_js
                 v["positions"] = serde_json::to_value(positions).unwrap_or_default();
                 v
             };
-            json!({
-                "role": r.slot.word(),
-                "ptx": r.ptx,
-                "entry": r.entry,
-                "verdict": r.verdict.as_str(),
-                "structured_problems": r.structured.as_ref().map(|s| &s.problems),
-                "idioms": r.idioms.iter().map(|(func, rec)| json!({
-                    "function": func,
-                    "form": rec.form,
-                    "first_instruction": rec.first,
-                    "last_instruction": rec.last,
-                    "assumptions": rec.assumptions,
-                })).collect::<Vec<_>>(),
-                "ctas": r.ctas.iter().map(|(c, f, s)| json!({
-                    "cta": c,
-                    "stats": s,
-                    "findings": f.iter().map(finding).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-                "cross_cta": r.cross_cta.iter().map(finding).collect::<Vec<_>>(),
-                "launch": json!({
-                    "block": r.input.as_ref().map(|i| i.block).or(r.plan.launch.block),
-                    "grid": r.plan.launch.grid,
-                    "dynamic_shared": r.plan.launch.dynamic_shared,
-                    "ctas_rule": r.plan.how,
-                    "ctas_run": r.plan.ctas,
-                    "covers_compared": r.plan.covers,
-                    "assumptions": r.plan.assumptions(),
-                }),
-            })
+            schema::Kernel {
+                role: r.slot.word().to_string(),
+                ptx: r.ptx.clone(),
+                entry: r.entry.clone(),
+                entry_demangled: crate::names::demangled(&r.entry),
+                verdict: r.verdict,
+                structured_problems: r
+                    .structured
+                    .as_ref()
+                    .map(|s| serde_json::to_value(&s.problems).unwrap_or_default()),
+                idioms: r
+                    .idioms
+                    .iter()
+                    .map(|(func, rec)| schema::Idiom {
+                        function: func.clone(),
+                        form: rec.form.clone(),
+                        first_instruction: rec.first,
+                        last_instruction: rec.last,
+                        assumptions: rec.assumptions.clone(),
+                    })
+                    .collect(),
+                ctas: r
+                    .ctas
+                    .iter()
+                    .map(|(c, f, s)| schema::Cta {
+                        cta: *c,
+                        stats: serde_json::to_value(s).unwrap_or_default(),
+                        findings: f.iter().map(finding).collect(),
+                    })
+                    .collect(),
+                cross_cta: r.cross_cta.iter().map(finding).collect(),
+                launch: schema::Launch {
+                    block: r.input.as_ref().map(|i| i.block).or(r.plan.launch.block),
+                    grid: r.plan.launch.grid,
+                    dynamic_shared: r.plan.launch.dynamic_shared,
+                    ctas_rule: r.plan.how.clone(),
+                    ctas_run: r.plan.ctas.clone(),
+                    covers_compared: r.plan.covers,
+                    assumptions: r.plan.assumptions(),
+                },
+            }
         })
         .collect()
 }

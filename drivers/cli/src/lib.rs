@@ -36,6 +36,7 @@ pub mod exit;
 pub mod global;
 pub mod input;
 pub mod junit;
+pub mod names;
 pub mod positions;
 pub mod sarif;
 pub mod source_lines;

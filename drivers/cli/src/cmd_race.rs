@@ -84,7 +84,7 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
         outln!(
             "{} `{}` ({}): {}",
             r.slot.word(),
-            r.entry,
+            crate::names::readable(&r.entry),
             r.ptx.display(),
             r.verdict.as_str()
         );
@@ -99,13 +99,17 @@ pub fn print_kernels(db: &Database, reports: &[KernelRaceReport]) {
         for (form, lines) in idiom_summary(&res, r) {
             outln!("  math idiom recognised: {form} at {lines}");
         }
-        for (cta, findings, _) in &r.ctas {
-            for f in findings {
-                print_finding(&res, f, Some(*cta));
+        let all = r
+            .ctas
+            .iter()
+            .flat_map(|(cta, fs, _)| fs.iter().map(move |f| (Some(*cta), f)))
+            .chain(r.cross_cta.iter().map(|f| (None, f)));
+        for group in group_findings(all) {
+            let (cta, f) = group[0];
+            print_finding(&res, f, cta);
+            if group.len() > 1 {
+                outln!("    {}", more_like_it(&group[1..]));
             }
-        }
-        for f in &r.cross_cta {
-            print_finding(&res, f, None);
         }
         let threads: u64 = r.ctas.iter().map(|(_, _, s)| u64::from(s.threads)).sum();
         let instrs: u64 = r.ctas.iter().map(|(_, _, s)| s.instructions_executed).sum();
@@ -146,6 +150,113 @@ fn launch_line(r: &KernelRaceReport) -> String {
     )
 }
 
+/// Findings that are the same bug seen again: the same kind at the same
+/// instructions (with the same access kinds) in the same memory region,
+/// in another thread or CTA. One missing barrier gives one entry per
+/// conflicting thread pair and CTA; a reader needs one, with a count.
+fn group_key(f: &Finding) -> impl PartialEq + '_ {
+    (
+        f.kind,
+        f.accesses
+            .iter()
+            .map(|a| (a.instr, a.kind))
+            .collect::<Vec<_>>(),
+        f.accesses.is_empty().then_some(f.instr).flatten(),
+        f.location.as_ref().map(|l| (&l.region, &l.space)),
+        f.accesses.is_empty().then(|| f.message.as_str()),
+    )
+}
+
+/// `findings` in order, identical ones ([`group_key`]) gathered under
+/// their first occurrence.
+fn group_findings<'a>(
+    findings: impl Iterator<Item = (Option<[u32; 3]>, &'a Finding)>,
+) -> Vec<Vec<(Option<[u32; 3]>, &'a Finding)>> {
+    let mut groups: Vec<Vec<(Option<[u32; 3]>, &'a Finding)>> = Vec::new();
+    for (cta, f) in findings {
+        match groups
+            .iter_mut()
+            .find(|g| group_key(g[0].1) == group_key(f))
+        {
+            Some(g) => g.push((cta, f)),
+            None => groups.push(vec![(cta, f)]),
+        }
+    }
+    groups
+}
+
+/// `… and 15 more like it (same instructions): in CTAs (1,0,0), (2,0,0)
+/// and 1 more; threads 0-3, 64-67`.
+fn more_like_it(rest: &[(Option<[u32; 3]>, &Finding)]) -> String {
+    let mut ctas: Vec<[u32; 3]> = rest
+        .iter()
+        .flat_map(|(c, f)| c.iter().copied().chain(f.accesses.iter().filter_map(|a| a.cta)))
+        .collect();
+    ctas.sort();
+    ctas.dedup();
+    let threads: Vec<u32> = rest
+        .iter()
+        .flat_map(|(_, f)| {
+            f.accesses
+                .iter()
+                .map(|a| a.thread.linear)
+                .chain(f.thread.map(|t| t.linear))
+        })
+        .collect();
+    let mut out = format!("… and {} more like it (same instructions)", rest.len());
+    let mut parts = Vec::new();
+    if !ctas.is_empty() {
+        parts.push(format!("in CTAs {}", crate::cmd_check::cta_list(&ctas, 4)));
+    }
+    if !threads.is_empty() {
+        parts.push(format!(
+            "threads {}",
+            format_ranges(&ptxeq_exec::thread_ranges(threads))
+        ));
+    }
+    if !parts.is_empty() {
+        out.push_str(": ");
+        out.push_str(&parts.join("; "));
+    }
+    out
+}
+
+/// The width in bytes of an instruction's scalar type (`ld.shared.f32` →
+/// 4, `st.v2.f64` → 8), from its decoded text.
+fn access_width(text: &str) -> Option<u64> {
+    let op = text.split_whitespace().next()?;
+    op.split('.').rev().find_map(|part| {
+        let (kind, bits) = part.split_at(1.min(part.len()));
+        let bits: u64 = bits.parse().ok()?;
+        (matches!(kind, "f" | "b" | "u" | "s") && bits % 8 == 0 && bits > 0).then_some(bits / 8)
+    })
+}
+
+/// A memory location as a kernel engineer reads it: the variable
+/// demangled, the element coordinate first and the byte offset second.
+/// PTX declares a CUDA `__shared__ float part_s[N]` as bytes (`.b8
+/// part_s[4N]`), so a byte-typed variable's element is counted in units of
+/// the access's own type (`part_s[1] as f32` for byte offset 4).
+fn location_text(res: &Resolver<'_>, f: &Finding, loc: &ptxeq_exec::MemLocation) -> String {
+    let region = crate::names::demangle_words(&loc.region);
+    let instr = f.accesses.first().map(|a| a.instr).or(f.instr);
+    let width = instr.and_then(|i| access_width(&res.resolve(i).text));
+    match (loc.element, width) {
+        (Some(e), Some(w))
+            if e == loc.byte_offset && e > 0 && w > 1 && loc.byte_offset % w == 0 =>
+        {
+            format!(
+                "{region}[{}] as {w}-byte elements ({} byte offset {})",
+                loc.byte_offset / w,
+                loc.space,
+                loc.byte_offset
+            )
+        }
+        (Some(e), _) => format!("{region}[{e}] ({} byte offset {})", loc.space, loc.byte_offset),
+        (None, _) => format!("{region} ({} byte offset {})", loc.space, loc.byte_offset),
+    }
+}
+
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
     let word = match f.kind {
         FindingKind::Race => "race",
@@ -164,13 +275,14 @@ fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
         .map(|c| format!(" [CTA ({},{},{})]", c[0], c[1], c[2]))
         .unwrap_or_default();
     // Messages that already start with their kind word are not prefixed twice.
-    if f.message.starts_with(word) {
-        outln!("  {}{at}", f.message);
+    let message = crate::names::demangle_words(&f.message);
+    if message.starts_with(word) {
+        outln!("  {message}{at}");
     } else {
-        outln!("  {word}{at}: {}", f.message);
+        outln!("  {word}{at}: {message}");
     }
     if let Some(loc) = &f.location {
-        outln!("    memory: {loc}");
+        outln!("    memory: {}", location_text(res, f, loc));
     }
     for a in &f.accesses {
         let cta = a
@@ -376,4 +488,62 @@ pub fn kernels_json(db: &Database, reports: &[KernelRaceReport]) -> Vec<schema::
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod render_tests {
+    use super::{access_width, group_findings, more_like_it};
+    use ptxeq_exec::{AccessKind, AccessRef, Finding, FindingKind, InstrRef, ThreadRef};
+
+    fn race(cta: [u32; 3], t: u32, instrs: [u32; 2]) -> Finding {
+        let access = |linear: u32, index: u32, kind| AccessRef {
+            thread: ThreadRef {
+                tid: [linear, 0, 0],
+                linear,
+            },
+            instr: InstrRef { func: 0, index },
+            kind,
+            cta: Some(cta),
+        };
+        Finding {
+            kind: FindingKind::Race,
+            message: format!("data race on s[{t}]"),
+            reason: String::new(),
+            thread: None,
+            instr: None,
+            location: None,
+            accesses: vec![
+                access(t, instrs[0], AccessKind::Write),
+                access(t + 1, instrs[1], AccessKind::Read),
+            ],
+            waiting: Vec::new(),
+        }
+    }
+
+    /// One missing barrier seen by 4 thread pairs in each of 4 CTAs is one
+    /// entry with a count; a race at other instructions stays its own.
+    #[test]
+    fn identical_races_across_ctas_and_threads_are_grouped() {
+        let mut all = Vec::new();
+        for c in 0..4u32 {
+            for t in [0, 2, 4, 6] {
+                all.push(([c, 0, 0], race([c, 0, 0], t, [14, 19])));
+            }
+        }
+        all.push(([0, 0, 0], race([0, 0, 0], 8, [20, 21])));
+        let groups = group_findings(all.iter().map(|(c, f)| (Some(*c), f)));
+        assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), [16, 1]);
+        assert_eq!(
+            more_like_it(&groups[0][1..]),
+            "… and 15 more like it (same instructions): in CTAs (0,0,0), (1,0,0), (2,0,0), (3,0,0); threads t0..t7"
+        );
+    }
+
+    #[test]
+    fn access_widths_from_instruction_text() {
+        assert_eq!(access_width("ld.shared.f32 %f2, [%r4+4]"), Some(4));
+        assert_eq!(access_width("st.shared.v2.f64 [%r1], {%fd1, %fd2}"), Some(8));
+        assert_eq!(access_width("ld.global.nc.u8 %rs1, [%rd2]"), Some(1));
+        assert_eq!(access_width("bar.sync 0"), None);
+    }
 }

@@ -5,7 +5,7 @@
 
 use ptxeq_cli::{
     cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_ir, cmd_lift, cmd_parse, cmd_race,
-    cmd_terms, cmd_watch, diagnostics, global, sarif, spec_args, timings,
+    cmd_terms, cmd_watch, diagnostics, exit::Exit, global, sarif, spec_args, timings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -297,7 +297,19 @@ Examples (every check.toml key has a flag; README \"The check spec\" lists them)
 ";
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` are successes; every usage error is
+            // invalid input (exit 3), never 2, which means "undecided".
+            let _ = e.print();
+            return if e.use_stderr() {
+                Exit::Invalid.into()
+            } else {
+                Exit::Ok.into()
+            };
+        }
+    };
     cli.global.init_tracing();
     diagnostics::set_max_shown(cli.global.max_diagnostics);
     if cli.global.timings {

@@ -15,6 +15,18 @@ pub fn demangled(name: &str) -> Option<String> {
     (text != name).then_some(text)
 }
 
+/// A mangled name for human output: a function-local static (`_ZZ…`, a
+/// CUDA `__shared__` array declared in a kernel, demangled `void
+/// k<128>(float const*, float*)::tile`) by its own name (`tile`), as the
+/// source names it; any other mangled name demangled whole.
+pub fn short(mangled: &str) -> Option<String> {
+    let d = demangled(mangled)?;
+    Some(match (mangled.starts_with("_ZZ"), d.rfind("::")) {
+        (true, Some(at)) => d[at + 2..].to_owned(),
+        _ => d,
+    })
+}
+
 /// A name for human output: the demangled name, else the name itself.
 pub fn readable(name: &str) -> String {
     demangled(name).unwrap_or_else(|| name.to_owned())
@@ -37,7 +49,7 @@ pub fn demangle_words(text: &str) -> String {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
             .unwrap_or(tail.len());
         let word = &tail[..end];
-        match demangled(word).filter(|_| starts_word) {
+        match short(word).filter(|_| starts_word) {
             Some(d) => out.push_str(&d),
             None => out.push_str(word),
         }
@@ -59,10 +71,14 @@ mod tests {
         );
         assert_eq!(demangled("softmax_kernel"), None);
         assert_eq!(readable("triton_red_fused"), "triton_red_fused");
-        // A shared array declared in a function: `ln_opt::part_s`.
+        // A shared array declared in a function: by its own name.
+        assert_eq!(
+            short("_ZZ17forward_diff_smemILi128EEvPKfPfE4tile"),
+            Some("tile".to_string())
+        );
         assert_eq!(
             demangle_words("race on _ZZ6ln_optE6part_s[1] (x_Zy kept)"),
-            "race on ln_opt::part_s[1] (x_Zy kept)"
+            "race on part_s[1] (x_Zy kept)"
         );
     }
 }

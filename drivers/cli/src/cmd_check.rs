@@ -137,6 +137,8 @@ pub struct InputNames {
     pub names: Vec<String>,
     /// Numbers from here on are symbolic scalars (printed without index).
     pub first_symbol: u32,
+    /// Each tensor's shape (empty where unknown), for coordinates.
+    pub shapes: Vec<Vec<u64>>,
 }
 
 impl InputNames {
@@ -145,6 +147,7 @@ impl InputNames {
             Some(input) => InputNames {
                 names: input.input_names(),
                 first_symbol: input.first_symbol(),
+                shapes: input.tensors.iter().map(|t| t.shape.clone()).collect(),
             },
             // No kernel bound: the spec's own numbering (tensors, `[globals]`
             // inputs), then its symbolic scalars.
@@ -153,6 +156,10 @@ impl InputNames {
                 let mut names: Vec<String> =
                     spec.input_names().into_iter().map(str::to_owned).collect();
                 let first_symbol = names.len() as u32;
+                let shapes = names
+                    .iter()
+                    .map(|n| spec.tensors.get(n).map(|t| t.shape.clone()).unwrap_or_default())
+                    .collect();
                 names.extend(
                     spec.scalars
                         .iter()
@@ -162,17 +169,21 @@ impl InputNames {
                 InputNames {
                     names,
                     first_symbol,
+                    shapes,
                 }
             }
         }
     }
 
-    /// `x[i]` for a tensor element, `alpha` for a symbolic scalar.
+    /// `x[0,41]` for a tensor element (coordinates in its declared shape,
+    /// row-major; the flat index where the shape is unknown), `alpha` for
+    /// a symbolic scalar.
     pub(crate) fn label(&self, tensor: u32, index: u64) -> String {
+        let at = coordinates(self.shapes.get(tensor as usize).map_or(&[], |s| s), index);
         match self.names.get(tensor as usize) {
             Some(n) if tensor >= self.first_symbol => n.clone(),
-            Some(n) => format!("{n}[{index}]"),
-            None => format!("tensor#{tensor}[{index}]"),
+            Some(n) => format!("{n}[{at}]"),
+            None => format!("tensor#{tensor}[{at}]"),
         }
     }
 
@@ -182,6 +193,27 @@ impl InputNames {
             .get(self.first_symbol as usize..)
             .unwrap_or_default()
     }
+}
+
+/// A row-major flat `index` as coordinates of `shape` (`0,41` for index
+/// 41 of an `[2, 64]` tensor); the flat index when the shape is unknown or
+/// the index lies outside it.
+pub(crate) fn coordinates(shape: &[u64], index: u64) -> String {
+    let total = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+    if shape.len() < 2 || shape.contains(&0) || total.is_none_or(|t| index >= t) {
+        return index.to_string();
+    }
+    let mut rest = index;
+    let mut coords = vec![0u64; shape.len()];
+    for (c, &d) in coords.iter_mut().zip(shape).rev() {
+        *c = rest % d;
+        rest /= d;
+    }
+    coords
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// CTA ids in words: `(0,0,0), (1,0,0) and 6 more`.
@@ -522,4 +554,20 @@ pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> ser
         time_ms: outcome.elapsed.as_secs_f64() * 1e3,
     };
     serde_json::to_value(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::coordinates;
+
+    #[test]
+    fn flat_indices_print_as_coordinates() {
+        assert_eq!(coordinates(&[2, 64], 41), "0,41");
+        assert_eq!(coordinates(&[2, 64], 105), "1,41");
+        assert_eq!(coordinates(&[4, 3, 2], 23), "3,2,1");
+        // One dimension, unknown shape, out of range: the flat index.
+        assert_eq!(coordinates(&[128], 7), "7");
+        assert_eq!(coordinates(&[], 7), "7");
+        assert_eq!(coordinates(&[2, 2], 9), "9");
+    }
 }

@@ -146,17 +146,15 @@ impl Session {
     }
 }
 
-pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
+/// Watches `target` and re-checks on every change; with `timings`
+/// (`--timings`), each round prints its own pass timings.
+pub fn run(target: &Path, args: &SpecFlagArgs, timings: bool) -> Exit {
     let mut checker = Checker::new();
     let Some(mut session) = Session::start(checker.db(), target, args) else {
         return Exit::Invalid;
     };
     let (tx, rx) = mpsc::channel();
-    let mut watcher = match notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
-        if let Ok(ev) = ev {
-            let _ = tx.send(ev.paths);
-        }
-    }) {
+    let mut watcher = match watcher(tx) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: cannot watch files: {e}");
@@ -182,20 +180,15 @@ pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
             }
         };
     watch_dirs(&session, checker.db(), &mut watcher);
-    round(&checker, &session, &[]);
+    round(&checker, &session, &[], timings);
     let names = |s: &Session, db: &Database| -> BTreeSet<PathBuf> {
         s.watched(db).iter().map(|p| canonical(p)).collect()
     };
     let mut interesting = names(&session, checker.db());
     loop {
-        let Ok(paths) = rx.recv() else {
+        let Some(hit) = next_batch(&rx, &interesting) else {
             return Exit::Ok;
         };
-        let mut hit = paths.iter().any(|p| interesting.contains(&canonical(p)));
-        // Let the burst of events of one save settle.
-        while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
-            hit |= more.iter().any(|p| interesting.contains(&canonical(p)));
-        }
         if !hit {
             continue;
         }
@@ -205,12 +198,12 @@ pub fn run(target: &Path, args: &SpecFlagArgs) -> Exit {
         }
         watch_dirs(&session, checker.db(), &mut watcher);
         interesting = names(&session, checker.db());
-        round(&checker, &session, &changed);
+        round(&checker, &session, &changed, timings);
     }
 }
 
 /// One round: what changed, the report, the time.
-fn round(checker: &Checker, session: &Session, changed: &[PathBuf]) {
+fn round(checker: &Checker, session: &Session, changed: &[PathBuf], timings: bool) {
     outln!();
     if changed.is_empty() {
         outln!("== checking {}", session.target.display());
@@ -229,6 +222,70 @@ fn round(checker: &Checker, session: &Session, changed: &[PathBuf]) {
         ),
         None => outln!("== invalid input; watching for changes (Ctrl-C to stop)"),
     }
+    if timings {
+        eprint!(
+            "{}",
+            crate::timings::report(&crate::timings::take(), elapsed, None)
+        );
+    }
+}
+
+/// The longest a burst of modifications may postpone a round: a file
+/// rewritten continuously is still re-checked this often.
+const MAX_SETTLE: Duration = Duration::from_secs(2);
+
+/// A watcher that sends the paths of every event that may change a
+/// file's contents (created, modified, removed, renamed). Reads (an
+/// editor or language server opening the files, `Access` events) are not
+/// sent: they change nothing and must not keep a round waiting.
+pub fn watcher(
+    tx: mpsc::Sender<Vec<PathBuf>>,
+) -> notify::Result<notify::RecommendedWatcher> {
+    notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
+        if let Ok(ev) = ev
+            && is_modification(&ev.kind)
+        {
+            let _ = tx.send(ev.paths);
+        }
+    })
+}
+
+/// Whether an event may change a file's contents.
+fn is_modification(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    matches!(
+        kind,
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any
+    ) && !matches!(
+        kind,
+        EventKind::Modify(notify::event::ModifyKind::Metadata(
+            notify::event::MetadataKind::AccessTime
+        ))
+    )
+}
+
+/// Waits for the next modification and lets its burst settle (quiet for
+/// [`DEBOUNCE`], at most [`MAX_SETTLE`]): whether it touched an
+/// `interesting` file; `None` when the watcher is gone.
+pub fn next_batch(
+    rx: &mpsc::Receiver<Vec<PathBuf>>,
+    interesting: &BTreeSet<PathBuf>,
+) -> Option<bool> {
+    let paths = rx.recv().ok()?;
+    let touches = |ps: &[PathBuf]| ps.iter().any(|p| interesting.contains(&canonical(p)));
+    let mut hit = touches(&paths);
+    let deadline = Instant::now() + MAX_SETTLE;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        match rx.recv_timeout(DEBOUNCE.min(left)) {
+            Ok(more) => hit |= touches(&more),
+            Err(_) => break,
+        }
+    }
+    Some(hit)
 }
 
 fn canonical(p: &Path) -> PathBuf {
@@ -312,5 +369,41 @@ mod tests {
         let r = recheck(&checker, &s.loaded).unwrap();
         assert_eq!(r.verdict, Verdict::Equivalent);
         assert_eq!(r.exit, Exit::Ok);
+    }
+
+    /// A process reading the watched files all the time (an editor, a
+    /// language server) neither triggers nor starves a round: the write
+    /// that happens meanwhile is seen, within the settle bound.
+    #[test]
+    fn a_polling_reader_does_not_hide_a_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("k.ptx");
+        std::fs::write(&file, "// v1\n").unwrap();
+        let (tx, rx) = mpsc::channel();
+        let mut w = watcher(tx).unwrap();
+        w.watch(dir.path(), RecursiveMode::NonRecursive).unwrap();
+        let interesting: BTreeSet<PathBuf> = [canonical(&file)].into_iter().collect();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (stop, dir, file) = (stop.clone(), dir.path().to_path_buf(), file.clone());
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = std::fs::read_to_string(&file);
+                    let _ = std::fs::read_dir(&dir).map(|d| d.count());
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        };
+        // Reads alone send nothing.
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(rx.try_recv().is_err(), "a read was taken for a change");
+        let start = Instant::now();
+        std::fs::write(&file, "// v2\n").unwrap();
+        let hit = next_batch(&rx, &interesting);
+        let waited = start.elapsed();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        reader.join().unwrap();
+        assert_eq!(hit, Some(true));
+        assert!(waited < MAX_SETTLE + Duration::from_secs(1), "{waited:?}");
     }
 }

@@ -356,7 +356,7 @@ fn main() -> ExitCode {
                 jobs,
             },
         ),
-        Command::Watch { target, spec } => cmd_watch::run(&target, &spec),
+        Command::Watch { target, spec } => cmd_watch::run(&target, &spec, cli.global.timings),
         Command::Parse { files, unknown } => cmd_parse::run(&files, unknown),
         Command::Ir { file, entry, funcs } => cmd_ir::run(&file, entry.as_deref(), funcs),
         Command::Check {

@@ -74,6 +74,12 @@ fn record(name: &'static str, self_time: Duration) {
     e.1 += self_time;
 }
 
+/// What the layer has summed since the last `take` (and clears it): one
+/// round of `watch --timings`.
+pub fn take() -> Totals {
+    std::mem::take(&mut *TOTALS.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// What the layer has summed so far.
 pub fn totals() -> Totals {
     TOTALS.lock().unwrap_or_else(|e| e.into_inner()).clone()

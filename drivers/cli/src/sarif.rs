@@ -79,7 +79,7 @@ pub fn render_check(
         .kernels
         .iter()
         .find(|k| k.slot == Slot::Candidate)
-        .map(|k| (uri(&k.file.path(db).to_string_lossy()), k.entry.clone()))
+        .map(|k| (k.file.path(db).to_string_lossy().into_owned(), k.entry.clone()))
         .unwrap_or_default();
     for t in report.verdicts.iter().flat_map(|v| &v.tensors) {
         for f in &t.failures {
@@ -142,7 +142,7 @@ fn race_results(db: &Database, reports: &[KernelRaceReport]) -> Vec<Value> {
     let mut results = Vec::new();
     for r in reports {
         let res = Resolver::new(db, r.file, r.input.as_deref());
-        let ptx = uri(&r.file.path(db).to_string_lossy());
+        let ptx = r.file.path(db).to_string_lossy().into_owned();
         if let Some(s) = &r.structured {
             for p in &s.problems {
                 let pos = res.resolve_named(&p.function, p.instr);
@@ -258,8 +258,12 @@ fn result(rule: Verdict, text: &str, ptx: &str, sites: &[(Position, String)]) ->
         }
         if let (Some(file), Some(line)) = (&pos.source_file, pos.source_line) {
             id += 1;
+            // nvcc's `.file` path is relative to where it ran (beside the
+            // PTX) or absolute: the file found on disk, else as written.
+            let found = crate::source_lines::locate(std::path::Path::new(ptx), file)
+                .map(|p| p.to_string_lossy().into_owned());
             let src = location(
-                &uri(file),
+                found.as_deref().unwrap_or(file),
                 Some(line),
                 &pos.function,
                 &format!("source of {msg}"),
@@ -279,8 +283,30 @@ fn result(rule: Verdict, text: &str, ptx: &str, sites: &[(Position, String)]) ->
     v
 }
 
-fn location(uri: &str, line: Option<u32>, function: &str, message: &str) -> Value {
-    let mut phys = json!({ "artifactLocation": { "uri": uri } });
+/// A SARIF `artifactLocation` for a file path: relative to the checkout
+/// (`uriBaseId` `%SRCROOT%`, which code-scanning tools set to the
+/// repository root) when the path is relative or lies under the current
+/// directory, else an absolute `file://` URI.
+fn artifact(path: &str) -> Value {
+    let p = std::path::Path::new(path);
+    let relative = if p.is_absolute() {
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.to_path_buf()))
+    } else {
+        Some(p.components().collect())
+    };
+    match relative {
+        Some(r) => json!({
+            "uri": uri(&r.to_string_lossy()),
+            "uriBaseId": "%SRCROOT%",
+        }),
+        None => json!({ "uri": format!("file://{}", uri(path)) }),
+    }
+}
+
+fn location(path: &str, line: Option<u32>, function: &str, message: &str) -> Value {
+    let mut phys = json!({ "artifactLocation": artifact(path) });
     if let Some(l) = line.filter(|l| *l >= 1) {
         phys["region"] = json!({ "startLine": l });
     }
@@ -406,5 +432,18 @@ mod tests {
     #[test]
     fn uris() {
         assert_eq!(uri(r"a\b c%.ptx"), "a/b%20c%25.ptx");
+        assert_eq!(
+            artifact("corpus/a/./k.ptx"),
+            json!({ "uri": "corpus/a/k.ptx", "uriBaseId": "%SRCROOT%" })
+        );
+        let here = std::env::current_dir().unwrap().join("x/k.cu");
+        assert_eq!(
+            artifact(&here.to_string_lossy()),
+            json!({ "uri": "x/k.cu", "uriBaseId": "%SRCROOT%" })
+        );
+        assert_eq!(
+            artifact("/nowhere-else/k.cu")["uri"],
+            "file:///nowhere-else/k.cu"
+        );
     }
 }

@@ -26,6 +26,12 @@ fn candidates(ptx: &Path, source: &str) -> Vec<PathBuf> {
     v
 }
 
+/// The file on disk that `source` (a `.file` path) names for the PTX file
+/// at `ptx`, if any.
+pub fn locate(ptx: &Path, source: &str) -> Option<PathBuf> {
+    candidates(ptx, source).into_iter().find(|p| p.is_file())
+}
+
 /// Line `line` (1-based) of the source file, trimmed, with the path it was
 /// read from; `None` when no candidate file exists or it is too short.
 pub fn source_line(ptx: &Path, source: &str, line: u32) -> Option<(PathBuf, String)> {

@@ -358,7 +358,20 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
             );
         }
         for f in t.failures.iter().take(show) {
-            print_failure(&t.name, &names, f);
+            let diff = matches!(f.failure, Failure::Refuted { .. } | Failure::Unknown { .. })
+                .then(|| {
+                    crate::formula_diff::describe(
+                        db,
+                        loaded.spec,
+                        &loaded.kernels,
+                        &names,
+                        t.tensor,
+                        f.index,
+                        DIFF_WIDTH,
+                    )
+                })
+                .flatten();
+            print_failure(&t.name, &names, f, diff);
         }
         let failing = (t.refuted + t.unknown) as usize;
         let shown = t.failures.len().min(show);
@@ -421,7 +434,12 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
 /// Inputs of a counterexample printed before eliding.
 const WITNESS_SHOWN: usize = 12;
 
-fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
+/// Characters of each differing sub-term printed.
+const DIFF_WIDTH: usize = 160;
+
+/// One failing element: both formulas, where they first differ (`diff`,
+/// reference then candidate) and the witness.
+fn print_failure(name: &str, names: &InputNames, f: &ElementFailure, diff: Option<[String; 2]>) {
     let coords: Vec<String> = f.coords.iter().map(|c| c.to_string()).collect();
     let what = match &f.failure {
         Failure::Refuted { .. } => "refuted".to_string(),
@@ -433,6 +451,10 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure) {
     outln!("  {name}[{}]: {what}", coords.join(","));
     outln!("    reference: {}", f.reference);
     outln!("    candidate: {}", f.candidate);
+    if let Some([r, c]) = diff {
+        outln!("    first difference: the reference has {r}");
+        outln!("                      where the candidate has {c}");
+    }
     match &f.failure {
         Failure::Refuted { counterexample: cx } => {
             // Symbolic scalars first: few, and what a reader looks for.

@@ -258,17 +258,13 @@ fn location_text(res: &Resolver<'_>, f: &Finding, loc: &ptxeq_exec::MemLocation)
 }
 
 fn print_finding(res: &Resolver<'_>, f: &Finding, cta: Option<[u32; 3]>) {
+    // The verdict word of the finding's kind; the kinds that only make a
+    // run undecided say what they are.
     let word = match f.kind {
-        FindingKind::Race => "race",
-        FindingKind::OrderDependent => "order-dependent",
-        FindingKind::Deadlock => "deadlock",
-        FindingKind::Divergence => "divergence",
-        FindingKind::OutOfBounds => "out-of-bounds",
-        FindingKind::Uninitialised => "uninitialised",
-        FindingKind::Unsupported => "unsupported",
         FindingKind::ResourceLimit => "resource limit",
         FindingKind::Trap => "trap",
         FindingKind::DivisionByZero => "division by zero",
+        k => k.verdict().as_str(),
     };
     let at = cta
         .filter(|c| *c != [0, 0, 0])

@@ -33,6 +33,7 @@ pub mod cmd_terms;
 pub mod cmd_watch;
 pub mod diagnostics;
 pub mod exit;
+pub mod formula_diff;
 pub mod global;
 pub mod input;
 pub mod junit;

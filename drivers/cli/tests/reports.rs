@@ -149,6 +149,12 @@ fn human_report_of_an_out_of_bounds_access() {
 fn human_report_of_a_refuted_element() {
     let (code, out, _) = ptxeq(&["check", "corpus/bugs/reduce-drop-last-element/check.toml"]);
     assert_eq!(code, 1, "{out}");
+    // The candidate drops the last element of the reduction: the first
+    // difference is that one summand, not two 250-character sums.
+    assert!(
+        out.contains("first difference: the reference has x[999]\n"),
+        "{out}"
+    );
     insta::assert_snapshot!(redact_human(&out));
 }
 

@@ -1,0 +1,247 @@
+//! Where two formulas first differ: instead of two long strings, the
+//! smallest sub-terms in which a refuted element's reference and candidate
+//! formulas part ways (`reference has x[1023], the candidate does not`).
+//!
+//! Both kernels' output terms are imported into one hash-consed store, so
+//! equal sub-terms are one node and the walk stops wherever the two agree.
+//! Commutative operators (sums, products, max/min, boolean and/or/xor)
+//! are compared as multisets of operands: a sum that lost one summand
+//! shows that summand, not a reordered list.
+
+use ptxeq_db::{CtaKey, Database, KernelSlot, Slot, SourceFile, SpecInput};
+use ptxeq_terms::{Node, TermId, Terms};
+
+/// How many differing operands of one operator are named.
+const SHOWN: usize = 4;
+
+/// One difference: a sub-term of the reference and/or of the candidate
+/// (`None`: the operator on that side has no such operand).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    pub reference: Vec<TermId>,
+    pub candidate: Vec<TermId>,
+}
+
+/// The operands of a commutative operator, or `None`.
+fn commutative(n: &Node) -> Option<&[TermId]> {
+    match n {
+        Node::Add(ops)
+        | Node::Mul(ops)
+        | Node::Max(ops)
+        | Node::Min(ops)
+        | Node::And(ops)
+        | Node::Or(ops)
+        | Node::Xor(ops) => Some(ops),
+        _ => None,
+    }
+}
+
+/// Operands gathered through nested operators of the same kind: how many
+/// at most (a bound on work for huge DAGs; past it the direct operands
+/// are compared).
+const FLATTEN_BUDGET: usize = 1 << 16;
+
+/// The operands of `t`'s commutative operator with nested operators of
+/// the same kind opened (`(a + b) + (c + d)` → `a, b, c, d`): a tree
+/// reduction and a sequential one then compare summand by summand.
+fn flat_operands(terms: &Terms, t: TermId) -> Vec<TermId> {
+    let kind = std::mem::discriminant(terms.node(t));
+    let mut out = Vec::new();
+    let mut stack = vec![t];
+    while let Some(x) = stack.pop() {
+        let n = terms.node(x);
+        match commutative(n) {
+            Some(ops) if std::mem::discriminant(n) == kind => {
+                stack.extend(ops.iter().rev().copied());
+            }
+            _ => out.push(x),
+        }
+        if out.len() + stack.len() > FLATTEN_BUDGET {
+            return commutative(terms.node(t)).map(<[TermId]>::to_vec).unwrap_or_default();
+        }
+    }
+    out
+}
+
+/// Multiset difference `a \ b`.
+fn minus(a: &[TermId], b: &[TermId]) -> Vec<TermId> {
+    let mut rest: std::collections::HashMap<TermId, usize> = std::collections::HashMap::new();
+    for y in b {
+        *rest.entry(*y).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    for x in a {
+        match rest.get_mut(x) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.push(*x),
+        }
+    }
+    out
+}
+
+/// The smallest sub-terms where `a` and `b` differ (`None` when equal).
+pub fn first_difference(terms: &Terms, a: TermId, b: TermId) -> Option<Difference> {
+    if a == b {
+        return None;
+    }
+    let (na, nb) = (terms.node(a), terms.node(b));
+    let whole = Difference {
+        reference: vec![a],
+        candidate: vec![b],
+    };
+    if std::mem::discriminant(na) != std::mem::discriminant(nb) {
+        return Some(whole);
+    }
+    if commutative(na).is_some() && commutative(nb).is_some() {
+        let (oa, ob) = (flat_operands(terms, a), flat_operands(terms, b));
+        let (only_a, only_b) = (minus(&oa, &ob), minus(&ob, &oa));
+        return Some(match (only_a.as_slice(), only_b.as_slice()) {
+            // The same operands (a different operator kind of one family,
+            // e.g. integer widths): the whole terms differ.
+            ([], []) => whole,
+            // One operand changed: look inside it.
+            ([x], [y]) => first_difference(terms, *x, *y).unwrap_or(whole),
+            _ => Difference {
+                reference: only_a.into_iter().take(SHOWN).collect(),
+                candidate: only_b.into_iter().take(SHOWN).collect(),
+            },
+        });
+    }
+    let (ca, cb): (Vec<TermId>, Vec<TermId>) =
+        (na.children().collect(), nb.children().collect());
+    if ca.len() != cb.len() || ca.is_empty() {
+        return Some(whole);
+    }
+    let differing: Vec<(TermId, TermId)> = ca
+        .into_iter()
+        .zip(cb)
+        .filter(|(x, y)| x != y)
+        .collect();
+    match differing.as_slice() {
+        [(x, y)] => first_difference(terms, *x, *y).or(Some(whole)),
+        _ => Some(whole),
+    }
+}
+
+/// The output terms of one element of one kernel of a checked pair,
+/// imported into `terms`: from the first CTA (of those the kernel runs)
+/// that writes it.
+fn element_term(
+    db: &Database,
+    terms: &mut Terms,
+    k: KernelSlot<'_>,
+    tensor: u32,
+    index: u64,
+) -> Option<TermId> {
+    for &cta in &ptxeq_db::kernel_ctas(db, k).ctas {
+        let Some(state) = ptxeq_db::symbolic(db, CtaKey::new(db, k, cta)) else {
+            continue;
+        };
+        let found = state
+            .import_into(terms)
+            .into_iter()
+            .filter(|(t, _)| *t == tensor)
+            .flat_map(|(_, elems)| elems)
+            .find(|(i, _)| *i == index)
+            .map(|(_, id)| id);
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The first difference of element `index` of output `tensor` between the
+/// reference and candidate kernels of a pair check, rendered: one line
+/// per side (`reference: x[1023] + …`, `candidate: (no such operand)`).
+/// `None` for a formula reference or when either term is not at hand.
+pub fn describe(
+    db: &Database,
+    spec: SpecInput,
+    kernels: &[(Slot, SourceFile)],
+    names: &crate::cmd_check::InputNames,
+    tensor: u32,
+    index: u64,
+    width: usize,
+) -> Option<[String; 2]> {
+    let file = |s: Slot| kernels.iter().find(|(k, _)| *k == s).map(|&(_, f)| f);
+    let (rf, cf) = (file(Slot::Reference)?, file(Slot::Candidate)?);
+    let mut terms = Terms::new();
+    terms.set_tensor_names(names.names.clone());
+    terms.set_scalar_inputs(names.first_symbol);
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let a = element_term(db, &mut terms, rk, tensor, index)?;
+    let b = element_term(db, &mut terms, ck, tensor, index)?;
+    let d = first_difference(&terms, a, b)?;
+    let side = |ids: &[TermId], other: &[TermId]| -> String {
+        if ids.is_empty() {
+            return if other.len() == 1 {
+                "nothing in its place".to_owned()
+            } else {
+                "nothing in their place".to_owned()
+            };
+        }
+        ids.iter()
+            .map(|&t| terms.display_limited(t, width).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some([
+        side(&d.reference, &d.candidate),
+        side(&d.candidate, &d.reference),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxeq_terms::Rat;
+
+    fn sum(t: &mut Terms, xs: &[TermId]) -> TermId {
+        let mut acc = xs[0];
+        for &x in &xs[1..] {
+            acc = t.add(acc, x);
+        }
+        acc
+    }
+
+    #[test]
+    fn a_sum_that_lost_a_summand_names_that_summand() {
+        let mut t = Terms::new();
+        let x: Vec<TermId> = (0..6).map(|i| t.input(0, i)).collect();
+        let full = sum(&mut t, &x);
+        let dropped = sum(&mut t, &x[..5]);
+        let d = first_difference(&t, full, dropped).unwrap();
+        assert_eq!(d.reference, vec![x[5]]);
+        assert!(d.candidate.is_empty());
+    }
+
+    #[test]
+    fn a_tree_sum_and_a_sequential_one_compare_summand_by_summand() {
+        let mut t = Terms::new();
+        let x: Vec<TermId> = (0..8).map(|i| t.input(0, i)).collect();
+        let seq = sum(&mut t, &x);
+        let l = sum(&mut t, &x[..4]);
+        let r = sum(&mut t, &[x[4], x[6], x[5]]);
+        let tree = t.add(l, r);
+        let d = first_difference(&t, seq, tree).unwrap();
+        assert_eq!((d.reference, d.candidate), (vec![x[7]], vec![]));
+    }
+
+    #[test]
+    fn a_changed_operand_deep_inside_is_found() {
+        let mut t = Terms::new();
+        let (x0, x1, x2) = (t.input(0, 0), t.input(0, 1), t.input(0, 2));
+        let e1 = t.exp(x1);
+        let e2 = t.exp(x2);
+        let two = t.constant(Rat::from_i64(2));
+        let p = t.mul(two, e1);
+        let q = t.mul(two, e2);
+        let a = sum(&mut t, &[x0, p]);
+        let b = sum(&mut t, &[x0, q]);
+        let d = first_difference(&t, a, b).unwrap();
+        assert_eq!((d.reference, d.candidate), (vec![x1], vec![x2]));
+        assert_eq!(first_difference(&t, a, a), None);
+    }
+}

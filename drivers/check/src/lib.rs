@@ -354,7 +354,7 @@ impl Checker {
             .map(|n| (n, SmtKind::Formula)),
             _ => ptxeq_db::emit_smt(db, loaded.spec, &loaded.kernels, dir)
                 .map(|n| (n, SmtKind::Pair))
-            .map_err(|e| e.to_string()),
+                .map_err(|e| e.to_string()),
         }
     }
 }

@@ -158,7 +158,12 @@ impl InputNames {
                 let first_symbol = names.len() as u32;
                 let shapes = names
                     .iter()
-                    .map(|n| spec.tensors.get(n).map(|t| t.shape.clone()).unwrap_or_default())
+                    .map(|n| {
+                        spec.tensors
+                            .get(n)
+                            .map(|t| t.shape.clone())
+                            .unwrap_or_default()
+                    })
                     .collect();
                 names.extend(
                     spec.scalars

@@ -163,16 +163,17 @@ fn group_key(f: &Finding) -> impl PartialEq + '_ {
             .collect::<Vec<_>>(),
         f.accesses.is_empty().then_some(f.instr).flatten(),
         f.location.as_ref().map(|l| (&l.region, &l.space)),
-        f.accesses.is_empty().then(|| f.message.as_str()),
+        f.accesses.is_empty().then_some(f.message.as_str()),
     )
 }
 
+/// A finding with the CTA it was found in (`None`: between CTAs).
+type Located<'a> = (Option<[u32; 3]>, &'a Finding);
+
 /// `findings` in order, identical ones ([`group_key`]) gathered under
 /// their first occurrence.
-fn group_findings<'a>(
-    findings: impl Iterator<Item = (Option<[u32; 3]>, &'a Finding)>,
-) -> Vec<Vec<(Option<[u32; 3]>, &'a Finding)>> {
-    let mut groups: Vec<Vec<(Option<[u32; 3]>, &'a Finding)>> = Vec::new();
+fn group_findings<'a>(findings: impl Iterator<Item = Located<'a>>) -> Vec<Vec<Located<'a>>> {
+    let mut groups: Vec<Vec<Located<'a>>> = Vec::new();
     for (cta, f) in findings {
         match groups
             .iter_mut()
@@ -187,10 +188,14 @@ fn group_findings<'a>(
 
 /// `… and 15 more like it (same instructions): in CTAs (1,0,0), (2,0,0)
 /// and 1 more; threads 0-3, 64-67`.
-fn more_like_it(rest: &[(Option<[u32; 3]>, &Finding)]) -> String {
+fn more_like_it(rest: &[Located<'_>]) -> String {
     let mut ctas: Vec<[u32; 3]> = rest
         .iter()
-        .flat_map(|(c, f)| c.iter().copied().chain(f.accesses.iter().filter_map(|a| a.cta)))
+        .flat_map(|(c, f)| {
+            c.iter()
+                .copied()
+                .chain(f.accesses.iter().filter_map(|a| a.cta))
+        })
         .collect();
     ctas.sort();
     ctas.dedup();
@@ -228,7 +233,8 @@ fn access_width(text: &str) -> Option<u64> {
     op.split('.').rev().find_map(|part| {
         let (kind, bits) = part.split_at(1.min(part.len()));
         let bits: u64 = bits.parse().ok()?;
-        (matches!(kind, "f" | "b" | "u" | "s") && bits % 8 == 0 && bits > 0).then_some(bits / 8)
+        (matches!(kind, "f" | "b" | "u" | "s") && bits.is_multiple_of(8) && bits > 0)
+            .then_some(bits / 8)
     })
 }
 
@@ -243,7 +249,7 @@ fn location_text(res: &Resolver<'_>, f: &Finding, loc: &ptxeq_exec::MemLocation)
     let width = instr.and_then(|i| access_width(&res.resolve(i).text));
     match (loc.element, width) {
         (Some(e), Some(w))
-            if e == loc.byte_offset && e > 0 && w > 1 && loc.byte_offset % w == 0 =>
+            if e == loc.byte_offset && e > 0 && w > 1 && loc.byte_offset.is_multiple_of(w) =>
         {
             format!(
                 "{region}[{}] as {w}-byte elements ({} byte offset {})",
@@ -252,7 +258,10 @@ fn location_text(res: &Resolver<'_>, f: &Finding, loc: &ptxeq_exec::MemLocation)
                 loc.byte_offset
             )
         }
-        (Some(e), _) => format!("{region}[{e}] ({} byte offset {})", loc.space, loc.byte_offset),
+        (Some(e), _) => format!(
+            "{region}[{e}] ({} byte offset {})",
+            loc.space, loc.byte_offset
+        ),
         (None, _) => format!("{region} ({} byte offset {})", loc.space, loc.byte_offset),
     }
 }
@@ -538,7 +547,10 @@ mod render_tests {
     #[test]
     fn access_widths_from_instruction_text() {
         assert_eq!(access_width("ld.shared.f32 %f2, [%r4+4]"), Some(4));
-        assert_eq!(access_width("st.shared.v2.f64 [%r1], {%fd1, %fd2}"), Some(8));
+        assert_eq!(
+            access_width("st.shared.v2.f64 [%r1], {%fd1, %fd2}"),
+            Some(8)
+        );
         assert_eq!(access_width("ld.global.nc.u8 %rs1, [%rd2]"), Some(1));
         assert_eq!(access_width("bar.sync 0"), None);
     }

@@ -238,9 +238,7 @@ const MAX_SETTLE: Duration = Duration::from_secs(2);
 /// file's contents (created, modified, removed, renamed). Reads (an
 /// editor or language server opening the files, `Access` events) are not
 /// sent: they change nothing and must not keep a round waiting.
-pub fn watcher(
-    tx: mpsc::Sender<Vec<PathBuf>>,
-) -> notify::Result<notify::RecommendedWatcher> {
+pub fn watcher(tx: mpsc::Sender<Vec<PathBuf>>) -> notify::Result<notify::RecommendedWatcher> {
     notify::recommended_watcher(move |ev: notify::Result<notify::Event>| {
         if let Ok(ev) = ev
             && is_modification(&ev.kind)
@@ -315,7 +313,10 @@ mod tests {
         let mut checker = Checker::new();
         let mut s = Session::start(checker.db(), &spec, &SpecFlagArgs::default()).unwrap();
         assert_eq!(recheck(&checker, &s.loaded).unwrap().verdict, Verdict::Race);
-        assert!(s.refresh(checker.db_mut()).is_empty(), "nothing changed yet");
+        assert!(
+            s.refresh(checker.db_mut()).is_empty(),
+            "nothing changed yet"
+        );
 
         let fixed =
             std::fs::read_to_string(case("missing-barrier-reverse-fixed").join("k.ptx")).unwrap();

@@ -57,7 +57,9 @@ fn flat_operands(terms: &Terms, t: TermId) -> Vec<TermId> {
             _ => out.push(x),
         }
         if out.len() + stack.len() > FLATTEN_BUDGET {
-            return commutative(terms.node(t)).map(<[TermId]>::to_vec).unwrap_or_default();
+            return commutative(terms.node(t))
+                .map(<[TermId]>::to_vec)
+                .unwrap_or_default();
         }
     }
     out
@@ -107,16 +109,11 @@ pub fn first_difference(terms: &Terms, a: TermId, b: TermId) -> Option<Differenc
             },
         });
     }
-    let (ca, cb): (Vec<TermId>, Vec<TermId>) =
-        (na.children().collect(), nb.children().collect());
+    let (ca, cb): (Vec<TermId>, Vec<TermId>) = (na.children().collect(), nb.children().collect());
     if ca.len() != cb.len() || ca.is_empty() {
         return Some(whole);
     }
-    let differing: Vec<(TermId, TermId)> = ca
-        .into_iter()
-        .zip(cb)
-        .filter(|(x, y)| x != y)
-        .collect();
+    let differing: Vec<(TermId, TermId)> = ca.into_iter().zip(cb).filter(|(x, y)| x != y).collect();
     match differing.as_slice() {
         [(x, y)] => first_difference(terms, *x, *y).or(Some(whole)),
         _ => Some(whole),

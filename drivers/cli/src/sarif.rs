@@ -9,9 +9,9 @@
 //! A bug is level `error`; "could not decide" is a `warning`.
 
 use clap::ValueEnum;
+use ptxeq_check::Verdict;
 use ptxeq_db::{CheckReport, Database, KernelRaceReport, Slot};
 use ptxeq_exec::{Finding, FindingKind, format_ranges};
-use ptxeq_check::Verdict;
 use ptxeq_verdicts::Failure;
 use serde_json::{Value, json};
 
@@ -30,26 +30,36 @@ pub enum ReportFormat {
 
 /// The rules ptxeq reports, with what they mean.
 const RULES: &[(Verdict, &str)] = &[
-    (Verdict::Race,
+    (
+        Verdict::Race,
         "Two accesses to the same memory, at least one a write, not ordered by any synchronisation and not both strong (atomic) accesses of a common scope",
     ),
-    (Verdict::OrderDependent,
+    (
+        Verdict::OrderDependent,
         "Two unordered atomics whose outcome depends on their order: a returned value that is used, or updates that do not commute",
     ),
-    (Verdict::Deadlock,
+    (
+        Verdict::Deadlock,
         "Every live thread is blocked and no barrier can complete",
     ),
-    (Verdict::Divergence,
+    (
+        Verdict::Divergence,
         "A barrier completes with threads that disagree on its count or generation, or waits at different barriers",
     ),
-    (Verdict::OutOfBounds, "An access outside every memory region"),
-    (Verdict::Uninitialised,
+    (
+        Verdict::OutOfBounds,
+        "An access outside every memory region",
+    ),
+    (
+        Verdict::Uninitialised,
         "A read of shared or local memory never written",
     ),
-    (Verdict::NotEquivalent,
+    (
+        Verdict::NotEquivalent,
         "An output element differs between the reference and the candidate for a concrete input (the counterexample)",
     ),
-    (Verdict::Unsupported,
+    (
+        Verdict::Unsupported,
         "ptxeq could not decide: an unmodelled instruction, a data-dependent branch or address, or a resource limit",
     ),
 ];
@@ -79,7 +89,12 @@ pub fn render_check(
         .kernels
         .iter()
         .find(|k| k.slot == Slot::Candidate)
-        .map(|k| (k.file.path(db).to_string_lossy().into_owned(), k.entry.clone()))
+        .map(|k| {
+            (
+                k.file.path(db).to_string_lossy().into_owned(),
+                k.entry.clone(),
+            )
+        })
         .unwrap_or_default();
     for t in report.verdicts.iter().flat_map(|v| &v.tensors) {
         for f in &t.failures {
@@ -101,9 +116,10 @@ pub fn render_check(
                         ),
                     )
                 }
-                Failure::WrittenByOne { writer } => {
-                    (Verdict::NotEquivalent, format!("written only by the {writer}"))
-                }
+                Failure::WrittenByOne { writer } => (
+                    Verdict::NotEquivalent,
+                    format!("written only by the {writer}"),
+                ),
                 Failure::BitsDiffer {
                     reference,
                     candidate,

@@ -62,7 +62,10 @@ fn json_report(args: &[&str], code: i32) -> (serde_json::Value, AnyReport) {
 
 #[test]
 fn every_json_report_validates_against_its_schema_type() {
-    let (_, r) = json_report(&["race", "corpus/races/missing-barrier-reverse/check.toml"], 1);
+    let (_, r) = json_report(
+        &["race", "corpus/races/missing-barrier-reverse/check.toml"],
+        1,
+    );
     assert!(matches!(r, AnyReport::Race(ref r) if r.schema == schema::RACE));
     let (_, r) = json_report(
         &["check", "corpus/bugs/reduce-drop-last-element/check.toml"],
@@ -88,7 +91,10 @@ fn every_json_report_validates_against_its_schema_type() {
     assert_eq!(c.verdict, ptxeq_check::Verdict::Race);
     assert!(c.failing_kernel.is_some() && c.outputs.is_empty());
     let (_, r) = json_report(
-        &["lift", "corpus/races/missing-barrier-reverse-fixed/check.toml"],
+        &[
+            "lift",
+            "corpus/races/missing-barrier-reverse-fixed/check.toml",
+        ],
         0,
     );
     assert!(matches!(r, AnyReport::Lift(ref l) if l.kernels.len() == 1));
@@ -96,7 +102,10 @@ fn every_json_report_validates_against_its_schema_type() {
 
 #[test]
 fn json_keeps_the_mangled_entry_and_adds_the_demangled_one() {
-    let (v, _) = json_report(&["race", "corpus/races/oob-shared-last-thread/check.toml"], 1);
+    let (v, _) = json_report(
+        &["race", "corpus/races/oob-shared-last-thread/check.toml"],
+        1,
+    );
     let k = &v["kernels"][0];
     assert_eq!(k["entry"], "_Z17forward_diff_smemILi128EEvPKfPf");
     assert_eq!(
@@ -107,7 +116,10 @@ fn json_keeps_the_mangled_entry_and_adds_the_demangled_one() {
 
 #[test]
 fn json_sample_of_a_race_report() {
-    let (mut v, _) = json_report(&["race", "corpus/races/missing-barrier-reverse/check.toml"], 1);
+    let (mut v, _) = json_report(
+        &["race", "corpus/races/missing-barrier-reverse/check.toml"],
+        1,
+    );
     redact_json(&mut v);
     insta::assert_snapshot!(serde_json::to_string_pretty(&v).unwrap());
 }
@@ -161,7 +173,10 @@ fn human_report_of_a_refuted_element() {
 #[test]
 fn usage_errors_exit_3_and_help_exits_0() {
     let (code, _, err) = ptxeq(&["check", "--no-such-flag"]);
-    assert_eq!(code, 3, "a usage error is invalid input, not undecided: {err}");
+    assert_eq!(
+        code, 3,
+        "a usage error is invalid input, not undecided: {err}"
+    );
     let (code, _, err) = ptxeq(&["no-such-command"]);
     assert_eq!(code, 3, "{err}");
     let (code, out, _) = ptxeq(&["--help"]);

@@ -486,8 +486,8 @@ fn unmatched_binding(
 
 #[cfg(test)]
 mod tests {
-    use ptxeq_spec::Verdict::*;
     use super::*;
+    use ptxeq_spec::Verdict::*;
 
     fn spec(launch: &str, limits: &str) -> CheckSpec {
         let text = format!(

@@ -15,9 +15,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use ptxeq_check::Checker;
 use ptxeq_cli::api::{self, Mode};
 use ptxeq_cli::global::GlobalArgs;
-use ptxeq_check::Checker;
 use ptxeq_spec::CheckSpec;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -36,7 +36,9 @@ fn mode_of(word: &str) -> Result<Mode, String> {
         "race" => Ok(Mode::Race),
         "lift" => Ok(Mode::Lift),
         "auto" => Ok(Mode::Auto),
-        other => Err(format!("unknown mode `{other}` (check | race | lift | auto)")),
+        other => Err(format!(
+            "unknown mode `{other}` (check | race | lift | auto)"
+        )),
     }
 }
 

@@ -157,6 +157,8 @@ fn judge(spec: &CheckSpec, findings: &[(String, Finding)]) -> Result<String, Str
                 ))
             }
         }
+        // Spec validation rejects it as an expected verdict.
+        Verdict::InvalidInput => Err("a case cannot expect invalid-input".into()),
     }
 }
 

@@ -1,4 +1,4 @@
-//! A content-addressed disk cache for query artifacts (design.md §2).
+//! A content-addressed disk cache for query artifacts (docs/semantics.md §15).
 //!
 //! Salsa memoises within one process; this cache carries the expensive
 //! artifacts (unrolled CTAs, symbolic states) across processes, so a second

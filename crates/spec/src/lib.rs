@@ -1,4 +1,4 @@
-//! The check spec (design.md §3): which kernels to compare or check, how
+//! The check spec (README, "The check spec"): which kernels to compare or check, how
 //! they are launched, what each kernel param is bound to, and — in the
 //! corpus — the verdict the check must reach.
 //!

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::*;
 
-/// The example of design.md §3, verbatim.
+/// A spec with the core keys of every section, as the README's first
+/// example of the format shows them.
 const DESIGN_EXAMPLE: &str = r#"
 [launch]
 block = [128, 1, 1]          # default: .reqntid / .maxntid of the entry

@@ -1,7 +1,7 @@
 //! `ptxeq`: the command-line front of the checker.
 //!
 //! Each subcommand lives in its own module; this file only parses arguments
-//! and maps outcomes to exit codes (design.md §6).
+//! and maps outcomes to exit codes (docs/semantics.md §1).
 
 use ptxeq_cli::{
     cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_ir, cmd_lift, cmd_parse, cmd_race,

@@ -1,4 +1,4 @@
-//! The corpus (design.md §7): discovery of case directories and the
+//! The corpus (corpus/README.md): discovery of case directories and the
 //! per-case consistency checks that the data-driven test
 //! (`tests/corpus.rs`) and `ptxeq corpus` run.
 //!

@@ -1,4 +1,4 @@
-//! The disk cache behind the expensive queries (design.md §2).
+//! The disk cache behind the expensive queries (docs/semantics.md §15).
 //!
 //! `unrolled` and `symbolic` are the queries that cost seconds; their
 //! artifacts are stored in a [`DiskCache`] so a second process on unchanged

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Db, SourceFile, lowered_module};
 
-/// A check spec as an input (design.md §2: one per check).
+/// A check spec as an input (one per check).
 #[salsa::input(debug)]
 pub struct SpecInput {
     #[returns(ref)]
@@ -104,7 +104,7 @@ pub(crate) fn bind<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<CtaInput,
     CtaInput::from_spec(spec, kref, &lowered.module).map_err(|e| e.message)
 }
 
-/// `structured`: the static structured-CTA check (design.md §2).
+/// `structured`: the static structured-CTA check (ARCHITECTURE.md, `passes/validate`).
 #[salsa::tracked(returns(ref))]
 pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<StructuredReport> {
     let input = cta_input(db, k).as_ref().ok()?;

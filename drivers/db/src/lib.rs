@@ -1,6 +1,6 @@
 //! The salsa database: PTX files are inputs, every pass is a tracked query.
 //!
-//! Design (design.md §2): each derived artifact is `Eq + Hash`, so when an
+//! Design (ARCHITECTURE.md, "drivers/db"): each derived artifact is `Eq + Hash`, so when an
 //! edit leaves an artifact equal, salsa backdates it and nothing downstream
 //! re-runs ("early cutoff"). Two choices here make that cutoff effective:
 //!

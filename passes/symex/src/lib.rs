@@ -2,7 +2,7 @@
 //!
 //! [`symbolic_state`] replays a CTA that `unroll` already ran, this time
 //! with the [`TermDomain`]: every float value becomes a real-valued term
-//! (design.md §4–§5) and the final contents of the output tensors are the
+//! (docs/semantics.md §3, §5) and the final contents of the output tensors are the
 //! output terms. The replay follows the unrolled trace (same per-thread
 //! paths, same schedule) and says so if it does not; races, deadlocks and
 //! bounds were judged by `unroll` and are not judged again here.

@@ -1,4 +1,4 @@
-//! Constant recovery (design.md §5): compilers multiply by rounded
+//! Constant recovery (docs/semantics.md §5): compilers multiply by rounded
 //! irrational constants (`ex2(x · 0f3FB8AA3B)` is Triton's and `__expf`'s
 //! `exp(x)`); the normal form reads such a rational as the exact constant
 //! it rounds, expressed over the invertible atoms `ln2`, `ln10`, `√π`,

@@ -136,7 +136,9 @@ pub(crate) fn cached<T: Serialize + DeserializeOwned>(
     }
     let v = compute();
     if let Err(e) = cache.put_value(&key, &v) {
-        tracing::warn!(query, "disk cache write failed: {e}");
+        // The cache prints the one warning per directory; every failure
+        // is counted in its stats (`--timings`).
+        tracing::debug!(query, "disk cache write failed: {e}");
     }
     v
 }

@@ -17,6 +17,7 @@ mod bindings;
 mod dtype;
 mod error;
 mod flags;
+mod locations;
 mod model;
 mod raw;
 mod validate;
@@ -27,6 +28,7 @@ use std::path::Path;
 pub use bindings::{FieldBinding, FunctionBinding, GlobalBinding, KnownFn, StructField, Values};
 pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
+pub use locations::SpecLocations;
 pub use flags::{
     LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
 };
@@ -45,17 +47,41 @@ impl CheckSpec {
         let raw: raw::RawSpec = toml::from_str(text).map_err(|e| {
             SpecError::new(SpecErrorKind::Syntax, e.message().trim_end()).at(e.span(), text)
         })?;
-        validate::validate(raw, base_dir)
-            .map_err(|e| SpecError::new(SpecErrorKind::Invalid, e.message).at(e.span, text))
+        let locations = locations::SpecLocations::of(&raw, text);
+        let mut spec = validate::validate(raw, base_dir)
+            .map_err(|e| SpecError::new(SpecErrorKind::Invalid, e.message).at(e.span, text))?;
+        spec.locations = locations;
+        Ok(spec)
     }
 
-    /// Reads, parses and validates the spec file at `path`.
+    /// Reads, parses and validates the spec file at `path`, and checks
+    /// that every kernel's `ptx` file exists: a missing one is an error at
+    /// the `ptx` key that names the path it resolved to (a relative path is
+    /// relative to the spec's directory, not the working directory).
     pub fn load(path: &Path) -> Result<CheckSpec, SpecError> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             SpecError::new(SpecErrorKind::Io, format!("cannot read the spec: {e}")).with_path(path)
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
-        CheckSpec::from_toml_str(&text, base).map_err(|e| e.with_path(path))
+        let mut spec = CheckSpec::from_toml_str(&text, base).map_err(|e| e.with_path(path))?;
+        spec.locations = std::mem::take(&mut spec.locations).with_file(path);
+        for (role, k) in spec.kernels.iter() {
+            if !k.ptx.is_file() {
+                let resolved = std::path::absolute(&k.ptx).unwrap_or_else(|_| k.ptx.clone());
+                let mut e = SpecError::new(
+                    SpecErrorKind::Io,
+                    format!(
+                        "`{role}.ptx`: no such file: {} (a relative `ptx` is resolved against \
+                         the spec's directory)",
+                        resolved.display()
+                    ),
+                )
+                .with_path(path);
+                e.location = spec.locations.keys.get(&format!("{role}.ptx")).copied();
+                return Err(e);
+            }
+        }
+        Ok(spec)
     }
 }
 

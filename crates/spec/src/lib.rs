@@ -10,8 +10,11 @@
 //! fits the kind of case. Reading never panics; every failure is a
 //! [`SpecError`] naming the key and, for TOML, its line and column.
 //!
-//! Consistency with the PTX itself (param counts, `.reqntid`) needs the
-//! parser and is checked by the callers (`ptxeq-corpus`, the CLI).
+//! Consistency with the PTX itself (param counts, param types, entries,
+//! `.reqntid`) needs the parser and is checked where the spec is bound to
+//! a kernel (`ptxeq-exec`'s `CtaInput::from_spec`, the corpus runner);
+//! those errors point at the spec line through [`SpecLocations`].
+//! [`CheckSpec::load`] also checks that every `ptx` file exists.
 
 mod bindings;
 mod dtype;

@@ -10,10 +10,12 @@ use ptxeq_docs::workspace_root;
 
 /// The spellings of references to the outside design file. Written in
 /// pieces so this file does not match itself.
-const FORBIDDEN: [&str; 3] = [
+const FORBIDDEN: [&str; 5] = [
     concat!("design", ".md"),
     concat!("../", "shared/"),
     concat!("design ", "card"),
+    concat!("design ", "§"),
+    concat!("design", "'s real"),
 ];
 
 /// Directories that are not the repository's own text: build output, VCS

@@ -31,10 +31,10 @@ use std::path::Path;
 pub use bindings::{FieldBinding, FunctionBinding, GlobalBinding, KnownFn, StructField, Values};
 pub use dtype::{DType, Role};
 pub use error::{LineCol, SpecError, SpecErrorKind};
-pub use locations::SpecLocations;
 pub use flags::{
     LaunchFlags, SpecFlags, parse_compare_flag, parse_dims, parse_param_list, parse_scalar_flag,
 };
+pub use locations::SpecLocations;
 pub use model::{
     CheckSpec, Ctas, DEFAULT_AUTO_SCAN_LIMIT, DEFAULT_MAX_CTAS, DEFAULT_MAX_STEPS, Expect, F64,
     FormulaRef, KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue, Status,
@@ -70,7 +70,7 @@ impl CheckSpec {
         spec.locations = std::mem::take(&mut spec.locations).with_file(path);
         for (role, k) in spec.kernels.iter() {
             if !k.ptx.is_file() {
-                let resolved = std::path::absolute(&k.ptx).unwrap_or_else(|_| k.ptx.clone());
+                let resolved = lexical(&std::path::absolute(&k.ptx).unwrap_or(k.ptx.clone()));
                 let mut e = SpecError::new(
                     SpecErrorKind::Io,
                     format!(
@@ -86,6 +86,26 @@ impl CheckSpec {
         }
         Ok(spec)
     }
+}
+
+/// `path` with `.` and `dir/..` removed, without touching the file system
+/// (a missing file has no canonical path): `/a/case/../common/k.ptx` is
+/// `/a/common/k.ptx`.
+fn lexical(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -57,7 +57,11 @@ fn an_unwritable_directory_warns_once() {
     assert_eq!(c.stats().put_errors, 32);
     assert_eq!(c.stats().puts, 0);
     assert_eq!(c.write_warnings(), 1);
-    assert_eq!(scoped.write_warnings(), 1, "handles on one directory share the warning");
+    assert_eq!(
+        scoped.write_warnings(),
+        1,
+        "handles on one directory share the warning"
+    );
 }
 
 /// The warning as a user sees it: run [`child_unwritable`] in a child
@@ -66,7 +70,13 @@ fn an_unwritable_directory_warns_once() {
 fn the_one_warning_is_plain_text() {
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "child_unwritable", "--test-threads=1", "--nocapture"])
+        .args([
+            "--ignored",
+            "--exact",
+            "child_unwritable",
+            "--test-threads=1",
+            "--nocapture",
+        ])
         .env("PTXEQ_CACHE_TEST_DIR", dir.path())
         .output()
         .unwrap();
@@ -78,7 +88,10 @@ fn the_one_warning_is_plain_text() {
         .collect();
     assert_eq!(warnings.len(), 1, "stderr:\n{stderr}");
     assert!(warnings[0].starts_with("warning: "), "{}", warnings[0]);
-    assert!(!stderr.contains('\x1b'), "colour codes on a pipe: {stderr:?}");
+    assert!(
+        !stderr.contains('\x1b'),
+        "colour codes on a pipe: {stderr:?}"
+    );
 }
 
 #[test]

@@ -82,8 +82,8 @@ fn members() -> Vec<Member> {
 /// The paths named in backticks in the code map's `###` headings
 /// (`### \`passes/unroll\`, \`passes/symex\` — …`), trailing `/` removed.
 fn code_map_headings() -> Vec<String> {
-    let text = std::fs::read_to_string(workspace_root().join("ARCHITECTURE.md"))
-        .expect("ARCHITECTURE.md");
+    let text =
+        std::fs::read_to_string(workspace_root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let map = text
         .split_once("\n## Code map")
         .expect("ARCHITECTURE.md has a `## Code map` section")
@@ -129,7 +129,11 @@ fn every_crate_has_a_heading_and_every_heading_a_crate() {
     // headings (`corpus/`, test data) are not crates and not checked here.
     let stale: Vec<&String> = headings
         .iter()
-        .filter(|h| LAYERS.iter().any(|l| *h == l || h.starts_with(&format!("{l}/"))))
+        .filter(|h| {
+            LAYERS
+                .iter()
+                .any(|l| *h == l || h.starts_with(&format!("{l}/")))
+        })
         .filter(|h| !dirs.contains(h.as_str()))
         .collect();
     assert!(
@@ -156,10 +160,7 @@ fn normal_deps(m: &Member, ours: &BTreeMap<&str, &Member>) -> Vec<String> {
     for table in tables {
         for (key, value) in table {
             // `package = "…"` renames a dependency.
-            let name = value
-                .get("package")
-                .and_then(|p| p.as_str())
-                .unwrap_or(key);
+            let name = value.get("package").and_then(|p| p.as_str()).unwrap_or(key);
             if ours.contains_key(name) {
                 deps.push(name.to_owned());
             }
@@ -179,11 +180,17 @@ fn crates_depend_only_on_their_layer_or_below() {
             edges += 1;
             let d = by_name[dep.as_str()];
             if layer(&d.dir) > layer(&m.dir) {
-                violations.push(format!("{} ({}) depends on {} ({})", m.name, m.dir, d.name, d.dir));
+                violations.push(format!(
+                    "{} ({}) depends on {} ({})",
+                    m.name, m.dir, d.name, d.dir
+                ));
             }
         }
     }
-    assert!(edges > 10, "found only {edges} dependencies between workspace crates");
+    assert!(
+        edges > 10,
+        "found only {edges} dependencies between workspace crates"
+    );
     assert!(
         violations.is_empty(),
         "ARCHITECTURE.md's Layout says a crate depends only on crates of its own layer or \

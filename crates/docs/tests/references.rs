@@ -59,7 +59,11 @@ fn no_reference_to_documents_outside_the_repository() {
     let mut hits = Vec::new();
     let mut files = 0;
     walk(&root, &mut hits, &mut files);
-    assert!(files > 100, "read only {files} files under {}", root.display());
+    assert!(
+        files > 100,
+        "read only {files} files under {}",
+        root.display()
+    );
     assert!(
         hits.is_empty(),
         "references to a document outside the repository; point them to docs/semantics.md \
@@ -74,7 +78,11 @@ fn the_scan_finds_a_reference_when_there_is_one() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("references-probe");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("sub")).unwrap();
-    std::fs::write(dir.join("sub/a.rs"), format!("//! see {} §4\n", FORBIDDEN[0])).unwrap();
+    std::fs::write(
+        dir.join("sub/a.rs"),
+        format!("//! see {} §4\n", FORBIDDEN[0]),
+    )
+    .unwrap();
     std::fs::create_dir_all(dir.join("target")).unwrap();
     std::fs::write(dir.join("target/b.rs"), FORBIDDEN[1]).unwrap();
     let mut hits = Vec::new();

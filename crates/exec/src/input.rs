@@ -176,7 +176,10 @@ impl CtaInput {
                 None if module.kernels.is_empty() => {
                     return err(at(
                         format!("{role}.entry"),
-                        format!("no .entry `{name}` in {}: it has no entries", kref.ptx.display()),
+                        format!(
+                            "no .entry `{name}` in {}: it has no entries",
+                            kref.ptx.display()
+                        ),
                     ));
                 }
                 None => {

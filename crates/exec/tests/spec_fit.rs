@@ -63,14 +63,20 @@ fn a_scalar_outside_its_signed_param_is_refused_at_the_spec_line() {
 fn a_negative_scalar_for_an_unsigned_param_is_refused() {
     let e = bind(&spec("k", OK_PARAMS, "1", "-1")).unwrap_err();
     assert!(e.starts_with("13:5: "), "at `m = …`: {e}");
-    assert!(e.contains("does not fit a .u32 param (0 to 4294967295)"), "{e}");
+    assert!(
+        e.contains("does not fit a .u32 param (0 to 4294967295)"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_param_count_that_differs_points_at_params() {
     let e = bind(&spec("other", OK_PARAMS, "1", "1")).unwrap_err();
     assert!(e.starts_with("6:10: "), "at `params = …`: {e}");
-    assert!(e.contains("`other` has 1 params but the spec binds 3"), "{e}");
+    assert!(
+        e.contains("`other` has 1 params but the spec binds 3"),
+        "{e}"
+    );
 }
 
 #[test]

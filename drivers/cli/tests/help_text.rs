@@ -48,8 +48,14 @@ fn watch_help_says_it_runs_check_for_a_pair() {
     let (code, out, _) = ptxeq(&["watch", "--help"]);
     assert_eq!(code, 0);
     let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("`ptxeq check` for a spec with a reference and a candidate"), "{out}");
-    assert!(!flat.contains("Today the report is the race check"), "{out}");
+    assert!(
+        flat.contains("`ptxeq check` for a spec with a reference and a candidate"),
+        "{out}"
+    );
+    assert!(
+        !flat.contains("Today the report is the race check"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -595,8 +595,8 @@ pub(crate) fn oversized_immediate<'a>(
     operands: impl Iterator<Item = OperandRef<'a>>,
 ) -> Option<String> {
     const SAME_WIDTH: [&str; 16] = [
-        "add", "sub", "mul", "mad", "min", "max", "and", "or", "xor", "not", "mov", "setp",
-        "selp", "div", "rem", "neg",
+        "add", "sub", "mul", "mad", "min", "max", "and", "or", "xor", "not", "mov", "setp", "selp",
+        "div", "rem", "neg",
     ];
     if !SAME_WIDTH.contains(&opcode) {
         return None;

@@ -506,7 +506,10 @@ fn an_immediate_too_wide_for_a_32_bit_instruction_is_an_error_at_it() {
         msgs[0].contains("4294967296") && msgs[0].contains("add.s32"),
         "{msgs:?}"
     );
-    assert!(msgs[1].contains("65536") && msgs[1].contains("16-bit"), "{msgs:?}");
+    assert!(
+        msgs[1].contains("65536") && msgs[1].contains("16-bit"),
+        "{msgs:?}"
+    );
     // The location is the instruction's.
     let d = &res.diagnostics[0];
     let at = &text[d.range.start as usize..d.range.end as usize];

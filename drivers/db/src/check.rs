@@ -1,7 +1,8 @@
 //! `ptxeq check` over the database: race-check both kernels, then compare
-//! their final output tensors over the CTAs checked ([`pair_verdicts`],
-//! the `vc_verdict` query of ARCHITECTURE.md's `drivers/db`; element
-//! decisions inside it run in parallel and are memoised per element pair).
+//! their final output tensors over the CTAs checked ([`pair_verdicts`];
+//! element decisions inside it run in parallel and are memoised per
+//! element pair, in memory and in the disk cache under the `vc_verdict`
+//! key).
 //!
 //! Order matters (docs/semantics.md §1, "Order of findings"): a race,
 //! deadlock or bad access in either kernel is the verdict, reported before

@@ -1,5 +1,6 @@
 //! Pass: per-element verification conditions and their verdicts
-//! (the `vc_verdict` query; docs/semantics.md §4, §5).
+//! (docs/semantics.md §4, §5; the db memoises each decision, on disk under
+//! the `vc_verdict` key).
 //!
 //! [`compare`] takes the symbolic states of the reference and the
 //! candidate kernel for the CTAs checked, merges each kernel's output

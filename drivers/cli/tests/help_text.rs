@@ -65,3 +65,26 @@ fn an_empty_ptx_file_is_invalid_input() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("empty PTX file"), "{err}");
 }
+
+/// Log lines (`-v`, `RUST_LOG`) on a pipe carry no ANSI colour codes: a CI
+/// page or a log file shows them as noise (issue 19: a read-only cache
+/// printed 16 coloured warnings to a non-terminal).
+#[test]
+fn log_output_on_a_pipe_has_no_colour() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxeq"))
+        .args([
+            "-vv",
+            "race",
+            "corpus/races/barrier-in-divergent-branch-fixed/check.toml",
+        ])
+        .env("PTXEQ_CACHE_DIR", support::scratch("nocolour-cache"))
+        .current_dir(support::repo())
+        .output()
+        .expect("run ptxeq");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines().count() > 2,
+        "-vv logs something to stderr:\n{err}"
+    );
+    assert!(!err.contains('\x1b'), "colour codes on a pipe:\n{err:?}");
+}

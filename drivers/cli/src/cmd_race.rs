@@ -1,5 +1,5 @@
-//! `ptxeq race`: single-kernel races, deadlocks, barrier divergence,
-//! out-of-bounds and uninitialised accesses.
+//! `ptxeq race`: single-kernel races, order dependence, deadlocks, barrier
+//! divergence, out-of-bounds and uninitialised accesses.
 
 use std::path::Path;
 

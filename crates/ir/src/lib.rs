@@ -12,11 +12,14 @@
 //! - [`operand`]: register/var/param/label ids and [`Operand`];
 //! - [`instr`]: the [`Instr`] enum, one variant per opcode family;
 //! - [`mod@decode`]: opcode + modifiers + operands → [`Instr`], usable on its own;
+//! - [`facts`]: per-instruction facts declared once (operands written and
+//!   read, memory effects, control, collectives);
 //! - [`kernel`]: [`KernelIr`], [`ModuleIr`] and their parts;
 //! - `display`: canonical mnemonics and the `ptxeq ir` text dump.
 
 pub mod decode;
 mod display;
+pub mod facts;
 pub use display::DumpWithLines;
 pub mod instr;
 pub mod kernel;
@@ -24,6 +27,7 @@ pub mod operand;
 pub mod types;
 
 pub use decode::{Decoded, decode};
+pub use facts::{Collective, Control, Memory};
 pub use instr::*;
 pub use kernel::{
     Guard, InitValue, InstrData, KernelIr, Label, ModuleIr, ParamDecl, RegInfo, SourceLoc,

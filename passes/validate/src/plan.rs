@@ -14,7 +14,7 @@
 
 use ptxeq_ir::{
     AddrBase, BarKind, Carry, Guard, Instr, InstrData, KernelIr, MbarrierOp, Operand, RegId,
-    StateSpace, Symbol, WgmmaOp, WmmaOp,
+    Control as IrControl, StateSpace, Symbol, WgmmaOp, WmmaOp,
 };
 
 /// Slot numbering of one function: registers, then `CC`, then variables,
@@ -345,28 +345,19 @@ fn is_tensor_space(s: StateSpace) -> bool {
     matches!(s, StateSpace::Global | StateSpace::Generic)
 }
 
+/// What a guard steers, from the instruction's facts (`ptxeq_ir::facts`).
 fn guard_of(instr: &Instr) -> Option<GuardOf> {
-    use Instr::*;
-    Some(match instr {
-        Bra { .. } | Brx { .. } => GuardOf::Branch,
-        Call { .. } => GuardOf::Call,
-        Ret { .. } => GuardOf::Ret,
-        Exit => GuardOf::Exit,
-        Trap => GuardOf::Trap,
-        Bar { .. } | BarWarpSync | BarrierCluster { .. } | Mbarrier { .. } => GuardOf::Barrier,
-        Shfl { .. }
-        | Vote { .. }
-        | Match { .. }
-        | Redux { .. }
-        | Elect
-        | Mma(_)
-        | Wmma(_)
-        | Ldmatrix(_)
-        | Stmatrix(_)
-        | Movmatrix { .. }
-        | Wgmma(_) => GuardOf::Collective,
-        _ => return None,
-    })
+    if let Some(c) = instr.control() {
+        return Some(match c {
+            IrControl::Branch => GuardOf::Branch,
+            IrControl::Call => GuardOf::Call,
+            IrControl::Return => GuardOf::Ret,
+            IrControl::Exit => GuardOf::Exit,
+            IrControl::Halt => GuardOf::Trap,
+            IrControl::Barrier => GuardOf::Barrier,
+        });
+    }
+    instr.collective().map(|_| GuardOf::Collective)
 }
 
 fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {

@@ -103,33 +103,12 @@ fn any_data<V>(args: &[IntArg<V>]) -> bool {
     args.iter().any(|a| matches!(a, IntArg::Data(_)))
 }
 
+/// Instructions that must not run under a predicate computed from tensor
+/// data (the engine cannot follow both outcomes): control and barriers,
+/// collectives (which threads take part changes every result) and async
+/// copies. The classification is `ptxeq_ir::facts`.
 fn is_control(i: &Instr) -> bool {
-    matches!(
-        i,
-        Instr::Bra { .. }
-            | Instr::Brx { .. }
-            | Instr::Call { .. }
-            | Instr::Ret { .. }
-            | Instr::Exit
-            | Instr::Trap
-            | Instr::Bar { .. }
-            | Instr::BarWarpSync
-            | Instr::Shfl { .. }
-            | Instr::Vote { .. }
-            | Instr::Match { .. }
-            | Instr::Redux { .. }
-            | Instr::Elect
-            | Instr::Activemask
-            | Instr::Mma(_)
-            | Instr::Wmma(_)
-            | Instr::Ldmatrix(_)
-            | Instr::Stmatrix(_)
-            | Instr::Movmatrix { .. }
-            | Instr::CpAsync { .. }
-            | Instr::CpAsyncCommitGroup
-            | Instr::CpAsyncWaitGroup
-            | Instr::CpAsyncWaitAll
-    )
+    i.control().is_some() || i.collective().is_some() || i.is_async()
 }
 
 impl<D: Domain> Engine<'_, D> {

@@ -15,6 +15,8 @@
 //! - [`facts`]: per-instruction facts declared once (operands written and
 //!   read, memory effects, control, collectives);
 //! - [`kernel`]: [`KernelIr`], [`ModuleIr`] and their parts;
+//! - [`verify`]: the IR verifier run after lowering and after idiom
+//!   recognition (ids resolve, types, idioms well-formed, def before use);
 //! - `display`: canonical mnemonics and the `ptxeq ir` text dump.
 
 pub mod decode;
@@ -25,6 +27,7 @@ pub mod instr;
 pub mod kernel;
 pub mod operand;
 pub mod types;
+pub mod verify;
 
 pub use decode::{Decoded, decode};
 pub use facts::{Collective, Control, Memory};

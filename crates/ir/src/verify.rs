@@ -18,8 +18,10 @@
 //!   writes and reads registers of its type, names a first instruction at
 //!   or before itself, has no guard and two operands (three for `pow`);
 //!   an `absorbed` instruction has no guard or operands and points at an
-//!   `idiom` whose range contains it; no branch outside an idiom's range
-//!   jumps strictly inside it (control would skip the `idiom`);
+//!   `idiom` whose range contains it. (Branches into an idiom's index
+//!   range are legal: compilers lay an expansion's blocks out of order
+//!   and enter it in the middle; a path that skips the `idiom` and then
+//!   reads its result is caught by the def-before-use comparison below.)
 //! - **defined before use**, a forward must-analysis over the CFG
 //!   (`.reg` params count as defined at entry; special registers are not
 //!   registers). Predication is modelled as follows: a definition under
@@ -307,10 +309,6 @@ fn check_types(f: &KernelIr, i: usize, d: &InstrData, errors: &mut Vec<Problem>)
 }
 
 fn check_idioms(f: &KernelIr, errors: &mut Vec<Problem>) {
-    let n = f.instrs.len();
-    // Each idiom's range: from its first instruction to its last absorbed
-    // one (or itself).
-    let mut range: Vec<Option<(u32, u32)>> = vec![None; n];
     for (i, d) in f.instrs.iter().enumerate() {
         let mut bad = |msg: String| {
             errors.push(Problem {
@@ -337,7 +335,6 @@ fn check_idioms(f: &KernelIr, errors: &mut Vec<Problem>) {
                 if d.guard.is_some() {
                     bad("idiom under a guard".into());
                 }
-                range[i] = Some(((*first).min(i as u32), i as u32));
             }
             Instr::Absorbed { at } => {
                 if d.guard.is_some() || !d.operands.is_empty() {
@@ -352,41 +349,6 @@ fn check_idioms(f: &KernelIr, errors: &mut Vec<Problem>) {
                 }
             }
             _ => {}
-        }
-    }
-    for (i, d) in f.instrs.iter().enumerate() {
-        if let Instr::Absorbed { at } = d.instr
-            && let Some(Some((lo, hi))) = range.get(at as usize).copied()
-        {
-            range[at as usize] = Some((lo, hi.max(i as u32)));
-        }
-    }
-    let ranges: Vec<(u32, u32, u32)> = range
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.map(|(lo, hi)| (i as u32, lo, hi)))
-        .collect();
-    if ranges.is_empty() {
-        return;
-    }
-    for (i, d) in f.instrs.iter().enumerate() {
-        let Instr::Bra { .. } = d.instr else {
-            continue;
-        };
-        let Some(Operand::Label(l)) = d.operands.first() else {
-            continue;
-        };
-        let t = f.labels[l.index()].target;
-        let i = i as u32;
-        for &(at, lo, hi) in &ranges {
-            if t > lo && t <= at && !(lo..=hi).contains(&i) {
-                errors.push(Problem {
-                    instr: Some(i),
-                    message: format!(
-                        "branch into the middle of the idiom at instruction {at} (range {lo}..={hi})"
-                    ),
-                });
-            }
         }
     }
 }

@@ -51,6 +51,15 @@ fn every_corpus_function_verifies_after_lowering_and_after_idioms() {
             let after = verify_rewrite(f, &r.ir);
             spent += t.elapsed();
             warnings += before.undefined.len();
+            for u in &before.undefined {
+                eprintln!(
+                    "warning: {} {}: instruction {} reads {} maybe undefined",
+                    path.display(),
+                    f.name,
+                    u.instr,
+                    f.regs[u.reg.index()].name
+                );
+            }
             for (stage, rep, ir) in [("lowering", &before, f), ("idioms", &after, &r.ir)] {
                 for e in &rep.errors {
                     let at = e

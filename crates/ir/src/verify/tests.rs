@@ -235,18 +235,6 @@ fn recognised_idioms_are_well_formed() {
     // First after the idiom itself.
     let bad = float_kernel(vec![fmov(0), absorbed(2), idiom(3, 1, 0), fmov(2)], &[]);
     assert!(!verify(&bad).is_ok());
-    // A branch from outside into the middle of the range (to the idiom).
-    let bad = float_kernel(
-        vec![
-            setp(4),
-            when(4, false, ins("bra", &[], vec![lab(0)])),
-            fmov(0),
-            absorbed(4),
-            idiom(2, 1, 0),
-        ],
-        &[4],
-    );
-    assert_eq!(verify(&bad).errors.len(), 1, "{:?}", verify(&bad).errors);
     // An idiom of the wrong width.
     let mut bad = float_kernel(vec![fmov(0), idiom(1, 1, 0)], &[]);
     bad.regs[1].ty = ScalarType::F64;

@@ -16,7 +16,8 @@
 //! `ptxeq-decide` crate (`crates/decide`), built on top of this one. This
 //! crate is terms as data: store, nodes, construction, evaluation,
 //! printing, hashing, serialisation, and the one DAG traversal
-//! ([`Terms::reachable`], [`Terms::post_order`]).
+//! ([`Terms::reachable`], [`Terms::post_order`]), and the one table of
+//! math functions ([`MathFn`]).
 //!
 //! Semantics: the real numbers extended with ±inf. Inputs are finite reals.
 //! Arithmetic with an infinite operand folds where the extended-real
@@ -38,6 +39,7 @@ mod eval;
 mod graph;
 mod hash;
 pub mod intop;
+mod math;
 mod node;
 mod rat;
 mod store;
@@ -48,6 +50,7 @@ pub use build::{FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS};
 pub use display::{DEFAULT_DISPLAY_LIMIT, Display};
 pub use graph::{GraphError, TermGraph};
 pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};
+pub use math::MathFn;
 pub use node::{Application, Children, CmpOp, Func, Node, Operands, TermId};
 pub use rat::Rat;
 pub use store::Terms;

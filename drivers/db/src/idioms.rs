@@ -136,3 +136,45 @@ pub fn recognised<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<Recognised
         verify_error,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    mov.f32 %f1, 0f3F800000;
+    add.f32 %f2, %f1, %f1;
+    st.global.f32 [%rd1], %f2;
+    ret;
+}
+"#;
+
+    /// A rewrite that breaks the IR is reported as an `unsupported`
+    /// finding naming the pass, the instruction and the problem.
+    #[test]
+    fn a_broken_rewrite_is_an_unsupported_finding() {
+        let lowered = ptxeq_lower::lower_source(PTX);
+        let before = &lowered.module.kernels[0];
+        assert_eq!(verified(0, before, before), None);
+        let mut after = before.clone();
+        // `mov %f1` absorbed into an idiom that does not exist: %f1 is
+        // now undefined where `add` reads it.
+        after.instrs[1].instr = ptxeq_ir::Instr::Absorbed { at: 2 };
+        after.instrs[1].operands.clear();
+        let v = verified(0, before, &after).expect("the verifier objects");
+        assert_eq!(v.after, "idiom recognition");
+        let f = v.finding();
+        assert_eq!(f.kind, ptxeq_exec::FindingKind::Unsupported);
+        assert_eq!(f.reason, "IR verifier");
+        assert_eq!(f.instr.map(|i| (i.func, i.index)), Some((0, 1)));
+        assert!(f.message.contains("internal error"), "{}", f.message);
+    }
+}

@@ -184,7 +184,6 @@ pub fn write_vc(
     Ok(path)
 }
 
-
 /// A reference to node `t`: a literal, an input or a defined name.
 fn atom(terms: &Terms, t: TermId) -> String {
     match terms.node(t) {

@@ -1,9 +1,9 @@
 //! The uninterpreted-function atoms (`ptxeq_terms::uninterpreted`)
 //! through the decision procedure.
 
-use ptxeq_terms::uninterpreted::*;
 use crate::decide::{DecideOptions, ElementDecision, check_counterexample, decide};
 use crate::normal::Normalizer;
+use ptxeq_terms::uninterpreted::*;
 use ptxeq_terms::{Node, TermId, Terms};
 
 fn run(t: &Terms, a: TermId, b: TermId) -> ElementDecision {

@@ -598,7 +598,11 @@ mod math_vocabulary_tests {
             ) {
                 continue;
             }
-            assert!(MathFn::named(k.word()).is_some(), "known function {}", k.word());
+            assert!(
+                MathFn::named(k.word()).is_some(),
+                "known function {}",
+                k.word()
+            );
         }
         for u in UNARY_MATH {
             let f = u.math().expect("a math function");

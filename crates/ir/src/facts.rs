@@ -364,7 +364,10 @@ mod tests {
             space: StateSpace::Shared,
         };
         assert_eq!(mbar.control(), Some(Control::Barrier));
-        assert_eq!(mbar.memory(), Some(Memory::BarrierObject(StateSpace::Shared)));
+        assert_eq!(
+            mbar.memory(),
+            Some(Memory::BarrierObject(StateSpace::Shared))
+        );
         assert_eq!(Instr::Brkpt.control(), Some(Control::Halt));
         assert_eq!(Instr::Trap.control(), Some(Control::Halt));
 
@@ -399,7 +402,9 @@ mod tests {
                 text: "foo".into(),
                 reason: "test".into(),
             },
-            operands: [Operand::Reg(RegId(0)), Operand::Reg(RegId(1))].into_iter().collect(),
+            operands: [Operand::Reg(RegId(0)), Operand::Reg(RegId(1))]
+                .into_iter()
+                .collect(),
             guard: None,
             loc: None,
         };

@@ -157,7 +157,10 @@ fn check_ids(f: &KernelIr, errors: &mut Vec<Problem>) {
         {
             errors.push(Problem {
                 instr: None,
-                message: format!("param {} names register #{} that does not exist", p.name, r.0),
+                message: format!(
+                    "param {} names register #{} that does not exist",
+                    p.name, r.0
+                ),
             });
         }
     }
@@ -175,7 +178,10 @@ fn check_ids(f: &KernelIr, errors: &mut Vec<Problem>) {
             match d.operands.first() {
                 Some(Operand::Label(l)) => {
                     if f.labels.get(l.index()).is_some_and(|l| l.prototype) {
-                        bad.push(format!("branch target {} (a call prototype)", f.labels[l.index()].name));
+                        bad.push(format!(
+                            "branch target {} (a call prototype)",
+                            f.labels[l.index()].name
+                        ));
                     }
                 }
                 _ => bad.push("branch target (not a label)".into()),

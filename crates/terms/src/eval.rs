@@ -10,8 +10,8 @@
 use hashbrown::HashMap;
 
 use crate::node::{CmpOp, Node, TermId};
-use crate::store::Terms;
 use crate::rat::Rat;
+use crate::store::Terms;
 use crate::uninterpreted::Interpretation;
 
 impl Terms {

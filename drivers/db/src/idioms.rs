@@ -123,7 +123,7 @@ pub fn recognised<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<Recognised
     for (k, f) in input.funcs.iter_mut().enumerate() {
         let r = ptxeq_idioms::recognise_in(f, &funcs);
         if verify_error.is_none() {
-            verify_error = verified(k as u32 + 1, &**f, &r.ir);
+            verify_error = verified(k as u32 + 1, f, &r.ir);
         }
         if !r.found.is_empty() {
             found.extend(r.found.into_iter().map(|x| (f.name.clone(), x)));

@@ -491,11 +491,7 @@ pub(crate) fn reads_module_table(k: &KernelIr, load: usize) -> bool {
         if !seen.insert(r) || seen.len() > 64 {
             continue;
         }
-        for d in k
-            .instrs
-            .iter()
-            .filter(|d| d.writes().contains(&r))
-        {
+        for d in k.instrs.iter().filter(|d| d.writes().contains(&r)) {
             if vars_named(d)
                 .iter()
                 .any(|v| k.vars[v.index()].scope == ptxeq_ir::VarScope::Module)

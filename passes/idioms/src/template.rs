@@ -12,7 +12,6 @@
 use ptxeq_ir::{IdiomFn, Imm, Instr, InstrData, KernelIr, Operand, RegId, ScalarType, StateSpace};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-
 /// One recognisable expansion.
 #[derive(Clone, Debug)]
 pub struct Template {

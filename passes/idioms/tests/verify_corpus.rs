@@ -30,7 +30,11 @@ fn ptx_files() -> Vec<PathBuf> {
 #[test]
 fn every_corpus_function_verifies_after_lowering_and_after_idioms() {
     let files = ptx_files();
-    assert!(files.len() > 100, "the corpus is missing: {} files", files.len());
+    assert!(
+        files.len() > 100,
+        "the corpus is missing: {} files",
+        files.len()
+    );
     let (mut functions, mut instrs, mut idioms, mut warnings) = (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     let mut spent = std::time::Duration::ZERO;
@@ -85,6 +89,14 @@ fn every_corpus_function_verifies_after_lowering_and_after_idioms() {
         spent.as_secs_f64() * 1e3
     );
     assert!(functions > 200, "{functions}");
-    assert!(idioms > 0, "no idiom recognised: the after-idioms check saw nothing");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        idioms > 0,
+        "no idiom recognised: the after-idioms check saw nothing"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -13,8 +13,8 @@
 //! memory is the dynamic check's business.
 
 use ptxeq_ir::{
-    AddrBase, BarKind, Carry, Guard, Instr, InstrData, KernelIr, MbarrierOp, Operand, RegId,
-    Control as IrControl, StateSpace, Symbol, WgmmaOp, WmmaOp,
+    AddrBase, BarKind, Carry, Control as IrControl, Guard, Instr, InstrData, KernelIr, MbarrierOp,
+    Operand, RegId, StateSpace, Symbol, WgmmaOp, WmmaOp,
 };
 
 /// Slot numbering of one function: registers, then `CC`, then variables,

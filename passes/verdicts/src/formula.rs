@@ -26,11 +26,11 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use ptxeq_decide::decide::DecideOptions;
 use ptxeq_formula::{Compiled, DEFAULT_MAX_STEPS, Diagnostic};
 use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
 use ptxeq_terms::Terms;
-use ptxeq_decide::decide::DecideOptions;
 
 use crate::{
     DecisionMemo, Paired, Scope, Tally, Val, Verdicts, decide_and_tally, unflatten, values_of,

@@ -34,11 +34,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
+use ptxeq_decide::decide::{self, DecideOptions, ElementDecision};
+use ptxeq_decide::normal::Normalizer;
 use ptxeq_exec::{OutputValue, TensorInfo};
 use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
-use ptxeq_decide::decide::{self, DecideOptions, ElementDecision};
-use ptxeq_decide::normal::Normalizer;
 use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;
 

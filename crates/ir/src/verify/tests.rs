@@ -141,21 +141,37 @@ fn a_read_undefined_on_one_path_is_a_warning() {
 
 #[test]
 fn a_def_under_a_guard_defines_for_uses_under_the_same_guard() {
-    let same = kernel(vec![setp(4), when(4, false, mov(0)), when(4, false, add(1, 0))], &[]);
+    let same = kernel(
+        vec![setp(4), when(4, false, mov(0)), when(4, false, add(1, 0))],
+        &[],
+    );
     assert_eq!(undefined(&same), vec![]);
-    let other = kernel(vec![setp(4), when(4, false, mov(0)), when(4, true, add(1, 0))], &[]);
+    let other = kernel(
+        vec![setp(4), when(4, false, mov(0)), when(4, true, add(1, 0))],
+        &[],
+    );
     assert_eq!(undefined(&other), vec![(2, 0)]);
     let unguarded = kernel(vec![setp(4), when(4, false, mov(0)), add(1, 0)], &[]);
     assert_eq!(undefined(&unguarded), vec![(2, 0)]);
     // Both polarities: defined outright.
     let both = kernel(
-        vec![setp(4), when(4, false, mov(0)), when(4, true, mov(0)), add(1, 0)],
+        vec![
+            setp(4),
+            when(4, false, mov(0)),
+            when(4, true, mov(0)),
+            add(1, 0),
+        ],
         &[],
     );
     assert_eq!(undefined(&both), vec![]);
     // Rewriting the predicate ends what was defined under it.
     let rewritten = kernel(
-        vec![setp(4), when(4, false, mov(0)), setp(4), when(4, false, add(1, 0))],
+        vec![
+            setp(4),
+            when(4, false, mov(0)),
+            setp(4),
+            when(4, false, add(1, 0)),
+        ],
         &[],
     );
     assert_eq!(undefined(&rewritten), vec![(3, 0)]);
@@ -254,7 +270,10 @@ fn a_rewrite_that_breaks_def_use_is_an_error() {
     let after = float_kernel(vec![fmov(0), absorbed(2), idiom(1, 1, 0)], &[]);
     assert!(verify_rewrite(&before, &after).is_ok());
     // A read that was already maybe-undefined before stays a warning.
-    let before = float_kernel(vec![fmov(1), ins("add", &["f32"], vec![r(1), r(2), r(2)])], &[]);
+    let before = float_kernel(
+        vec![fmov(1), ins("add", &["f32"], vec![r(1), r(2), r(2)])],
+        &[],
+    );
     let after = float_kernel(vec![absorbed(1), idiom(0, 1, 2)], &[]);
     let rep = verify_rewrite(&before, &after);
     assert!(rep.is_ok(), "{:?}", rep.errors);

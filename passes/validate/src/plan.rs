@@ -362,6 +362,10 @@ fn guard_of(instr: &Instr) -> Option<GuardOf> {
 
 fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
     let guard = d.guard.and_then(|Guard { reg, .. }| slots.reg(reg));
+    // The destination positions are the instruction's facts
+    // (`ptxeq_ir::facts`); what is special below is which other operands
+    // are addresses or must be concrete.
+    let n_dst = d.instr.dst_count().unwrap_or(0);
     let mut b = B {
         slots,
         f,
@@ -385,7 +389,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
     use Instr::*;
     match &d.instr {
         Add { carry, .. } | Sub { carry, .. } | Mad { carry, .. } => {
-            b.plain(1, true);
+            b.plain(n_dst, true);
             b.carry(*carry);
         }
         Mul { .. }
@@ -426,7 +430,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
         | Getctarank { .. }
         | Movmatrix { .. }
         | Mma(_)
-        | Wmma(WmmaOp::Mma { .. }) => b.plain(1, false),
+        | Wmma(WmmaOp::Mma { .. }) => b.plain(n_dst, false),
         And { .. }
         | Or { .. }
         | Xor { .. }
@@ -435,10 +439,10 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
         | Cvta { .. }
         | Selp { .. }
         | Slct { .. }
-        | Mapa { .. } => b.plain(1, true),
-        Setp { .. } => b.plain(2, false),
+        | Mapa { .. } => b.plain(n_dst, true),
+        Setp { .. } => b.plain(n_dst, false),
         Ld(m) | Ldu(m) => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             let bytes = m.ty.size_bytes() * u64::from(m.vector.unwrap_or(1));
             if m.space == StateSpace::Param
                 && let Some((cell, _)) = b.param_cell(1, bytes)
@@ -473,7 +477,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             // on the order of the atomics as well, and the engine keeps an
             // integer one opaque and judges a branch on it (unsupported,
             // or the grid-level ticket pattern; docs/semantics.md).
-            b.dst(0);
+            b.dsts(0..n_dst);
             b.address(1, m.space, Access::Atomic);
         }
         Red(m) => {
@@ -485,7 +489,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
                 b.sink(1, SinkWhat::BarrierCount);
             }
             BarKind::Red(_) => {
-                b.dst(0);
+                b.dsts(0..n_dst);
                 b.sink(1, SinkWhat::BarrierId);
                 if b.ops.len() == 4 {
                     b.sink(2, SinkWhat::BarrierCount);
@@ -506,21 +510,21 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             match op {
                 MbarrierOp::Init => b.sink(1, SinkWhat::BarrierCount),
                 MbarrierOp::Arrive { .. } => {
-                    b.dst(0);
+                    b.dsts(0..n_dst);
                     b.sink(2, SinkWhat::BarrierCount);
                 }
                 MbarrierOp::ExpectTx | MbarrierOp::CompleteTx => b.sink(1, SinkWhat::BarrierCount),
-                MbarrierOp::Wait { .. } | MbarrierOp::PendingCount => b.dst(0),
+                MbarrierOp::Wait { .. } | MbarrierOp::PendingCount => b.dsts(0..n_dst),
                 MbarrierOp::Inval => {}
             }
         }
-        Activemask => b.dst(0),
+        Activemask => b.dsts(0..n_dst),
         Elect => {
-            b.dsts(0..2);
+            b.dsts(0..n_dst);
             b.sink(2, SinkWhat::MemberMask);
         }
         Shfl { sync, .. } => {
-            b.plain(2, false);
+            b.plain(n_dst, false);
             b.sink(3, SinkWhat::ShuffleLane);
             b.sink(4, SinkWhat::ShuffleClamp);
             if *sync {
@@ -528,24 +532,24 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             }
         }
         Vote { sync, .. } => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             b.src(1);
             if *sync {
                 b.sink(2, SinkWhat::MemberMask);
             }
         }
         Match { .. } => {
-            b.dsts(0..2);
+            b.dsts(0..n_dst);
             b.src(2);
             b.sink(3, SinkWhat::MemberMask);
         }
         Redux { .. } => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             b.src(1);
             b.sink(2, SinkWhat::MemberMask);
         }
         Wmma(WmmaOp::Load { space, .. }) => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             let base = b.address(1, *space, Access::Load);
             b.sink(2, SinkWhat::Stride);
             b.step.load = Load::Memory {
@@ -558,7 +562,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             b.sink(2, SinkWhat::Stride);
         }
         Ldmatrix(m) => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             let base = b.address(1, m.space, Access::Load);
             b.step.load = Load::Memory {
                 base,
@@ -588,7 +592,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             }
         }
         Wgmma(WgmmaOp::MmaAsync { .. }) => {
-            b.plain(1, false);
+            b.plain(n_dst, false);
             if matches!(b.op(1), Some(Operand::Reg(_))) {
                 b.sink(1, SinkWhat::Descriptor);
             }

@@ -1,5 +1,5 @@
 //! Fingerprints the source of the passes whose artifacts the disk cache
-//! stores (design.md §2: keys include a pass version). A manual version
+//! stores (docs/semantics.md §15: keys include a pass version). A manual version
 //! constant is easy to forget to bump; hashing the sources means any edit
 //! of the engine, IR, terms, unroll or symex code gives new cache keys, so
 //! a stale artifact from an older build is never served. The hash is FNV-1a

@@ -16,7 +16,7 @@
 //!
 //! Reading trusts nothing: every field is compared with what the reader
 //! asked for, and the payload is hashed again. Any mismatch is a
-//! [`Reject`], which the cache turns into a miss (design.md §2: a corrupt
+//! [`Reject`], which the cache turns into a miss (docs/semantics.md §15: a corrupt
 //! or foreign entry is ignored and recomputed, never trusted).
 
 use crate::Key;

@@ -1,4 +1,4 @@
-//! A content-addressed disk cache for query artifacts (design.md §2).
+//! A content-addressed disk cache for query artifacts (docs/semantics.md §15).
 //!
 //! Salsa memoises within one process; this cache carries the expensive
 //! artifacts (unrolled CTAs, symbolic states) across processes, so a second
@@ -26,6 +26,16 @@
 //!   also written locally); writes go to both. Remote entries are the same
 //!   verified entry bytes; a failing server switches the layer off after
 //!   one warning and never fails a run.
+//! * **Permissions** follow the process's umask (entries `0o666 & !umask`,
+//!   directories `0o777 & !umask`), as any file a program creates: a cache
+//!   restored under another user id (a shared CI cache) is readable by
+//!   every user the umask allows, so it hits. (Temporary files are private
+//!   by default in `tempfile`; entries are not secrets.)
+//! * **Failed writes** cost reuse, never the run: a put that did not leave
+//!   the entry in place is counted as a put error (never as written), and
+//!   the first one per directory prints ONE warning to stderr, plain text
+//!   (no ANSI colour, which a log file or CI page would show as noise);
+//!   the rest are counted only ([`DiskCache::write_warnings`]).
 //! * Only files this cache creates are ever deleted (`*.entry` and stale
 //!   temporaries in two-hex-digit subdirectories), so a mistaken
 //!   `--cache-dir ~` cannot wipe anything else.
@@ -166,6 +176,8 @@ struct Shared {
     /// Bytes on disk as last measured plus bytes written since.
     approx_bytes: AtomicU64,
     puts_since_scan: AtomicU64,
+    /// Warnings printed about failed writes to this directory (at most 1).
+    write_warnings: AtomicU64,
 }
 
 impl DiskCache {
@@ -315,13 +327,46 @@ impl DiskCache {
         let res = self.store_local(key, &bytes);
         match &res {
             Ok(()) => self.counters.put(bytes.len() as u64),
-            Err(_) => self.counters.put_error(),
+            Err(e) => {
+                self.counters.put_error();
+                self.warn_write_failed(e);
+            }
         }
         res
     }
 
+    /// The one warning per directory about a failed write; later failures
+    /// are counted ([`Stats::put_errors`]) but not printed. Plain text on
+    /// purpose: stderr is often a log file or a CI page, where colour
+    /// codes are noise.
+    fn warn_write_failed(&self, err: &io::Error) {
+        if self.shared.write_warnings.load(Ordering::Relaxed) > 0 {
+            return;
+        }
+        if self
+            .shared
+            .write_warnings
+            .compare_exchange(0, 1, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            eprintln!(
+                "warning: cannot write the cache directory {} ({err}); results are not stored \
+                 for later runs (every check still completes; --no-cache skips the cache)",
+                self.root.display()
+            );
+        }
+    }
+
+    /// How many warnings about failed writes this directory's handles
+    /// printed: 0, or 1 after the first failure however many follow.
+    pub fn write_warnings(&self) -> u64 {
+        self.shared.write_warnings.load(Ordering::Relaxed)
+    }
+
     /// Writes whole entry bytes into the directory (and keeps the size
-    /// bookkeeping and the cap); not counted (callers count).
+    /// bookkeeping and the cap); not counted (callers count). `Ok` means
+    /// the entry is in place: a failure of the eviction that may follow is
+    /// not a failure of this write (it is retried on a later put).
     fn store_local(&self, key: &Key, bytes: &[u8]) -> io::Result<()> {
         let path = self.entry_path(key);
         let dir = path.parent().unwrap_or(&self.root);
@@ -334,7 +379,9 @@ impl DiskCache {
         let puts = self.shared.puts_since_scan.fetch_add(1, Ordering::Relaxed) + 1;
         if approx > self.max_bytes || puts >= RESCAN_EVERY_PUTS {
             self.shared.puts_since_scan.store(0, Ordering::Relaxed);
-            self.evict_to(self.max_bytes)?;
+            // A failed scan leaves the estimate as it is; the next put over
+            // the cap tries again.
+            let _ = self.evict_to(self.max_bytes);
         }
         Ok(())
     }
@@ -479,17 +526,28 @@ struct FileInfo {
 }
 
 /// Writes `bytes` to a temporary file in `dir` and renames it to `path`.
+/// The file gets the permissions the umask gives a new file (see the
+/// module doc, "Permissions").
 fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Subject to the umask, like `File::create`.
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     match tmp.persist(path) {
         Ok(_) => Ok(()),
         // Where rename cannot replace an existing file (Windows), another
-        // writer got there first with the same bytes: as good as ours.
-        Err(_) if path.exists() => Ok(()),
+        // writer got there first with the same bytes: as good as ours. On
+        // Unix a rename replaces a file atomically, so a failure is a
+        // failure even when something is at `path` (a directory, an entry
+        // of another user): the write did not happen.
+        Err(_) if cfg!(windows) && path.is_file() => Ok(()),
         Err(e) => Err(e.error),
     }
 }

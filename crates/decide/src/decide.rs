@@ -1,4 +1,4 @@
-//! The per-element decision procedure (design.md §5): `proved`,
+//! The per-element decision procedure (docs/semantics.md §5): `proved`,
 //! `refuted` with a counterexample, or `unknown` with the residual.
 //!
 //! [`decide`] is the one entry point the verdicts pass calls, once per
@@ -109,7 +109,7 @@ pub enum ElementDecision {
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 pub struct DecideReport {
     pub decision: ElementDecision,
-    /// Rounded constants read as the exact constant (design.md §5); to be
+    /// Rounded constants read as the exact constant (docs/semantics.md §5); to be
     /// listed in the report.
     pub recoveries: Vec<Recovery>,
 }

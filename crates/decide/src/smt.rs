@@ -76,7 +76,7 @@ pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
     }
     let mut out = String::new();
     out.push_str("; ptxeq verification condition: unsat <=> reference = candidate\n");
-    out.push_str("; real arithmetic (design.md §4); f_* are uninterpreted functions\n");
+    out.push_str("; real arithmetic (docs/semantics.md §2); f_* are uninterpreted functions\n");
     out.push_str("(set-logic ALL)\n");
     let names = terms.tensor_names();
     for (tensor, index) in inputs {

@@ -16,7 +16,7 @@
 //!   outside this crate: values are small `Copy` handles, every operation the
 //!   terms API offers has a method here.
 //!
-//! Conventions (design.md §4, printed in every report): rounding modes,
+//! Conventions (docs/semantics.md §2, printed in every report): rounding modes,
 //! `.ftz`, `.sat` and f16/bf16/f32/f64 width changes are the identity on the
 //! real value (as in `-ffast-math`); unordered comparisons (`ltu`, ...)
 //! equal the ordered ones because real values are never NaN. The bit-exact
@@ -521,7 +521,7 @@ pub trait Domain {
     /// A data boolean.
     fn cmp(&mut self, op: Cmp, a: Self::Val, b: Self::Val) -> Self::Val;
     /// PTX's unordered comparison (`setp.ltu` …): `a op b`, or `a` or `b`
-    /// is NaN. Real values are never NaN (design.md §4), so by default it
+    /// is NaN. Real values are never NaN (docs/semantics.md §2), so by default it
     /// is the ordered [`Domain::cmp`]; only a domain whose values can be
     /// NaN ([`crate::Ieee`]) overrides it.
     fn cmp_unordered(&mut self, op: Cmp, a: Self::Val, b: Self::Val) -> Self::Val {

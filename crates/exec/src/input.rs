@@ -152,18 +152,63 @@ impl CtaInput {
         kref: &KernelRef,
         module: &ModuleIr,
     ) -> Result<CtaInput, InputError> {
+        // Errors here are "the spec does not fit the kernel": each points
+        // at the spec key it concerns (`check.toml:12:10: …`) when the spec
+        // was read from a file.
+        let role = spec
+            .kernels
+            .iter()
+            .into_iter()
+            .find(|(_, k)| std::ptr::eq(*k, kref))
+            .map_or("kernel", |(r, _)| r);
+        let at = |key: String, message: String| spec.locations.at(&key, message);
+        let entries = || {
+            module
+                .kernels
+                .iter()
+                .map(|k| format!("`{}`", k.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let kernel = match &kref.entry {
             Some(name) => match module.kernel(name) {
                 Some(k) => k,
-                None => return err(format!("no .entry `{name}` in {}", kref.ptx.display())),
+                None if module.kernels.is_empty() => {
+                    return err(at(
+                        format!("{role}.entry"),
+                        format!(
+                            "no .entry `{name}` in {}: it has no entries",
+                            kref.ptx.display()
+                        ),
+                    ));
+                }
+                None => {
+                    return err(at(
+                        format!("{role}.entry"),
+                        format!(
+                            "no .entry `{name}` in {}; its entries: {}",
+                            kref.ptx.display(),
+                            entries()
+                        ),
+                    ));
+                }
             },
             None => match module.kernels.as_slice() {
                 [k] => k,
-                [] => return err(format!("no .entry in {}", kref.ptx.display())),
+                [] => {
+                    return err(at(
+                        format!("{role}.ptx"),
+                        format!("no .entry in {}", kref.ptx.display()),
+                    ));
+                }
                 _ => {
-                    return err(format!(
-                        "{} has several entries; name one with `entry`",
-                        kref.ptx.display()
+                    return err(at(
+                        format!("{role}.ptx"),
+                        format!(
+                            "{} has several entries ({}); name one with `entry`",
+                            kref.ptx.display(),
+                            entries()
+                        ),
                     ));
                 }
             },
@@ -194,16 +239,20 @@ impl CtaInput {
             .collect();
         let args: Vec<_> = kernel.args().map(|(_, p)| p).collect();
         if args.len() != kref.params.len() {
-            return err(format!(
-                "kernel `{}` has {} params but the spec binds {}",
-                kernel.name,
-                args.len(),
-                kref.params.len()
+            return err(at(
+                format!("{role}.params"),
+                format!(
+                    "kernel `{}` has {} params but the spec binds {}",
+                    kernel.name,
+                    args.len(),
+                    kref.params.len()
+                ),
             ));
         }
         let mut params = Vec::with_capacity(args.len());
         for (i, (decl, binding)) in args.iter().zip(&kref.params).enumerate() {
             let what = format!("param #{i} `{}` of `{}`", decl.name, kernel.name);
+            let here = format!("{role}.params.{i}");
             params.push(match binding {
                 ParamBinding::Unused => ParamValue::Unused,
                 ParamBinding::Tensor(name) => {
@@ -211,9 +260,12 @@ impl CtaInput {
                         return err(format!("{what}: no tensor `{name}`"));
                     };
                     if decl.ty.bit_width() != 64 || !decl.dims.is_empty() {
-                        return err(format!(
-                            "{what} is .{} but tensor `{name}` needs a 64-bit pointer param",
-                            decl.ty
+                        return err(at(
+                            here,
+                            format!(
+                                "{what} is .{} but tensor `{name}` needs a 64-bit pointer param",
+                                decl.ty
+                            ),
                         ));
                     }
                     ParamValue::Tensor { tensor: t as u32 }
@@ -223,13 +275,26 @@ impl CtaInput {
                         return err(format!("{what}: no scalar `{name}`"));
                     };
                     if !decl.dims.is_empty() || decl.vector.is_some() {
-                        return err(format!(
-                            "{what} is an aggregate; scalar `{name}` cannot bind it"
+                        return err(at(
+                            here,
+                            format!("{what} is an aggregate; scalar `{name}` cannot bind it"),
+                        ));
+                    }
+                    if decl.is_ptr {
+                        return err(at(
+                            here,
+                            format!(
+                                "{what} is a pointer (.ptr) but `{name}` is a scalar; bind a \
+                                 tensor to it"
+                            ),
                         ));
                     }
                     if let Some(dtype) = v.symbolic() {
                         symbol_fits(dtype, decl.ty).map_err(|m| InputError {
-                            message: format!("{what}: symbolic scalar `{name}` ({dtype}): {m}"),
+                            message: at(
+                                format!("scalars.{name}"),
+                                format!("{what}: symbolic scalar `{name}` ({dtype}): {m}"),
+                            ),
                         })?;
                         let k = symbols.iter().position(|s| &s.name == name).unwrap_or(0);
                         params.push(ParamValue::Symbol {
@@ -239,7 +304,10 @@ impl CtaInput {
                     }
                     ParamValue::Scalar {
                         bits: scalar_bits(*v, decl.ty).map_err(|m| InputError {
-                            message: format!("{what}: scalar `{name}` = {v}: {m}"),
+                            message: at(
+                                format!("scalars.{name}"),
+                                format!("{what}: scalar `{name}` = {v}: {m}"),
+                            ),
                         })?,
                     }
                 }
@@ -342,12 +410,28 @@ fn scalar_bits(v: ScalarValue, ty: ScalarType) -> Result<u64, String> {
     let w = ty.bit_width();
     match (v, ty) {
         (ScalarValue::Int(i), t) if t.is_int() || t == ScalarType::Pred => {
-            // Negative values bind unsigned params as their two's complement and
-            // large unsigned values bind signed params as their bit pattern.
-            let (lo, hi) = (-(1i128 << (w - 1)), (1i128 << w) - 1);
+            // The value must be one the param's type holds: a signed param
+            // its signed range, an unsigned one its unsigned range (the
+            // kernel would otherwise see another number: 2147483648 in a
+            // .s32 is INT_MIN, and a loop to n runs zero times). Untyped
+            // bits take either reading; a predicate is 0 or 1.
+            // 2^b, saturated (a .b128 param holds every i64).
+            let pow = |b: u32| 1i128.checked_shl(b).filter(|p| *p > 0).unwrap_or(i128::MAX);
+            let w = w.max(1);
+            let signed = (-pow(w - 1), pow(w - 1) - 1);
+            let unsigned = (0, pow(w).saturating_sub(1));
+            let (lo, hi) = if t == ScalarType::Pred {
+                (0, 1)
+            } else if t.is_signed() {
+                signed
+            } else if t.is_unsigned() {
+                unsigned
+            } else {
+                (signed.0, unsigned.1)
+            };
             let i = i128::from(i);
             if i < lo || i > hi {
-                return Err(format!("does not fit .{t}"));
+                return Err(format!("does not fit a .{t} param ({lo} to {hi})"));
             }
             Ok(crate::value::mask_bits(i as u64, w))
         }

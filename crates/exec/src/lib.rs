@@ -4,7 +4,7 @@
 //! Everything concrete — integers, addresses, predicates, control flow,
 //! the schedule, barriers, warp collectives — is executed exactly, per
 //! PTX; every operation on real-valued tensor data goes to the domain. On
-//! the way the engine judges races (vector clocks, design.md §4),
+//! the way the engine judges races (vector clocks, docs/semantics.md §10),
 //! deadlocks, barrier divergence and recycling, out-of-bounds and
 //! uninitialised accesses, and stops with an `Unsupported` finding naming
 //! the instruction at anything outside the modelled class (a branch on
@@ -23,7 +23,7 @@
 //!
 //! # Conventions (printed with every report by the caller)
 //!
-//! - Real semantics (design.md §4): rounding modes, `.ftz`, `.sat` on
+//! - Real semantics (docs/semantics.md §2): rounding modes, `.ftz`, `.sat` on
 //!   reals, `.satfinite` and f16/bf16/f32/f64 conversions are the identity
 //!   on the real value; `.relu` is `max(x, 0)`; unordered comparisons equal
 //!   the ordered ones; integer→float conversion gives the exact integer.

@@ -19,7 +19,9 @@ pub enum SpecErrorKind {
 }
 
 /// A line and column, both 1-based; the column counts characters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct LineCol {
     pub line: usize,
     pub col: usize,

@@ -30,6 +30,9 @@ pub struct CheckSpec {
     pub globals: BTreeMap<String, GlobalBinding>,
     /// Bounds on the work of the check (`[limits]`).
     pub limits: RunLimits,
+    /// Where each key was written (empty for a spec built from flags), so
+    /// errors found against the kernel point at the spec line.
+    pub locations: crate::SpecLocations,
 }
 
 /// Thread-instructions one CTA may execute by default: about 5–10 s of

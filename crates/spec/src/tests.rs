@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::*;
 
-/// The example of design.md §3, verbatim.
+/// A spec with the core keys of every section, as the README's first
+/// example of the format shows them.
 const DESIGN_EXAMPLE: &str = r#"
 [launch]
 block = [128, 1, 1]          # default: .reqntid / .maxntid of the entry
@@ -403,8 +404,17 @@ fn load_reads_files_and_reports_paths() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("check.toml");
     std::fs::write(&path, BASE).unwrap();
+    // `load` checks that the kernels' files exist.
+    std::fs::write(dir.join("ref.ptx"), ".version 8.5\n").unwrap();
+    std::fs::create_dir_all(dir.join("../common")).unwrap();
+    std::fs::write(dir.join("../common/opt.ptx"), ".version 8.5\n").unwrap();
     let spec = CheckSpec::load(&path).unwrap();
     assert_eq!(spec.kernels.iter()[0].1.ptx, dir.join("ref.ptx"));
+    // It knows where its keys are.
+    assert_eq!(
+        spec.locations.get("reference.ptx"),
+        Some(format!("{}:9:7", path.display()))
+    );
 
     std::fs::write(&path, BASE.replace("grid = [2, 1, 1]", "grid = [0]")).unwrap();
     let e = CheckSpec::load(&path).unwrap_err();
@@ -418,6 +428,53 @@ fn load_reads_files_and_reports_paths() {
     assert_eq!(e.kind, SpecErrorKind::Io);
     assert!(e.to_string().contains("missing.toml"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_ptx_names_its_key_and_the_resolved_path() {
+    let dir = std::env::temp_dir().join(format!("ptxeq-spec-missing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("check.toml");
+    std::fs::write(&path, BASE).unwrap();
+    std::fs::write(dir.join("ref.ptx"), ".version 8.5\n").unwrap();
+    // The candidate's "../common/opt.ptx" does not exist next to the spec
+    // (whatever the working directory holds).
+    let _ = std::fs::remove_file(dir.join("../common/opt.ptx"));
+    let e = CheckSpec::load(&path).unwrap_err();
+    let s = e.to_string();
+    assert_eq!(e.kind, SpecErrorKind::Io);
+    assert!(
+        s.starts_with(&format!(
+            "{}:14:7: `candidate.ptx`: no such file: ",
+            path.display()
+        )),
+        "{s}"
+    );
+    assert!(s.contains("common/opt.ptx"), "{s}");
+    assert!(!s.contains(".."), "the resolved path is normalised: {s}");
+    let resolved = std::env::temp_dir().join("common/opt.ptx");
+    assert!(
+        s.contains(&format!("no such file: {} (", resolved.display())),
+        "names the resolved path: {s}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn locations_point_at_every_bound_key() {
+    let spec = CheckSpec::from_toml_str(BASE, Path::new("")).unwrap();
+    let l = &spec.locations;
+    assert_eq!(l.get("reference.params").as_deref(), Some("11:10"));
+    assert_eq!(l.get("reference.params.1").as_deref(), Some("11:16"));
+    assert!(l.get("scalars.n").is_some());
+    assert!(l.get("tensors.x").is_some());
+    assert_eq!(l.get("reference.entry").as_deref(), Some("10:9"));
+    assert_eq!(l.get("candidate.entry"), None, "not written");
+    assert_eq!(
+        l.at("reference.params", "kernel `k` has 2 params"),
+        "11:10: kernel `k` has 2 params"
+    );
+    assert_eq!(l.at("nowhere", "plain"), "plain");
 }
 
 #[test]

@@ -169,6 +169,7 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         functions,
         globals,
         limits,
+        locations: Default::default(),
     })
 }
 

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// What a check concludes. The serde names are the exact words used in
-/// `check.toml` and in JSON reports (design.md §6).
+/// `check.toml` and in JSON reports (docs/semantics.md §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Verdict {
     /// Pair only: every output element is equal over the reals.

@@ -127,6 +127,16 @@ pub fn parse(text: &str) -> Parse {
     parser::source_file(&mut p);
     let (events, mut errors) = p.finish();
     let green = parser::event::build(text, &tokens, events);
+    // A file with nothing but whitespace and comments is not a module
+    // (truncated output, the wrong file): an error, not an empty "ok".
+    if tokens.iter().all(|t| t.kind.is_trivia()) {
+        errors.push(SyntaxError {
+            message: "empty PTX file: no directives, no functions (a PTX module starts with \
+                      `.version`)"
+                .to_owned(),
+            range: TextRange::new(0.into(), TextSize::of(text)),
+        });
+    }
     errors.extend(lex_errors.into_iter().map(|e| SyntaxError {
         message: e.message.to_owned(),
         range: e.range,
@@ -139,6 +149,18 @@ pub fn parse(text: &str) -> Parse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_file_is_an_error_not_an_empty_module() {
+        for text in ["", "   \n\t\n", "// nothing here\n/* at all */\n"] {
+            let p = parse(text);
+            assert_eq!(p.errors().len(), 1, "{text:?}: {:?}", p.errors());
+            assert!(p.errors()[0].message.starts_with("empty PTX file"));
+        }
+        // A module with only a header is not empty (a library may have no
+        // entry; the check that needs one says so).
+        assert!(parse(".version 8.5\n").errors().is_empty());
+    }
 
     #[test]
     fn parse_is_send_sync_and_cheap_to_share() {

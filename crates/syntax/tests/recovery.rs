@@ -34,11 +34,15 @@ const HEADER: &str = ".version 9.5\n.target sm_80\n.address_size 64\n";
 
 #[test]
 fn empty_input() {
-    let p = check("");
-    assert!(p.errors().is_empty());
-    assert_eq!(p.tree().functions().count(), 0);
-    let p = check("  \n// only a comment\n/* block */");
-    assert!(p.errors().is_empty());
+    // An empty file is an error (issue 19: `parse` used to call it ok),
+    // with a range inside the text and still a lossless, empty tree.
+    let e = one_error("");
+    assert!(e.message.starts_with("empty PTX file"), "{e:?}");
+    assert_eq!(check("").tree().functions().count(), 0);
+    let text = "  \n// only a comment\n/* block */";
+    let e = one_error(text);
+    assert!(e.message.starts_with("empty PTX file"), "{e:?}");
+    assert_eq!(slice(text, &e), text);
 }
 
 #[test]

@@ -25,7 +25,7 @@
 //! two stores, in any order, hashes the same. Because n-ary operands are stored sorted by
 //! hash (not by id), the stored order itself is store-independent too.
 //!
-//! The hash is a cache key (design.md §2), not an identity: interning
+//! The hash is a cache key (docs/semantics.md §5, §15), not an identity: interning
 //! compares nodes structurally, so a collision can cost speed, never
 //! soundness. `HASH_VERSION` is mixed in so that a change of the encoding
 //! changes every key.

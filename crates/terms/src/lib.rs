@@ -1,4 +1,4 @@
-//! Hash-consed real-valued terms (design.md §5).
+//! Hash-consed real-valued terms (docs/semantics.md §5).
 //!
 //! The symbolic executor turns every float value a kernel computes into a
 //! term over the real numbers: input symbols `x[i]`, exact rational
@@ -26,7 +26,7 @@
 //! zero is undefined and never folded (`recip(0)` is a node); identities
 //! such as `x·0 = 0` and `recip(recip(a)) = a` hold wherever the term is
 //! defined. Floating-point rounding, `.ftz` and `.sat` are not modelled
-//! (design.md §4: real arithmetic).
+//! (docs/semantics.md §2: real arithmetic).
 //!
 //! Each node carries a structural 128-bit hash ([`Terms::hash128`]),
 //! computed when interned, that depends only on the term — not on ids or

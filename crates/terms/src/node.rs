@@ -1,6 +1,6 @@
 //! The node set of the term DAG.
 //!
-//! The operators are those of design.md §5: rational constants, ±inf,
+//! The operators are those of docs/semantics.md §5: rational constants, ±inf,
 //! input symbols, n-ary `+`/`·`, reciprocal, `exp`, uninterpreted
 //! function atoms, n-ary `max`/`min`, and a small boolean layer
 //! (constants, comparisons, connectives) that exists to express piecewise
@@ -97,7 +97,7 @@ impl CmpOp {
     }
 }
 
-/// Uninterpreted function atoms (design.md §5). `Log` is the natural
+/// Uninterpreted function atoms (docs/semantics.md §5). `Log` is the natural
 /// logarithm; `Ex2`/`Lg2` are base-2 and kept as their own atoms for now
 /// (rewriting `ex2(y)` to `exp(y·ln 2)` with constant recovery is the
 /// decision procedure's job).

@@ -1,5 +1,5 @@
 //! `ptxeq check`: prove a candidate kernel equivalent to a reference over
-//! the reals, or show the bug (design.md §6).
+//! the reals, or show the bug (docs/semantics.md §1).
 //!
 //! The verdict line comes first. A race, deadlock or bad access in either
 //! kernel is reported as such (with both accesses), before any

@@ -1,5 +1,5 @@
-//! `ptxeq race`: single-kernel races, deadlocks, barrier divergence,
-//! out-of-bounds and uninitialised accesses.
+//! `ptxeq race`: single-kernel races, order dependence, deadlocks, barrier
+//! divergence, out-of-bounds and uninitialised accesses.
 
 use std::path::Path;
 use std::time::Instant;
@@ -16,7 +16,7 @@ use crate::spec_args::{self, SpecFlagArgs};
 /// Printed with every result: what "race-free" rests on.
 pub const ASSUMPTIONS: &[&str] = &[
     "distinct pointer params do not alias",
-    "all thread schedules: races are judged on one schedule with vector clocks (design.md §4); a race-free run is schedule-independent",
+    "all thread schedules: races are judged on one schedule with vector clocks (docs/semantics.md §10); a race-free run is schedule-independent",
     "exited threads count as arrived at barriers that expect them",
     "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
     "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",

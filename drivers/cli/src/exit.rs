@@ -1,4 +1,4 @@
-//! Exit codes (design.md §6), one place so every subcommand agrees.
+//! Exit codes (docs/semantics.md §1), one place so every subcommand agrees.
 
 use std::process::ExitCode;
 

@@ -60,6 +60,8 @@ impl GlobalArgs {
         let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
         let fmt = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
+            // Colour only on a terminal: a log file or CI page shows codes.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .with_target(self.verbose >= 2)
             .with_filter(filter);
         let timing = self.timings.then(timings::layer);

@@ -1,7 +1,7 @@
 //! `ptxeq`: the command-line front of the checker.
 //!
 //! Each subcommand lives in its own module; this file only parses arguments
-//! and maps outcomes to exit codes (design.md §6).
+//! and maps outcomes to exit codes (docs/semantics.md §1).
 
 use ptxeq_cli::{
     cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_ir, cmd_lift, cmd_parse, cmd_race,
@@ -16,13 +16,15 @@ use clap::{Parser, Subcommand};
 ///
 /// ptxeq reads PTX as emitted by nvcc (`nvcc -ptx`, `-lineinfo`, `-G`) or
 /// Triton, and works on it as a compiler would: a lossless syntax tree, a
-/// lowered kernel IR, and (in later milestones) symbolic execution of one CTA
-/// to prove two kernels equivalent over the reals or find races, deadlocks and
-/// counterexamples.
+/// lowered kernel IR, and symbolic execution of the CTAs a spec names, to
+/// prove two kernels (or a kernel and a formula) equivalent over the reals
+/// for all inputs and schedules, or to find races, deadlocks, bad accesses
+/// and confirmed counterexamples. The semantics are in docs/semantics.md.
 ///
-/// Exit codes: 0 success, 1 a real bug was found, 2 undecided (unsupported
-/// construct, resource limit), 3 invalid input (malformed PTX, bad spec,
-/// missing file).
+/// Exit codes: 0 proved (equivalent, race-free), 1 a real bug was found, 2
+/// undecided (unsupported construct, resource limit, unknown element), 3
+/// invalid input (malformed PTX, bad spec, missing file), 4
+/// order-dependent.
 #[derive(Parser, Debug)]
 #[command(name = "ptxeq", version, about, long_about, max_term_width = 100)]
 struct Cli {
@@ -57,7 +59,7 @@ enum Command {
     /// is decided: proved (normal-form identity), refuted (a confirmed
     /// counterexample input) or unknown (the residual is printed).
     /// Exit code 0 equivalent, 1 not equivalent or a bug, 2 undecided, 3
-    /// bad input.
+    /// bad input, 4 order-dependent.
     #[command(after_long_help = CHECK_EXAMPLES)]
     Check {
         /// `check.toml`, or two PTX files: reference then candidate.
@@ -102,10 +104,11 @@ enum Command {
     /// checked), or a PTX file with `--spec S.toml` or with launch flags:
     /// `ptxeq race k.ptx --block 128 --tensor x:f32[128]:in --tensor
     /// y:f32[128]:out --scalar n=128`. Prints the verdict first
-    /// (race-free, race, deadlock, divergence, out-of-bounds,
-    /// uninitialised, unsupported), then both accesses of every race with
-    /// threads, instructions, PTX and source lines and the address.
-    /// Exit code 0 race-free, 1 a bug found, 2 unsupported, 3 bad input.
+    /// (race-free, race, order-dependent, deadlock, divergence,
+    /// out-of-bounds, uninitialised, unsupported), then both accesses of
+    /// every race with threads, instructions, PTX and source lines and the
+    /// address. Exit code 0 race-free, 1 a bug found, 2 unsupported, 3 bad
+    /// input, 4 order-dependent.
     Race {
         /// `check.toml`, or a `.ptx` file.
         target: PathBuf,
@@ -197,8 +200,9 @@ enum Command {
     ///
     /// Keeps one database alive: an edit re-runs only what it reaches (a
     /// comment stops after lowering; an edit of one kernel leaves the other
-    /// alone). Prints which files changed, the verdict and the time. Today
-    /// the report is the race check of `ptxeq race`.
+    /// alone). Prints which files changed, the verdict and the time. The
+    /// report is that of `ptxeq check` for a spec with a reference and a
+    /// candidate, and of `ptxeq race` for a single kernel.
     Watch {
         /// `check.toml`, or a `.ptx` file with `--spec` or launch flags.
         target: PathBuf,

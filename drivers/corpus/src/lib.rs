@@ -1,14 +1,15 @@
-//! The corpus (design.md §7): discovery of case directories and the
+//! The corpus (corpus/README.md): discovery of case directories and the
 //! per-case consistency checks that the data-driven test
 //! (`tests/corpus.rs`) and `ptxeq corpus` run.
 //!
 //! A case is consistent when its `check.toml` validates, carries a one-line
 //! `note` and an `[expect]` verdict, every PTX file parses without errors,
 //! and the spec agrees with the PTX (entry names, param count and kinds,
-//! `.reqntid`/`.maxntid`, tensor sizes). No checker exists yet, so a
-//! consistent case's [`Outcome`] is [`Outcome::Consistent`] — never
-//! [`Outcome::Pass`]; [`compare_verdict`] is where a computed verdict will
-//! be judged.
+//! `.reqntid`/`.maxntid`, tensor sizes). A consistent case is then run by
+//! [`run_checker`] (the equivalence check for a pair, the race check for
+//! one kernel) and [`compare_verdict`] judges the verdict against the
+//! expected one: [`Outcome::Pass`] when they agree; a case that is only
+//! consistent (not run) is [`Outcome::Consistent`], never a pass.
 
 mod case;
 mod checker;

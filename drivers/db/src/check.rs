@@ -1,11 +1,12 @@
 //! `ptxeq check` over the database: race-check both kernels, then compare
-//! their final output tensors over the CTAs checked ([`pair_verdicts`],
-//! the `vc_verdict` query of design.md §2; element decisions inside it run
-//! in parallel and are memoised per element pair).
+//! their final output tensors over the CTAs checked ([`pair_verdicts`];
+//! element decisions inside it run in parallel and are memoised per
+//! element pair, in memory and in the disk cache under the `vc_verdict`
+//! key).
 //!
-//! Order matters (design.md §6): a race, deadlock or bad access in either
-//! kernel is the verdict, reported before any verification condition —
-//! the output terms of a racy run depend on the schedule and mean nothing.
+//! Order matters (docs/semantics.md §1, "Order of findings"): a race,
+//! deadlock or bad access in either kernel is the verdict, reported before
+//! any verification condition — the output terms of a racy run depend on the schedule and mean nothing.
 //!
 //! Reuse: [`pair_verdicts`] depends only on the `symbolic` artifacts,
 //! which salsa backdates, so an edit that leaves a kernel's outputs equal
@@ -218,7 +219,7 @@ pub enum CheckVerdict {
 }
 
 impl CheckVerdict {
-    /// The corpus / JSON verdict word (design.md §6).
+    /// The corpus / JSON verdict word (docs/semantics.md §1).
     pub fn word(&self) -> &'static str {
         match self {
             CheckVerdict::Equivalent => "equivalent",
@@ -298,7 +299,7 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
 }
 
 /// Sets the verdict when a kernel's race check decides the check: the
-/// spec does not fit it, or it is not race-free (design.md §6: that is
+/// spec does not fit it, or it is not race-free (docs/semantics.md §1: that is
 /// the verdict, before any verification condition). True when it did.
 pub(crate) fn kernel_gate(report: &mut CheckReport) -> bool {
     if let Some(e) = report.kernels.iter().find_map(|k| k.input_error.clone()) {

@@ -1,5 +1,5 @@
 //! The checking queries of one kernel of a spec: `cta_input` → `structured`
-//! → `unrolled` (per CTA) → `symbolic` → `output_terms`, and [`race_check`],
+//! → `unrolled` (per CTA) → `symbolic`, and [`race_check`],
 //! which runs them for every kernel and CTA a spec names and sums them up
 //! into a single-kernel verdict (race-free / race / deadlock / divergence /
 //! out-of-bounds / uninitialised / unsupported).
@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use ptxeq_exec::{CtaInput, Finding, FindingKind, Stats};
 use ptxeq_spec::{CheckSpec, Ctas, KernelRef, Launch};
-use ptxeq_store::StoredTerms;
 use ptxeq_symex::SymbolicState;
 use ptxeq_unroll::{UnrolledCta, UnrolledGrid};
 use ptxeq_validate::StructuredReport;
@@ -18,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Db, SourceFile, lowered_module};
 
-/// A check spec as an input (design.md §2: one per check).
+/// A check spec as an input (one per check).
 #[salsa::input(debug)]
 pub struct SpecInput {
     #[returns(ref)]
@@ -104,7 +103,7 @@ pub(crate) fn bind<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<CtaInput,
     CtaInput::from_spec(spec, kref, &lowered.module).map_err(|e| e.message)
 }
 
-/// `structured`: the static structured-CTA check (design.md §2).
+/// `structured`: the static structured-CTA check (ARCHITECTURE.md, `passes/validate`).
 #[salsa::tracked(returns(ref))]
 pub fn structured<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Option<StructuredReport> {
     let input = cta_input(db, k).as_ref().ok()?;
@@ -250,14 +249,6 @@ pub fn symbolic<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<SymbolicSt
     };
     let artifact = crate::disk::cached(db, "symbolic", &versions, k, cta, compute);
     Some(Arc::new(artifact))
-}
-
-/// `output_terms`: the serialized, content-addressed output terms.
-#[salsa::tracked(returns(ref))]
-pub fn output_terms<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<StoredTerms> {
-    let state = symbolic(db, key).as_ref();
-    let _span = tracing::info_span!("store").entered();
-    state.map(|s| ptxeq_store::store(s))
 }
 
 /// The `ResourceLimit` finding of a kernel whose launch asks for more CTAs

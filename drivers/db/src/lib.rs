@@ -1,6 +1,6 @@
 //! The salsa database: PTX files are inputs, every pass is a tracked query.
 //!
-//! Design (design.md §2): each derived artifact is `Eq + Hash`, so when an
+//! Design (ARCHITECTURE.md, "drivers/db"): each derived artifact is `Eq + Hash`, so when an
 //! edit leaves an artifact equal, salsa backdates it and nothing downstream
 //! re-runs ("early cutoff"). Two choices here make that cutoff effective:
 //!
@@ -25,8 +25,8 @@ mod queries;
 
 pub use kernel_check::{
     CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input,
-    cta_limit_finding, cta_limit_finding_n, ctas_of, grid_unrolled, output_terms, race_check,
-    structured, symbolic, unrolled,
+    cta_limit_finding, cta_limit_finding_n, ctas_of, grid_unrolled, race_check, structured,
+    symbolic, unrolled,
 };
 
 pub use ctas::{CtaPlan, compare_regions, kernel_ctas};

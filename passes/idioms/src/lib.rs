@@ -7,7 +7,7 @@
 //! with integer bit tricks and a branch for inf/NaN, `tanhf` as two
 //! approximations chosen by `selp`; with fast math `expf` is
 //! `ex2.approx(x · 0f3FB8AA3B)`; Triton has its own forms. Over the reals
-//! (design.md §4) none of these is the function — bit manipulation of a
+//! (docs/semantics.md §2) none of these is the function — bit manipulation of a
 //! real value has no real meaning, and a polynomial is not `tanh` — so
 //! the engine reports them unsupported. This pass recognises them and
 //! writes one [`Instr::Idiom`] (`d = f(a)`, or `d = pow(x, y)`) in their

@@ -276,7 +276,7 @@ fn case(form: &str, func: IdiomFn, f64_data: bool) -> Case {
                     .map(|m| m * 2f64.powi(e) * if e % 2 == 0 { 1.0 } else { -1.0 })
             }));
             // Triton's form flushes subnormal arguments (`.ftz`): outside
-            // its domain, as design.md §4 treats `.ftz`.
+            // its domain, as docs/semantics.md §2 treats `.ftz`.
             if form.contains("Triton") {
                 inputs.retain(|x| *x == 0.0 || x.abs() >= f64::from(f32::MIN_POSITIVE));
             }
@@ -289,7 +289,7 @@ fn case(form: &str, func: IdiomFn, f64_data: bool) -> Case {
             let mut inputs = points(1e-6, 4.0, 2000, &[0.0, -0.0, 1.2e-38]);
             inputs.extend(points(4.0, 3e38, 1000, &[f64::INFINITY, -1.0, 1.0, 2.0]));
             // Fast math flushes subnormal arguments (`.ftz`): they are
-            // outside its domain, as design.md §4 treats `.ftz`.
+            // outside its domain, as docs/semantics.md §2 treats `.ftz`.
             if !fast {
                 inputs.extend_from_slice(&sub);
             }
@@ -319,7 +319,7 @@ fn case(form: &str, func: IdiomFn, f64_data: bool) -> Case {
         },
         // erff: both polynomials, the branch edge (nvcc 1.00376, Triton
         // 1.00295), saturation to ±1, ±0, ±inf; subnormals only where
-        // the form does not flush them (`.ftz`, design.md §4).
+        // the form does not flush them (`.ftz`, docs/semantics.md §2).
         (IdiomFn::Erf, _) => {
             let mut inputs = points(
                 -10.0,

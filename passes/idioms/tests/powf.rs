@@ -278,7 +278,7 @@ fn ulps(got: f64, want: f64) -> f64 {
 /// ends of the range: an overflow must be the infinity, an underflow the
 /// rounded subnormal or zero).
 /// With `ftz` (Triton) subnormal arguments are skipped and a result
-/// flushed to zero accepted (design.md §4 treats `.ftz` so), and the
+/// flushed to zero accepted (docs/semantics.md §2 treats `.ftz` so), and the
 /// error may grow with `|y·log2|x||` (see [`general_agreement`]): each
 /// point's error is returned over its bound, with the worst plain error.
 fn worst(k: &KernelIr, y: f32, ftz: bool) -> (f64, f64, f64) {
@@ -598,7 +598,7 @@ fn general_agreement(form: &str, k: &KernelIr) {
     let mut worst = (0.0, 0.0, 0.0);
     let mut neg_int = 0;
     // Triton's form is built with `.ftz`: subnormal arguments and results
-    // are flushed to zero — outside its domain, as design.md §4 treats
+    // are flushed to zero — outside its domain, as docs/semantics.md §2 treats
     // `.ftz` (a flushed result must be the zero of the right sign).
     let ftz = form.contains("Triton");
     let mut over = Vec::new();

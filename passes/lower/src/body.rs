@@ -376,6 +376,10 @@ impl FnLower<'_> {
             return;
         };
         let mods: SmallVec<[&str; 8]> = i.modifiers().collect();
+        if let Some(msg) = oversized_immediate(opcode, &mods, i.operands()) {
+            self.diags.push(msg.clone(), sp);
+            errors.push(msg);
+        }
         let ops: Vec<Operand> = i
             .operands()
             .map(|o| self.operand(o, sp, &mut errors))
@@ -572,4 +576,43 @@ impl FnLower<'_> {
                 .then(|| Symbol::Func(name.to_string()))
         })
     }
+}
+
+/// An integer immediate too wide for the integer instruction that uses it
+/// (`add.s32 %r1, %r2, 4294967296`): the message, or `None`. PTX gives such
+/// a constant no meaning we could rely on (truncating it silently would
+/// check a different kernel than the one written), so it is an error with
+/// the instruction's location, as an undeclared register is. A value fits
+/// `W` bits when it is a signed or an unsigned `W`-bit number
+/// (`-2^(W-1)` to `2^W - 1`), so `0xFFFFFFFF` and `-1` both fit `.b32`.
+/// Checked for the instructions whose sources all have the width of their
+/// one integer type suffix (for `mul.wide`/`mad.wide` that is the source
+/// width); conversions, shifts and the rest have several widths and are
+/// left to their decoders.
+pub(crate) fn oversized_immediate<'a>(
+    opcode: &str,
+    mods: &[&str],
+    operands: impl Iterator<Item = OperandRef<'a>>,
+) -> Option<String> {
+    const SAME_WIDTH: [&str; 16] = [
+        "add", "sub", "mul", "mad", "min", "max", "and", "or", "xor", "not", "mov", "setp", "selp",
+        "div", "rem", "neg",
+    ];
+    if !SAME_WIDTH.contains(&opcode) {
+        return None;
+    }
+    let mut widths = mods.iter().filter_map(|m| match *m {
+        "s16" | "u16" | "b16" => Some((*m, 16u32)),
+        "s32" | "u32" | "b32" => Some((*m, 32)),
+        _ => None,
+    });
+    let (ty, w) = widths.next()?;
+    let (lo, hi) = (-(1i128 << (w - 1)), (1i128 << w) - 1);
+    operands.into_iter().find_map(|o| match o {
+        OperandRef::Imm(ImmValue::Int(v)) if v < lo || v > hi => Some(format!(
+            "the immediate {v} does not fit the {w}-bit operands of `{opcode}.{ty}` \
+             ({lo} to {hi}); write it in range, or use a 64-bit instruction"
+        )),
+        _ => None,
+    })
 }

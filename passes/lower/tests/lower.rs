@@ -477,3 +477,45 @@ fn reserved_smem_registers_and_tensor_map_addresses() {
         "cp.async.bulk.tensor.2d.global.shared.bulk_group [%rd1, {%r2,%r3}], [smem]"
     );
 }
+
+#[test]
+fn an_immediate_too_wide_for_a_32_bit_instruction_is_an_error_at_it() {
+    let text = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.entry wide()
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    .reg .pred p;
+    add.s32 %r1, %r2, 4294967296;
+    add.s32 %r1, %r2, 4294967295;
+    and.b32 %r1, %r2, -2147483648;
+    mov.u32 %r3, 0xFFFFFFFF;
+    add.s64 %rd1, %rd0, 4294967296;
+    mul.wide.s32 %rd1, %r1, 4;
+    setp.lt.u16 p, %r1, 65536;
+    ret;
+}
+"#;
+    let res = lower_source(text);
+    let msgs: Vec<&str> = res.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(
+        msgs[0].contains("4294967296") && msgs[0].contains("add.s32"),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs[1].contains("65536") && msgs[1].contains("16-bit"),
+        "{msgs:?}"
+    );
+    // The location is the instruction's.
+    let d = &res.diagnostics[0];
+    let at = &text[d.range.start as usize..d.range.end as usize];
+    assert!(at.starts_with("add.s32 %r1, %r2, 4294967296"), "{at:?}");
+    // The instruction is not run as something else: it is unknown.
+    let k = res.module.kernel("wide").unwrap();
+    assert!(k.instrs[0].instr.is_unknown(), "{:?}", k.instrs[0].instr);
+    assert!(!k.instrs[1].instr.is_unknown());
+}

@@ -2,15 +2,16 @@
 //!
 //! [`symbolic_state`] replays a CTA that `unroll` already ran, this time
 //! with the [`TermDomain`]: every float value becomes a real-valued term
-//! (design.md §4–§5) and the final contents of the output tensors are the
-//! output terms. The replay follows the unrolled trace (same per-thread
+//! (docs/semantics.md §3, §5) and the final contents of the output
+//! tensors are the output terms. The replay follows the unrolled trace (same per-thread
 //! paths, same schedule) and says so if it does not; races, deadlocks and
 //! bounds were judged by `unroll` and are not judged again here.
 //!
 //! The artifact is self-contained and position-free: the terms are
 //! exported as a [`TermGraph`] (only what the outputs reach), and each
 //! output element names a root of that graph. That makes it `Eq + Hash`
-//! (salsa backdating) and serializable (the content-addressed store).
+//! (salsa backdating) and serializable (the db's disk cache stores it
+//! under the `symbolic` key).
 
 mod domain;
 

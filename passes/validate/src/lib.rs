@@ -1,6 +1,6 @@
-//! Static structured-CTA validation: the `structured` query of design.md §2.
+//! Static structured-CTA validation: the `structured` query (ARCHITECTURE.md, "drivers/db").
 //!
-//! The symbolic executor (design.md §4) needs every branch predicate, loop
+//! The symbolic executor (docs/semantics.md §3) needs every branch predicate, loop
 //! bound and memory address to be concrete per thread: a function of thread
 //! and CTA ids, scalar params, constants and loop counters. This pass finds,
 //! before any unrolling, the instructions where that fails *because of tensor

@@ -1,5 +1,6 @@
 //! Pass: per-element verification conditions and their verdicts
-//! (design.md §2 `vc_verdict`, §5).
+//! (docs/semantics.md §4, §5; the db memoises each decision, on disk under
+//! the `vc_verdict` key).
 //!
 //! [`compare`] takes the symbolic states of the reference and the
 //! candidate kernel for the CTAs checked, merges each kernel's output
@@ -14,7 +15,7 @@
 //! (a softmax denominator, an attention row sum) are normalised once per
 //! worker.
 //!
-//! Pairing rules (design.md §4 "Outputs"):
+//! Pairing rules (docs/semantics.md §4 "Outputs and pairing"):
 //! - an element written by one kernel and not the other is a difference,
 //!   except for an `inout` tensor, whose unwritten elements keep their
 //!   input value `y[i]` (compared as that term) — but only when every CTA

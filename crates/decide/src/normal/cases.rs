@@ -1,4 +1,4 @@
-//! Case splits over `max`/`min`/`select` (design.md §5): when the normal
+//! Case splits over `max`/`min`/`select` (docs/semantics.md §5): when the normal
 //! forms of two terms differ and the residual contains such atoms, split
 //! on one of them, replace it by the operand or branch the case selects,
 //! and compare again; `proved` only when every feasible case proves.

@@ -1,4 +1,4 @@
-//! Constant recovery (design.md §5): compilers multiply by rounded
+//! Constant recovery (docs/semantics.md §5): compilers multiply by rounded
 //! irrational constants (`ex2(x · 0f3FB8AA3B)` is Triton's and `__expf`'s
 //! `exp(x)`); the normal form reads such a rational as the exact constant
 //! it rounds, expressed over the invertible atoms `ln2`, `ln10`, `√π`,
@@ -8,9 +8,9 @@
 //! of a table entry (and, for the two base-2 constants half-precision code
 //! uses, the nearest f16 or bf16), ± a power of two times one, or an exact
 //! product of a float with an f32/f64 rounding (see [`recover`]). This
-//! changes the function (rounded →
-//! exact), which is the design's real-valued convention; every recovery is
-//! recorded by the normaliser and listed in the report.
+//! changes the function (rounded → exact), which is the real-valued
+//! convention of docs/semantics.md §2; every recovery is recorded by the
+//! normaliser and listed in the report.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -1,5 +1,5 @@
 //! Normal form "rational function of exp-polynomials over exact
-//! rationals" (design.md §5, issue 5): the core of the decision
+//! rationals" (docs/semantics.md §5, issue 5): the core of the decision
 //! procedure.
 //!
 //! Every real term is mapped to `N/D`, where `N` and `D` are

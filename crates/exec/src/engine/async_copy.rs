@@ -2,7 +2,7 @@
 //! `cp.async.commit_group`, `cp.async.wait_group N` and
 //! `cp.async.wait_all`.
 //!
-//! Semantics (design.md §4): the copy reads global memory and writes
+//! Semantics (docs/semantics.md §12): the copy reads global memory and writes
 //! shared memory at some moment between the `cp.async` and the wait that
 //! covers its group in the issuing thread. So, per copy, the destination
 //! bytes are "in flight" over that whole interval: any access to them by

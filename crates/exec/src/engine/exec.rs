@@ -1731,7 +1731,7 @@ impl<D: Domain> Engine<'_, D> {
         use ptxeq_ir::Rounding as Rd;
         let sink = Operand::Sink;
         let op = |i: usize| ops.get(i).unwrap_or(&sink);
-        // `.sat` on reals is the identity (design.md §4); on integers it
+        // `.sat` on reals is the identity (docs/semantics.md §2); on integers it
         // clamps to the destination range.
         let int_round = matches!(rnd, Some(Rd::Rni | Rd::Rzi | Rd::Rmi | Rd::Rpi));
         // Packing conversion: cvt.rn.f16x2.f32 d, a, b (a → upper half).
@@ -1854,7 +1854,7 @@ impl<D: Domain> Engine<'_, D> {
                         ));
                     }
                     // The exact integer (rounding is the identity on real
-                    // values, design.md §4).
+                    // values, docs/semantics.md §2).
                     IntArg::Data(v) => {
                         let x = self.int_data_to_real(t, v, src.is_signed())?;
                         Value::data(x, df)

@@ -6,7 +6,7 @@
 //! exchanged — the same rendezvous as `shfl.sync` (`sync.rs`), keyed by
 //! the instruction with a full member mask. A lane that exited, or a warp
 //! with fewer than 32 threads, makes the collective impossible: a
-//! divergence finding. Arithmetic is over the reals (design.md §4):
+//! divergence finding. Arithmetic is over the reals (docs/semantics.md §2):
 //! `D = A·B + C` is built as `fma` chains in `k` order, so f16/bf16/tf32
 //! rounding is the identity, and every domain builds the same values.
 //!

@@ -400,7 +400,7 @@ impl<D: Domain> Engine<'_, D> {
                 len,
             } if *len == f.size() => Ok(Some(*v)),
             // f32 → bf16 by keeping the high half: a round-toward-zero
-            // conversion, the identity on the real value (design.md §4).
+            // conversion, the identity on the real value (docs/semantics.md §2).
             Value::Data {
                 v,
                 fmt: Fmt::F32,

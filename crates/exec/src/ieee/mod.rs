@@ -1,8 +1,8 @@
 //! The bit-exact IEEE domain: values are bit patterns with their format,
 //! every float operation rounds exactly as PTX specifies.
 //!
-//! Where the other domains follow the real-number convention of design.md
-//! §4, this one computes what the hardware computes, so that the
+//! Where the other domains follow the real-number convention of
+//! docs/semantics.md §2, this one computes what the hardware computes, so that the
 //! *original* PTX of an inlined libm routine (bit tricks, magic constants,
 //! `fma.rm`) can be run and compared with the real function it is
 //! supposed to compute — the proof that `passes/idioms` recognises what the

@@ -1,6 +1,6 @@
 //! The IEEE modifiers of the instruction being executed.
 //!
-//! Domains over the reals ignore them (design.md §4); the bit-exact
+//! Domains over the reals ignore them (docs/semantics.md §2); the bit-exact
 //! [`crate::Ieee`] domain rounds, flushes and clamps per them. The engine
 //! hands them over through [`crate::Domain::set_mode`] before every
 //! instruction, only for domains that ask (`Domain::BIT_EXACT`), so the

@@ -1,7 +1,7 @@
 //! Booleans and piecewise values: comparisons, connectives, `select`.
 //!
 //! These exist so that `setp` on data and predicated moves (`selp`,
-//! `@p mov`) are data flow, not branches (design.md §4). Comparisons are
+//! `@p mov`) are data flow, not branches (docs/semantics.md §3). Comparisons are
 //! over the extended reals, a total order, so `!(a < b)` is `b <= a`.
 //!
 //! Canonical forms:

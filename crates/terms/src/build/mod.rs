@@ -5,7 +5,7 @@
 //! in canonical order, so that terms equal up to those rewrites are one
 //! node. Nothing here is a decision procedure: products of sums are never
 //! expanded, `x·recip(x)` is not cancelled, `e^a·e^b` is not merged —
-//! normal forms are the decision procedure's job (design.md §5).
+//! normal forms are the decision procedure's job (docs/semantics.md §5).
 //!
 //! Every constructor is total. Sorts are coerced, never rejected: a boolean
 //! used as a real is `select(b, 1, 0)`, a real used as a boolean is `x ≠ 0`

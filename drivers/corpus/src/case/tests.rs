@@ -250,14 +250,15 @@ fn spec_errors_and_missing_files() {
     assert!(p.location.is_some());
     assert!(p.file.unwrap().ends_with("check.toml"));
 
+    // A missing PTX file is a spec error at its `ptx` key, naming the
+    // path it resolved to (issue 19).
     let spec = SPEC.replace("ptx = \"k.ptx\"", "ptx = \"../common/gone.ptx\"");
     let r = run(&spec, PTX);
     let p = &r.problems[0];
-    assert!(p.message.contains("cannot read the PTX file"), "{p}");
-    assert!(
-        p.file.as_ref().unwrap().ends_with("family/common/gone.ptx"),
-        "{p}"
-    );
+    assert!(p.message.contains("`reference.ptx`: no such file"), "{p}");
+    assert!(p.message.contains("family/common/gone.ptx"), "{p}");
+    assert!(p.location.is_some(), "{p}");
+    assert!(p.file.as_ref().unwrap().ends_with("check.toml"), "{p}");
 }
 
 #[test]

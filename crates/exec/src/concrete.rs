@@ -104,23 +104,8 @@ impl Domain for Concrete {
         CVal::of(match op {
             UnOp::Neg => -x,
             UnOp::Abs => x.abs(),
-            UnOp::Recip => 1.0 / x,
-            UnOp::Exp2 => x.exp2(),
-            UnOp::Lg2 => x.log2(),
-            UnOp::Sqrt => x.sqrt(),
-            UnOp::Rsqrt => 1.0 / x.sqrt(),
-            UnOp::Sin => x.sin(),
-            UnOp::Cos => x.cos(),
-            UnOp::Tanh => x.tanh(),
-            UnOp::Exp => x.exp(),
-            UnOp::Ln => x.ln(),
-            UnOp::Erf => libm::erf(x),
-            UnOp::Expm1 => x.exp_m1(),
-            UnOp::Log1p => x.ln_1p(),
-            UnOp::Log10 => x.log10(),
-            UnOp::Exp10 => libm::exp10(x),
-            UnOp::Sinh => x.sinh(),
-            UnOp::Cosh => x.cosh(),
+            // Every other operation is a math function (`MathFn`).
+            _ => op.math().map_or(f64::NAN, |f| f.eval_f64(&[x])),
         })
     }
 
@@ -134,7 +119,7 @@ impl Domain for Concrete {
             BinOp::Min => x.min(y),
             BinOp::Max => x.max(y),
             // Rust's `powf` is C's `pow` (negative base, integer exponent).
-            BinOp::Pow => x.powf(y),
+            BinOp::Pow => ptxeq_terms::MathFn::Pow.eval_f64(&[x, y]),
         })
     }
 

@@ -23,6 +23,7 @@
 //! domain, whose values can be NaN, evaluates them exactly
 //! ([`Domain::cmp_unordered`], [`Domain::unordered`]).
 
+use ptxeq_terms::MathFn;
 use serde::{Deserialize, Serialize};
 
 /// The IEEE format a real value was loaded or computed in. Only widths and
@@ -172,6 +173,65 @@ pub enum UnOp {
     Sinh,
     Cosh,
 }
+
+impl UnOp {
+    /// The math function this operation is (`ptxeq_terms::MathFn`, the
+    /// one table of the vocabulary); `None` for `neg` and `abs`.
+    pub fn math(self) -> Option<MathFn> {
+        Some(match self {
+            UnOp::Neg | UnOp::Abs => return None,
+            UnOp::Recip => MathFn::Recip,
+            UnOp::Exp2 => MathFn::Exp2,
+            UnOp::Lg2 => MathFn::Log2,
+            UnOp::Sqrt => MathFn::Sqrt,
+            UnOp::Rsqrt => MathFn::Rsqrt,
+            UnOp::Sin => MathFn::Sin,
+            UnOp::Cos => MathFn::Cos,
+            UnOp::Tanh => MathFn::Tanh,
+            UnOp::Exp => MathFn::Exp,
+            UnOp::Ln => MathFn::Log,
+            UnOp::Erf => MathFn::Erf,
+            UnOp::Expm1 => MathFn::Expm1,
+            UnOp::Log1p => MathFn::Log1p,
+            UnOp::Log10 => MathFn::Log10,
+            UnOp::Exp10 => MathFn::Exp10,
+            UnOp::Sinh => MathFn::Sinh,
+            UnOp::Cosh => MathFn::Cosh,
+        })
+    }
+
+    /// The operation computing one-argument function `f`.
+    pub fn of_math(f: MathFn) -> Option<UnOp> {
+        UNARY_MATH.iter().copied().find(|u| u.math() == Some(f))
+    }
+
+    /// The operation computing the function named `name`
+    /// ([`MathFn::name`]: an idiom's or a bound function's name).
+    pub fn named(name: &str) -> Option<UnOp> {
+        MathFn::named(name).and_then(UnOp::of_math)
+    }
+}
+
+/// Every [`UnOp`] that is a math function.
+const UNARY_MATH: [UnOp; 17] = [
+    UnOp::Recip,
+    UnOp::Exp2,
+    UnOp::Lg2,
+    UnOp::Sqrt,
+    UnOp::Rsqrt,
+    UnOp::Sin,
+    UnOp::Cos,
+    UnOp::Tanh,
+    UnOp::Exp,
+    UnOp::Ln,
+    UnOp::Erf,
+    UnOp::Expm1,
+    UnOp::Log1p,
+    UnOp::Log10,
+    UnOp::Exp10,
+    UnOp::Sinh,
+    UnOp::Cosh,
+];
 
 /// Binary real operations.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -512,4 +572,41 @@ pub trait Domain {
     }
     /// The instruction (packed id) about to run, named by new tags.
     fn layout_at(&mut self, _at: u32) {}
+}
+
+#[cfg(test)]
+mod math_vocabulary_tests {
+    use super::*;
+
+    /// The function vocabularies of the IR (recognised idioms) and the
+    /// spec (bound known functions) stay inside the one table
+    /// (`ptxeq_terms::MathFn`), so the engine can compute each of them.
+    #[test]
+    fn every_idiom_and_known_function_is_in_the_table() {
+        for f in ptxeq_ir::IdiomFn::ALL {
+            let m = MathFn::named(f.as_str());
+            assert!(m.is_some(), "idiom {}", f.as_str());
+            if m.is_some_and(|m| m.arity() == 1) {
+                assert!(UnOp::named(f.as_str()).is_some(), "idiom {}", f.as_str());
+            }
+        }
+        for k in ptxeq_spec::KnownFn::ALL {
+            // abs, min and max are arithmetic, not math functions.
+            if matches!(
+                k,
+                ptxeq_spec::KnownFn::Abs | ptxeq_spec::KnownFn::Min | ptxeq_spec::KnownFn::Max
+            ) {
+                continue;
+            }
+            assert!(
+                MathFn::named(k.word()).is_some(),
+                "known function {}",
+                k.word()
+            );
+        }
+        for u in UNARY_MATH {
+            let f = u.math().expect("a math function");
+            assert_eq!(UnOp::of_math(f), Some(u));
+        }
+    }
 }

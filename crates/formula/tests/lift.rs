@@ -3,11 +3,11 @@
 //! lifted text must parse, compile and be proved equal, element by
 //! element, to the original (the decision procedure of the checker).
 
+use ptxeq_decide::decide::{DecideOptions, ElementDecision, decide};
+use ptxeq_decide::normal::Normalizer;
 use ptxeq_formula::lift::{Naming, lift_tensor};
 use ptxeq_formula::{Context, ScalarDecl, ScalarValue, TensorDecl, compile, render};
 use ptxeq_terms::Terms;
-use ptxeq_terms::decide::{DecideOptions, ElementDecision, decide};
-use ptxeq_terms::normal::Normalizer;
 
 fn t(name: &str, id: u32, shape: &[u64], input: bool) -> TensorDecl {
     TensorDecl {

@@ -736,12 +736,10 @@ impl Instr {
         matches!(self, Instr::Unknown { .. })
     }
 
-    /// Variants whose operands 0 and 1 are a split `d|p` pair destination.
+    /// Variants whose operands 0 and 1 are a split `d|p` pair destination
+    /// (the two-destination instructions of `crate::facts`).
     pub fn has_pair_dst(&self) -> bool {
-        matches!(
-            self,
-            Instr::Setp { .. } | Instr::Shfl { .. } | Instr::Match { .. } | Instr::Elect
-        )
+        self.dst_count() == Some(2)
     }
 
     /// The operand positions of two sources that can be swapped without

@@ -12,18 +12,25 @@
 //! - [`operand`]: register/var/param/label ids and [`Operand`];
 //! - [`instr`]: the [`Instr`] enum, one variant per opcode family;
 //! - [`mod@decode`]: opcode + modifiers + operands → [`Instr`], usable on its own;
+//! - [`facts`]: per-instruction facts declared once (operands written and
+//!   read, memory effects, control, collectives);
 //! - [`kernel`]: [`KernelIr`], [`ModuleIr`] and their parts;
+//! - [`verify`]: the IR verifier run after lowering and after idiom
+//!   recognition (ids resolve, types, idioms well-formed, def before use);
 //! - `display`: canonical mnemonics and the `ptxeq ir` text dump.
 
 pub mod decode;
 mod display;
+pub mod facts;
 pub use display::DumpWithLines;
 pub mod instr;
 pub mod kernel;
 pub mod operand;
 pub mod types;
+pub mod verify;
 
 pub use decode::{Decoded, decode};
+pub use facts::{Collective, Control, Memory};
 pub use instr::*;
 pub use kernel::{
     Guard, InitValue, InstrData, KernelIr, Label, ModuleIr, ParamDecl, RegInfo, SourceLoc,

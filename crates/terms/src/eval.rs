@@ -10,6 +10,7 @@
 use hashbrown::HashMap;
 
 use crate::node::{CmpOp, Node, TermId};
+use crate::rat::Rat;
 use crate::store::Terms;
 use crate::uninterpreted::Interpretation;
 
@@ -66,7 +67,7 @@ impl Terms {
                     let boolean = |c: TermId| memo.get(&c.0).map(|x| *x != 0.0);
                     let from_real = |rnd, signed, w, c: TermId| {
                         let x = memo.get(&c.0).copied()?;
-                        let r = crate::normal::rat_of_f64(x)?;
+                        let r = Rat::of_f64(x)?;
                         Some(crate::intop::from_real(&r, rnd, signed, w))
                     };
                     let inp = |k: u32, i: u64| crate::intop::f64_integer(input(k, i));

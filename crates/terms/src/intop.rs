@@ -579,7 +579,7 @@ pub fn from_real(x: &crate::Rat, rnd: IntRound, signed: bool, w: u8) -> u64 {
 }
 
 /// How an evaluator sees the children of an integer node.
-pub(crate) struct IntEnv<'a> {
+pub struct IntEnv<'a> {
     /// Bits of an integer child (`None`: undefined there).
     pub int: &'a dyn Fn(crate::TermId) -> Option<u64>,
     /// Value of a boolean child.
@@ -594,7 +594,7 @@ pub(crate) struct IntEnv<'a> {
 /// The bits of integer node `node` (of `terms`) from its children's values;
 /// `None` where undefined (a division by zero, an unknown child). A
 /// `Select` takes its branch by the condition.
-pub(crate) fn eval_node(terms: &crate::Terms, node: &crate::Node, env: &IntEnv<'_>) -> Option<u64> {
+pub fn eval_node(terms: &crate::Terms, node: &crate::Node, env: &IntEnv<'_>) -> Option<u64> {
     use crate::Node;
     Some(match node {
         Node::IntConst { v, .. } => *v,
@@ -641,7 +641,7 @@ pub(crate) fn eval_node(terms: &crate::Terms, node: &crate::Node, env: &IntEnv<'
 }
 
 /// The truth of an integer comparison node from its operands' values.
-pub(crate) fn eval_cmp(
+pub fn eval_cmp(
     terms: &crate::Terms,
     op: IntCmpOp,
     a: crate::TermId,
@@ -653,7 +653,7 @@ pub(crate) fn eval_cmp(
 }
 
 /// The exact integer an `f64` input value holds, if it is one.
-pub(crate) fn f64_integer(x: f64) -> Option<i128> {
+pub fn f64_integer(x: f64) -> Option<i128> {
     (x.is_finite() && x.fract() == 0.0 && x.abs() < 1.8e38).then_some(x as i128)
 }
 

@@ -12,9 +12,12 @@
 //! folding, flattening and sorting of associative-commutative operators,
 //! identities, like terms, negation/comparison normalisation. Terms equal
 //! up to those rewrites are the same node; deciding equality in general
-//! (normal forms, case splits) is the decision procedure's job, built on
-//! top of this crate; [`normal`] provides the normal form it starts from
-//! (rational functions of exp-polynomials, with an exact equality check).
+//! (normal forms, case splits) is the decision procedure's job: the
+//! `ptxeq-decide` crate (`crates/decide`), built on top of this one. This
+//! crate is terms as data: store, nodes, construction, evaluation,
+//! printing, hashing, serialisation, and the one DAG traversal
+//! ([`Terms::reachable`], [`Terms::post_order`]), and the one table of
+//! math functions ([`MathFn`]).
 //!
 //! Semantics: the real numbers extended with ±inf. Inputs are finite reals.
 //! Arithmetic with an infinite operand folds where the extended-real
@@ -31,26 +34,27 @@
 //! serializable, content-addressed form of a set of terms.
 
 mod build;
-pub mod decide;
 mod display;
 mod eval;
 mod graph;
 mod hash;
-mod intop;
+pub mod intop;
+mod math;
 mod node;
-pub mod normal;
 mod rat;
-pub mod smt;
 mod store;
 pub mod uninterpreted;
+mod walk;
 
 pub use build::{FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS};
 pub use display::{DEFAULT_DISPLAY_LIMIT, Display};
 pub use graph::{GraphError, TermGraph};
 pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};
+pub use math::MathFn;
 pub use node::{Application, Children, CmpOp, Func, Node, Operands, TermId};
 pub use rat::Rat;
 pub use store::Terms;
+pub use walk::Reachable;
 
 /// Re-exported so callers name the same rational type.
 pub use num_rational::BigRational;

@@ -295,6 +295,26 @@ impl Rat {
         }
     }
 
+    /// The exact rational value of a finite `f64` (`None` for ±inf, NaN).
+    pub fn of_f64(v: f64) -> Option<Rat> {
+        if !v.is_finite() {
+            return None;
+        }
+        if v == 0.0 {
+            return Some(Rat::ZERO);
+        }
+        let bits = v.to_bits();
+        let sign = if bits >> 63 == 1 { -1i128 } else { 1 };
+        let exp = ((bits >> 52) & 0x7ff) as i32;
+        let frac = (bits & ((1u64 << 52) - 1)) as i128;
+        let (m, e) = if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1i128 << 52), exp - 1075)
+        };
+        Some(Rat::from_mantissa_exp(sign * m, e))
+    }
+
     /// Nearest `f64` (±inf / 0 outside the range).
     pub fn to_f64(&self) -> f64 {
         match &self.0 {

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ptxeq_cache::{DiskCache, Key};
-use ptxeq_terms::decide::DecideOptions;
+use ptxeq_decide::decide::DecideOptions;
 use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Scope, Verdicts};
 use rayon::prelude::*;
 

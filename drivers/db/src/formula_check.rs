@@ -13,11 +13,11 @@
 use std::sync::Arc;
 
 use num_rational::BigRational;
+use ptxeq_decide::decide::DecideOptions;
 use ptxeq_exec::{CtaInput, ParamValue};
 use ptxeq_formula::{Context, ScalarDecl, ScalarValue as FScalar, TensorDecl};
 use ptxeq_ir::ScalarType;
 use ptxeq_spec::{CheckSpec, FormulaRef, ParamBinding, Role, ScalarValue};
-use ptxeq_terms::decide::DecideOptions;
 use ptxeq_verdicts::{FormulaOptions, Scope};
 
 use crate::check::{

@@ -381,7 +381,14 @@ pub fn race_check(
             grid_explored: false,
             verdict: RaceVerdict::Unsupported,
         };
-        if let Some(f) = report
+        let verify_error = crate::idioms::recognised(db, k)
+            .as_ref()
+            .ok()
+            .and_then(|r| r.verify_error.as_ref());
+        if let Some(v) = verify_error {
+            // A pass broke the IR: nothing downstream can be trusted.
+            report.cross_cta.push(v.finding());
+        } else if let Some(f) = report
             .plan
             .refused
             .and_then(|n| cta_limit_finding_n(sp, &report.plan.launch, n))

@@ -35,7 +35,7 @@ pub use check::{
     CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
 };
 pub use formula_check::{check_formula, emit_smt_formula, formula_context, formula_context_of};
-pub use idioms::{RecognisedInput, recognised};
+pub use idioms::{RecognisedInput, VerifyFailure, recognised};
 pub use lift::{LiftReport, LiftedTensor, lift, lifted_text};
 pub use ptxeq_verdicts::FormulaOptions;
 

@@ -13,10 +13,10 @@
 
 use std::collections::BTreeMap;
 
+use ptxeq_decide::decide::DecideOptions;
 use ptxeq_exec::OutputValue;
 use ptxeq_formula::lift::{Naming, lift_tensor};
 use ptxeq_terms::Terms;
-use ptxeq_terms::decide::DecideOptions;
 use ptxeq_verdicts::{FormulaOptions, Scope};
 
 use crate::check::LayeredMemo;

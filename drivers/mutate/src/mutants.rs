@@ -740,24 +740,7 @@ fn oneline(s: &str) -> String {
 
 /// Registers an instruction writes (destinations) and mentions at all.
 fn regs_of(s: &Site) -> (Vec<RegId>, Vec<RegId>) {
-    let d = &s.data;
-    let ndst = match &d.instr {
-        Instr::St(_) | Instr::Red(_) | Instr::Bar { .. } | Instr::Bra { .. } => 0,
-        i if i.has_pair_dst() => 2,
-        _ => 1,
-    };
-    let mut defs = Vec::new();
-    for o in d.operands.iter().take(ndst) {
-        o.collect_regs(&mut defs);
-    }
-    let mut all = Vec::new();
-    for o in &d.operands {
-        o.collect_regs(&mut all);
-    }
-    if let Some(g) = d.guard {
-        all.push(g.reg);
-    }
-    (defs, all)
+    (s.data.writes(), s.data.mentions())
 }
 
 /// Plain computations and memory accesses that may be swapped with a

@@ -37,7 +37,9 @@
 
 use std::collections::VecDeque;
 
-use ptxeq_ir::{Guard, Instr, InstrData, KernelIr, Label, LabelId, Operand, StateSpace, WmmaOp};
+use ptxeq_ir::{
+    Guard, Instr, InstrData, KernelIr, Label, LabelId, Memory, Operand, StateSpace, WmmaOp,
+};
 use ptxeq_validate::cfg::Cfg;
 
 /// Why a kernel was not sliced (the whole kernel is scanned instead).
@@ -69,17 +71,13 @@ enum Mem {
 }
 
 fn mem_of(i: &Instr) -> Mem {
-    match i {
-        Instr::Ld(m) | Instr::Ldu(m) => Mem::Read(m.space),
-        Instr::St(m) => Mem::Write(m.space),
-        Instr::Atom(a) => Mem::ReadWrite(a.space),
-        Instr::Red(a) => Mem::ReadWrite(a.space),
-        Instr::Wmma(WmmaOp::Load { space, .. }) => Mem::Read(*space),
-        Instr::Wmma(WmmaOp::Store { space, .. }) => Mem::Write(*space),
-        Instr::Ldmatrix(m) => Mem::Read(m.space),
-        Instr::Stmatrix(m) => Mem::Write(m.space),
-        Instr::CpAsync { .. } => Mem::Copy,
-        _ => Mem::None,
+    match i.memory() {
+        Some(Memory::Load(s)) => Mem::Read(s),
+        Some(Memory::Store(s)) => Mem::Write(s),
+        Some(Memory::Atomic(s)) => Mem::ReadWrite(s),
+        // `cp.async` (bulk copies are unsliceable).
+        Some(Memory::AsyncCopy { .. }) => Mem::Copy,
+        Some(Memory::Fence | Memory::BarrierObject(_) | Memory::AsyncGroup) | None => Mem::None,
     }
 }
 
@@ -92,44 +90,10 @@ fn writes_global(m: Mem) -> bool {
     matches!(m, Mem::Write(s) | Mem::ReadWrite(s) if matches!(s, StateSpace::Global | StateSpace::Generic))
 }
 
-/// Destination operands: `0..n` of the operand list.
+/// Destination operands: `0..n` of the operand list (`ptxeq_ir::facts`;
+/// an undecoded instruction is unsliceable, so its 0 is never used).
 fn n_dsts(i: &Instr) -> usize {
-    use Instr::*;
-    if i.has_pair_dst() {
-        return 2;
-    }
-    match i {
-        St(_)
-        | Red(_)
-        | Bra { .. }
-        | Brx { .. }
-        | Call { .. }
-        | Ret { .. }
-        | Exit
-        | Trap
-        | Brkpt
-        | Nanosleep
-        | BarWarpSync
-        | BarrierCluster { .. }
-        | Fence(_)
-        | Prefetch { .. }
-        | Griddepcontrol { .. }
-        | Setmaxnreg { .. }
-        | Stmatrix(_)
-        | CpAsync { .. }
-        | CpAsyncCommitGroup
-        | CpAsyncWaitGroup
-        | CpAsyncWaitAll
-        | CpAsyncMbarrierArrive { .. }
-        | CpAsyncBulk(_)
-        | CpAsyncBulkCommitGroup
-        | CpAsyncBulkWaitGroup { .. }
-        | Absorbed { .. }
-        | Unknown { .. } => 0,
-        Bar { kind, .. } => usize::from(matches!(kind, ptxeq_ir::BarKind::Red(_))),
-        Wmma(WmmaOp::Store { .. }) => 0,
-        _ => 1,
-    }
+    i.dst_count().unwrap_or(0)
 }
 
 /// Instructions the slice does not model; the whole kernel is scanned.

@@ -194,7 +194,7 @@ fn canonical_order(f: &KernelIr) -> Vec<usize> {
     let mut ins_h = vec![0u64; n];
     for _ in 0..3 {
         for (i, d) in f.instrs.iter().enumerate() {
-            let writes = crate::operands::writes(d);
+            let writes = d.writes();
             let mut ops: Vec<u64> = d
                 .operands
                 .iter()
@@ -222,7 +222,7 @@ fn canonical_order(f: &KernelIr) -> Vec<usize> {
         }
         let mut defs: FxHashMap<RegId, Vec<u64>> = FxHashMap::default();
         for (i, d) in f.instrs.iter().enumerate() {
-            for (k, r) in crate::operands::writes(d).into_iter().enumerate() {
+            for (k, r) in d.writes().into_iter().enumerate() {
                 defs.entry(r)
                     .or_default()
                     .push(hash_of(&|h| (ins_h[i], k).hash(h)));
@@ -284,8 +284,8 @@ fn schedule_block(f: &KernelIr, range: std::ops::Range<usize>, ins_h: &[u64]) ->
     };
     for (b, &i) in idx.iter().enumerate() {
         let d = &f.instrs[i];
-        let w = crate::operands::writes(d);
-        let mut r = crate::operands::mentions(d);
+        let w = d.writes();
+        let mut r = d.mentions();
         if let Some(g) = d.guard {
             r.push(g.reg);
         }
@@ -349,7 +349,7 @@ fn canon_regs(f: &KernelIr, order: &[usize]) -> FxHashMap<RegId, u32> {
         }
     }
     for d in order.iter().map(|&i| &f.instrs[i]) {
-        for r in crate::operands::writes(d) {
+        for r in d.writes() {
             number(r, &mut ids);
         }
     }
@@ -357,7 +357,7 @@ fn canon_regs(f: &KernelIr, order: &[usize]) -> FxHashMap<RegId, u32> {
         if let Some(g) = d.guard {
             number(g.reg, &mut ids);
         }
-        for r in crate::operands::mentions(d) {
+        for r in d.mentions() {
             number(r, &mut ids);
         }
     }
@@ -491,18 +491,14 @@ pub(crate) fn reads_module_table(k: &KernelIr, load: usize) -> bool {
         if !seen.insert(r) || seen.len() > 64 {
             continue;
         }
-        for d in k
-            .instrs
-            .iter()
-            .filter(|d| crate::operands::writes(d).contains(&r))
-        {
+        for d in k.instrs.iter().filter(|d| d.writes().contains(&r)) {
             if vars_named(d)
                 .iter()
                 .any(|v| k.vars[v.index()].scope == ptxeq_ir::VarScope::Module)
             {
                 return true;
             }
-            stack.extend(crate::operands::reads(d));
+            stack.extend(d.reads());
         }
     }
     false

@@ -34,7 +34,7 @@ use std::ops::Range;
 use ptxeq_ir::{Imm, Instr, InstrData, KernelIr, LabelId, Operand, RegId, StateSpace, Symbol};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::operands::{is_control, mentions, reads, writes};
+use crate::operands::is_control;
 
 /// The instructions after the unguarded `ret`/`exit` that follows the
 /// store at `st` (empty when nothing follows it).
@@ -62,7 +62,7 @@ fn param_of(k: &KernelIr, load: usize) -> Option<usize> {
         if !seen.insert(r) || seen.len() > 64 {
             continue;
         }
-        for d in k.instrs.iter().filter(|d| writes(d).contains(&r)) {
+        for d in k.instrs.iter().filter(|d| d.writes().contains(&r)) {
             match (&d.instr, d.operands.get(1)) {
                 (Instr::Ld(m), Some(Operand::Addr(a))) if m.space == StateSpace::Param => {
                     if let ptxeq_ir::AddrBase::Symbol(Symbol::Param(p)) = &a.base {
@@ -72,7 +72,7 @@ fn param_of(k: &KernelIr, load: usize) -> Option<usize> {
                         found = Some(p.index());
                     }
                 }
-                _ => stack.extend(reads(d)),
+                _ => stack.extend(d.reads()),
             }
         }
     }
@@ -157,7 +157,7 @@ pub(crate) fn branches(
             rejoin = order[..j].iter().position(|&i| i == p);
             if p > st
                 || order[j - 1] + 1 != p && rejoin.is_none()
-                || !writes(&steps[j - 1]).contains(&out)
+                || !steps[j - 1].writes().contains(&out)
             {
                 return Err(
                     "the main part does not end with the result, right before the join".into(),
@@ -226,7 +226,7 @@ pub(crate) fn split_out_init(
         .collect();
     // Several (powf(x, c) also sets the NaN result by a `mov`): the
     // initial one is the first write of the result, before any branch.
-    let first_write = steps.iter().position(|s| writes(s).contains(&out));
+    let first_write = steps.iter().position(|s| s.writes().contains(&out));
     let first_branch = steps
         .iter()
         .position(|s| matches!(s.instr, Instr::Bra { .. }));
@@ -250,7 +250,7 @@ pub(crate) fn split_out_init(
     // result): [`OUT_INIT`], which matches `c` inline, in a constant
     // register, or in the kernel's result register.
     for s in steps.iter_mut() {
-        if writes(s).contains(&out) {
+        if s.writes().contains(&out) {
             break;
         }
         for o in s.operands.iter_mut().skip(1) {
@@ -313,7 +313,7 @@ pub(super) fn out_init_at(
         .unwrap_or(0);
     let p = (0..idiom)
         .rev()
-        .find(|&i| !set.contains(&i) && writes(&k.instrs[i]).contains(&m.out))?;
+        .find(|&i| !set.contains(&i) && k.instrs[i].writes().contains(&m.out))?;
     let d = &k.instrs[p];
     let is_mov = d.guard.is_none()
         && matches!(d.instr, Instr::Mov { .. })
@@ -352,7 +352,7 @@ pub(crate) fn copied_const(k: &KernelIr, i: usize) -> Option<Imm> {
     else {
         return None;
     };
-    let p = (0..i).rev().find(|&j| writes(&k.instrs[j]).contains(r))?;
+    let p = (0..i).rev().find(|&j| k.instrs[j].writes().contains(r))?;
     let w = &k.instrs[p];
     let landed = k
         .labels
@@ -402,7 +402,7 @@ fn lands_on_step(k: &KernelIr, order: &[usize], at: usize, t: usize) -> bool {
 /// `mov` whose register only the expansion reads?
 fn harmless(k: &KernelIr, f: &super::Facts, set: &FxHashSet<usize>, i: usize) -> bool {
     let d = &k.instrs[i];
-    let w = writes(d);
+    let w = d.writes();
     matches!(d.instr, Instr::Mov { .. })
         && !w.is_empty()
         && w.iter().all(|r| f.consts.contains_key(r))
@@ -506,7 +506,7 @@ pub(super) fn accept(
         let first_read = t.steps[..join]
             .iter()
             .zip(&m.at)
-            .filter(|(s, _)| reads(s).contains(tr))
+            .filter(|(s, _)| s.reads().contains(tr))
             .map(|(_, &i)| i)
             .min()
             .unwrap_or(first);
@@ -520,12 +520,12 @@ pub(super) fn accept(
         if set.contains(&i) || Some(i) == init {
             continue;
         }
-        let ms = mentions(d);
+        let ms = d.mentions();
         if ms.iter().any(|r| internal.contains(r)) {
             return false;
         }
         if main.contains(&i) {
-            let w = writes(d);
+            let w = d.writes();
             if is_control(&d.instr)
                 || ms.contains(&m.out)
                 || args.iter().any(|(r, fr)| i > *fr && w.contains(r))

@@ -18,7 +18,7 @@ use ptxeq_ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::operands::{is_control, mentions, reads, writes};
+use crate::operands::is_control;
 use crate::template::Template;
 
 #[path = "joined.rs"]
@@ -378,14 +378,14 @@ pub(crate) fn match_at(t: &Template, k: &KernelIr, f: &Facts, start: usize) -> O
     // writes must be kept (between a main part and its tail, control flow
     // orders them: `joined::accept` checks it).
     for j2 in 0..t.len() {
-        let w2 = writes(&t.steps[j2]);
-        let m2 = mentions(&t.steps[j2]);
+        let w2 = t.steps[j2].writes();
+        let m2 = t.steps[j2].mentions();
         for j1 in 0..j2 {
             if t.join.is_some_and(|jn| j1 < jn && j2 >= jn) {
                 continue;
             }
-            let w1 = writes(&t.steps[j1]);
-            let m1 = mentions(&t.steps[j1]);
+            let w1 = t.steps[j1].writes();
+            let m1 = t.steps[j1].mentions();
             let dep = w1.iter().any(|r| m2.contains(r)) || w2.iter().any(|r| m1.contains(r));
             if dep && at[j1] >= at[j2] {
                 return None;
@@ -419,7 +419,7 @@ pub(crate) fn match_at(t: &Template, k: &KernelIr, f: &Facts, start: usize) -> O
     let second = match &t.second {
         None => None,
         Some((r, _)) => {
-            let j = t.steps.iter().rposition(|d| writes(d).contains(r))?;
+            let j = t.steps.iter().rposition(|d| d.writes().contains(r))?;
             Some((*b.t2k.get(r)?, at[j]))
         }
     };
@@ -432,7 +432,7 @@ pub(crate) fn match_at(t: &Template, k: &KernelIr, f: &Facts, start: usize) -> O
             let Some(Operand::Reg(te)) = last.operands.get(1) else {
                 return None;
             };
-            let j = t.steps.iter().position(|d| writes(d).contains(te))?;
+            let j = t.steps.iter().position(|d| d.writes().contains(te))?;
             Some((op.clone(), *b.t2k.get(te)?, at[j]))
         }
     };
@@ -522,7 +522,7 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
         && k.instrs
             .iter()
             .enumerate()
-            .any(|(i, d)| !set.contains(&i) && reads(d).contains(&m.x))
+            .any(|(i, d)| !set.contains(&i) && d.reads().contains(&m.x))
     {
         return false;
     }
@@ -542,7 +542,7 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
         .steps
         .iter()
         .zip(&m.at)
-        .filter(|(s, _)| reads(s).contains(&t.leaf))
+        .filter(|(s, _)| s.reads().contains(&t.leaf))
         .map(|(_, &i)| i)
         .min()
         .unwrap_or(first);
@@ -550,7 +550,7 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
         if set.contains(&i) || Some(i) == init {
             continue;
         }
-        let ms = mentions(d);
+        let ms = d.mentions();
         // Internal registers belong to the expansion alone, and so do
         // its calls' `.param` variables.
         if ms.iter().any(|r| internal.contains(r))
@@ -568,9 +568,9 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
                 // computing `cosf(v)`); forward branches only, so every
                 // path has its final value there, as after the rewrite.
                 || m.second.is_some_and(|(r, at2)| {
-                    ms.contains(&r) && (i < at2 || writes(d).contains(&r))
+                    ms.contains(&r) && (i < at2 || d.writes().contains(&r))
                 })
-                || i > first_read && writes(d).contains(&m.x))
+                || i > first_read && d.writes().contains(&m.x))
         {
             return false;
         }
@@ -618,7 +618,7 @@ pub(crate) fn accept(t: &Template, k: &KernelIr, f: &Facts, m: &Found) -> bool {
                 continue;
             }
             let d = &k.instrs[i];
-            let w = writes(d);
+            let w = d.writes();
             let is_const = matches!(d.instr, Instr::Mov { .. })
                 && !w.is_empty()
                 && w.iter().all(|r| f.consts.contains_key(r));
@@ -724,7 +724,7 @@ fn scratch_private(
         chain_defs.contains(&i)
             || set.contains(&i)
             || f.scratch_ok.contains(&i)
-            || !(mentions(d).iter().any(|r| chain_regs.contains(r))
+            || !(d.mentions().iter().any(|r| chain_regs.contains(r))
                 || names_var(d, v)
                 || reads_local(d, v))
     })
@@ -749,7 +749,7 @@ fn resolve_local(
             .instrs
             .iter()
             .enumerate()
-            .filter(|(_, d)| writes(d).contains(&r));
+            .filter(|(_, d)| d.writes().contains(&r));
         let (i, d) = w.next()?;
         if w.next().is_some() || i >= first || d.guard.is_some() {
             return None;
@@ -878,5 +878,5 @@ fn read_outside(k: &KernelIr, set: &FxHashSet<usize>, r: RegId, def: usize) -> b
     k.instrs
         .iter()
         .enumerate()
-        .any(|(i, d)| i != def && !set.contains(&i) && mentions(d).contains(&r))
+        .any(|(i, d)| i != def && !set.contains(&i) && d.mentions().contains(&r))
 }

@@ -12,8 +12,6 @@
 use ptxeq_ir::{IdiomFn, Imm, Instr, InstrData, KernelIr, Operand, RegId, ScalarType, StateSpace};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::operands::{reads, writes};
-
 /// One recognisable expansion.
 #[derive(Clone, Debug)]
 pub struct Template {
@@ -216,7 +214,7 @@ impl Template {
             let writers = self
                 .steps
                 .iter()
-                .filter(|e| writes(e).contains(dst))
+                .filter(|e| e.writes().contains(dst))
                 .count();
             if ty.is_float() || ty.bit_width() != 64 || writers != 1 {
                 return None;
@@ -239,7 +237,7 @@ impl Template {
             .iter()
             .map(|(&j, &to)| (j - new_index(j), to - new_index(to)))
             .collect();
-        let read: FxHashSet<RegId> = t.steps.iter().flat_map(reads).collect();
+        let read: FxHashSet<RegId> = t.steps.iter().flat_map(InstrData::reads).collect();
         let mut ptrs: Vec<(RegId, i64)> = rel
             .into_iter()
             .filter(|(r, _)| *r != s.base && read.contains(r))
@@ -275,7 +273,7 @@ impl Template {
         let mut fresh = self
             .steps
             .iter()
-            .flat_map(crate::operands::mentions)
+            .flat_map(InstrData::mentions)
             .filter(|r| r.0 < SCRATCH_OFF.0 - 1024)
             .map(|r| r.0)
             .max()?;
@@ -340,7 +338,7 @@ impl Template {
                 && !t.branch_target.values().any(|&to| to == i)
             {
                 let e = &mut t.steps[i];
-                if writes(e).contains(&p) {
+                if e.writes().contains(&p) {
                     return None;
                 }
                 if matches!(&e.instr, Instr::Ld(m) if m.space == StateSpace::Local) {
@@ -361,7 +359,7 @@ impl Template {
         if !changed {
             return None;
         }
-        let read: FxHashSet<RegId> = t.steps.iter().flat_map(reads).collect();
+        let read: FxHashSet<RegId> = t.steps.iter().flat_map(InstrData::reads).collect();
         let ptrs: Vec<(RegId, i64)> = s
             .ptrs
             .iter()
@@ -387,7 +385,7 @@ pub(crate) fn constant_defs(k: &KernelIr) -> FxHashMap<RegId, (Imm, usize)> {
     let mut count: FxHashMap<RegId, u32> = FxHashMap::default();
     let mut value: FxHashMap<RegId, (Imm, usize)> = FxHashMap::default();
     for (i, d) in k.instrs.iter().enumerate() {
-        for r in writes(d) {
+        for r in d.writes() {
             *count.entry(r).or_default() += 1;
         }
         if let (Instr::Mov { .. }, None, [Operand::Reg(r), Operand::Imm(c)]) =
@@ -489,7 +487,7 @@ pub(crate) fn extract(
                 continue;
             }
             let d = &k.instrs[i];
-            let w = writes(d);
+            let w = d.writes();
             // The address of a local array is the expansion's input (its
             // scratch base, see [`Scratch`]), not a step.
             let local_addr = matches!(
@@ -511,7 +509,7 @@ pub(crate) fn extract(
                 changed = true;
                 reads_local |= is_local(d, true);
                 call_vars.extend(named.into_iter().filter(is_call_var));
-                for r in reads(d) {
+                for r in d.reads() {
                     if r != leaf && !args.contains(&r) && !consts.contains_key(&r) {
                         needed.insert(r);
                     }
@@ -550,14 +548,14 @@ pub(crate) fn extract(
     // also into it and back to the join (`matcher::joined`).
     let branches = crate::matcher::joined::branches(k, &steps, &order, st, &tail, out)?;
     let branch_target = branches.target;
-    let leaf_written = steps.iter().any(|d| writes(d).contains(&leaf));
+    let leaf_written = steps.iter().any(|d| d.writes().contains(&leaf));
     let scratch = scratch(k, &mut steps, leaf, &args)?;
     let vars = steps
         .iter()
         .flat_map(crate::calls::vars_named)
         .map(|v| (v, k.vars[v.index()].clone()))
         .collect();
-    if branches.join.is_none() && !steps.last().is_some_and(|d| writes(d).contains(&out)) {
+    if branches.join.is_none() && !steps.last().is_some_and(|d| d.writes().contains(&out)) {
         return Err("the last step does not write the result".into());
     }
     Ok(Template {
@@ -596,10 +594,10 @@ fn scratch(
     leaf: RegId,
     args: &[RegId],
 ) -> Result<Option<Scratch>, String> {
-    let written: FxHashSet<RegId> = steps.iter().flat_map(writes).collect();
+    let written: FxHashSet<RegId> = steps.iter().flat_map(InstrData::writes).collect();
     let mut free: Vec<RegId> = steps
         .iter()
-        .flat_map(reads)
+        .flat_map(InstrData::reads)
         .filter(|r| {
             *r != leaf
                 && !args.contains(r)
@@ -617,7 +615,7 @@ fn scratch(
     let defs: Vec<&InstrData> = k
         .instrs
         .iter()
-        .filter(|d| writes(d).contains(&base))
+        .filter(|d| d.writes().contains(&base))
         .collect();
     let var = match defs.as_slice() {
         [d] => match (&d.instr, d.guard, d.operands.as_slice()) {
@@ -641,7 +639,7 @@ fn scratch(
     }
     let len = var.size_bytes.ok_or("a local array without a size")?;
     for d in steps.iter_mut() {
-        if !reads(d).contains(&base) {
+        if !d.reads().contains(&base) {
             continue;
         }
         match (&d.instr, d.operands.as_mut_slice()) {

@@ -4,7 +4,7 @@
 use ptxeq_exec::sparse::SparseVec;
 use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 use ptxeq_spec::DType;
-use ptxeq_terms::{BigRational, CmpOp, Func, IntCmpOp, IntFn, IntRound, IntTy, Rat, TermId, Terms};
+use ptxeq_terms::{BigRational, CmpOp, IntCmpOp, IntFn, IntRound, IntTy, TermId, Terms};
 
 /// [`Domain`] over a [`Terms`] store. Every float value a kernel computes
 /// becomes a term; equal terms are one node, so the reference's and the
@@ -208,53 +208,12 @@ impl Domain for TermDomain {
 
     fn unary(&mut self, op: UnOp, a: TermId) -> TermId {
         let t = &mut self.terms;
-        match op {
-            UnOp::Neg => t.neg(a),
-            UnOp::Abs => t.abs(a),
-            UnOp::Recip => t.recip(a),
-            UnOp::Exp2 => t.func(Func::Ex2, a),
-            UnOp::Lg2 => t.func(Func::Lg2, a),
-            UnOp::Sqrt => t.sqrt(a),
-            UnOp::Rsqrt => t.rsqrt(a),
-            UnOp::Sin => t.func(Func::Sin, a),
-            UnOp::Cos => t.func(Func::Cos, a),
-            UnOp::Tanh => t.func(Func::Tanh, a),
-            UnOp::Exp => t.exp(a),
-            UnOp::Ln => t.func(Func::Log, a),
-            UnOp::Erf => t.func(Func::Erf, a),
-            // The exact terms: the normal form has no expm1/log1p atoms.
-            UnOp::Expm1 => {
-                let (e, one) = (t.exp(a), t.constant(Rat::ONE));
-                t.sub(e, one)
-            }
-            UnOp::Log1p => {
-                let one = t.constant(Rat::ONE);
-                let s = t.add(a, one);
-                t.func(Func::Log, s)
-            }
-            // log(10) kept symbolic: log10 x = log x / log 10.
-            UnOp::Log10 => {
-                let ten = t.constant(Rat::from_i64(10));
-                let (l, l10) = (t.func(Func::Log, a), t.func(Func::Log, ten));
-                t.div(l, l10)
-            }
-            UnOp::Exp10 => {
-                let ten = t.constant(Rat::from_i64(10));
-                let l10 = t.func(Func::Log, ten);
-                let p = t.mul(a, l10);
-                t.exp(p)
-            }
-            UnOp::Sinh | UnOp::Cosh => {
-                let na = t.neg(a);
-                let (e, en) = (t.exp(a), t.exp(na));
-                let s = if op == UnOp::Sinh {
-                    t.sub(e, en)
-                } else {
-                    t.add(e, en)
-                };
-                let half = t.constant(Rat::new(1, 2).expect("1/2"));
-                t.mul(s, half)
-            }
+        match (op, op.math()) {
+            // The exact term of each math function is in the one table
+            // (`MathFn::term`).
+            (_, Some(f)) => f.term(t, &[a]),
+            (UnOp::Abs, None) => t.abs(a),
+            (_, None) => t.neg(a),
         }
     }
 
@@ -267,7 +226,7 @@ impl Domain for TermDomain {
             BinOp::Div => t.div(a, b),
             BinOp::Min => t.min(a, b),
             BinOp::Max => t.max(a, b),
-            BinOp::Pow => t.pow(a, b),
+            BinOp::Pow => ptxeq_terms::MathFn::Pow.term(t, &[a, b]),
         }
     }
 
@@ -316,6 +275,7 @@ impl Domain for TermDomain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ptxeq_terms::{Func, Rat};
 
     /// The idioms without atoms of their own are their exact terms: the
     /// same nodes as the naive forms (`expm1f(x)` ≡ `expf(x) - 1`), and

@@ -13,8 +13,8 @@
 //! memory is the dynamic check's business.
 
 use ptxeq_ir::{
-    AddrBase, BarKind, Carry, Guard, Instr, InstrData, KernelIr, MbarrierOp, Operand, RegId,
-    StateSpace, Symbol, WgmmaOp, WmmaOp,
+    AddrBase, BarKind, Carry, Control as IrControl, Guard, Instr, InstrData, KernelIr, MbarrierOp,
+    Operand, RegId, StateSpace, Symbol, WgmmaOp, WmmaOp,
 };
 
 /// Slot numbering of one function: registers, then `CC`, then variables,
@@ -345,32 +345,27 @@ fn is_tensor_space(s: StateSpace) -> bool {
     matches!(s, StateSpace::Global | StateSpace::Generic)
 }
 
+/// What a guard steers, from the instruction's facts (`ptxeq_ir::facts`).
 fn guard_of(instr: &Instr) -> Option<GuardOf> {
-    use Instr::*;
-    Some(match instr {
-        Bra { .. } | Brx { .. } => GuardOf::Branch,
-        Call { .. } => GuardOf::Call,
-        Ret { .. } => GuardOf::Ret,
-        Exit => GuardOf::Exit,
-        Trap => GuardOf::Trap,
-        Bar { .. } | BarWarpSync | BarrierCluster { .. } | Mbarrier { .. } => GuardOf::Barrier,
-        Shfl { .. }
-        | Vote { .. }
-        | Match { .. }
-        | Redux { .. }
-        | Elect
-        | Mma(_)
-        | Wmma(_)
-        | Ldmatrix(_)
-        | Stmatrix(_)
-        | Movmatrix { .. }
-        | Wgmma(_) => GuardOf::Collective,
-        _ => return None,
-    })
+    if let Some(c) = instr.control() {
+        return Some(match c {
+            IrControl::Branch => GuardOf::Branch,
+            IrControl::Call => GuardOf::Call,
+            IrControl::Return => GuardOf::Ret,
+            IrControl::Exit => GuardOf::Exit,
+            IrControl::Halt => GuardOf::Trap,
+            IrControl::Barrier => GuardOf::Barrier,
+        });
+    }
+    instr.collective().map(|_| GuardOf::Collective)
 }
 
 fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
     let guard = d.guard.and_then(|Guard { reg, .. }| slots.reg(reg));
+    // The destination positions are the instruction's facts
+    // (`ptxeq_ir::facts`); what is special below is which other operands
+    // are addresses or must be concrete.
+    let n_dst = d.instr.dst_count().unwrap_or(0);
     let mut b = B {
         slots,
         f,
@@ -394,7 +389,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
     use Instr::*;
     match &d.instr {
         Add { carry, .. } | Sub { carry, .. } | Mad { carry, .. } => {
-            b.plain(1, true);
+            b.plain(n_dst, true);
             b.carry(*carry);
         }
         Mul { .. }
@@ -435,7 +430,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
         | Getctarank { .. }
         | Movmatrix { .. }
         | Mma(_)
-        | Wmma(WmmaOp::Mma { .. }) => b.plain(1, false),
+        | Wmma(WmmaOp::Mma { .. }) => b.plain(n_dst, false),
         And { .. }
         | Or { .. }
         | Xor { .. }
@@ -444,10 +439,10 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
         | Cvta { .. }
         | Selp { .. }
         | Slct { .. }
-        | Mapa { .. } => b.plain(1, true),
-        Setp { .. } => b.plain(2, false),
+        | Mapa { .. } => b.plain(n_dst, true),
+        Setp { .. } => b.plain(n_dst, false),
         Ld(m) | Ldu(m) => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             let bytes = m.ty.size_bytes() * u64::from(m.vector.unwrap_or(1));
             if m.space == StateSpace::Param
                 && let Some((cell, _)) = b.param_cell(1, bytes)
@@ -482,7 +477,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             // on the order of the atomics as well, and the engine keeps an
             // integer one opaque and judges a branch on it (unsupported,
             // or the grid-level ticket pattern; docs/semantics.md).
-            b.dst(0);
+            b.dsts(0..n_dst);
             b.address(1, m.space, Access::Atomic);
         }
         Red(m) => {
@@ -494,7 +489,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
                 b.sink(1, SinkWhat::BarrierCount);
             }
             BarKind::Red(_) => {
-                b.dst(0);
+                b.dsts(0..n_dst);
                 b.sink(1, SinkWhat::BarrierId);
                 if b.ops.len() == 4 {
                     b.sink(2, SinkWhat::BarrierCount);
@@ -515,21 +510,21 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             match op {
                 MbarrierOp::Init => b.sink(1, SinkWhat::BarrierCount),
                 MbarrierOp::Arrive { .. } => {
-                    b.dst(0);
+                    b.dsts(0..n_dst);
                     b.sink(2, SinkWhat::BarrierCount);
                 }
                 MbarrierOp::ExpectTx | MbarrierOp::CompleteTx => b.sink(1, SinkWhat::BarrierCount),
-                MbarrierOp::Wait { .. } | MbarrierOp::PendingCount => b.dst(0),
+                MbarrierOp::Wait { .. } | MbarrierOp::PendingCount => b.dsts(0..n_dst),
                 MbarrierOp::Inval => {}
             }
         }
-        Activemask => b.dst(0),
+        Activemask => b.dsts(0..n_dst),
         Elect => {
-            b.dsts(0..2);
+            b.dsts(0..n_dst);
             b.sink(2, SinkWhat::MemberMask);
         }
         Shfl { sync, .. } => {
-            b.plain(2, false);
+            b.plain(n_dst, false);
             b.sink(3, SinkWhat::ShuffleLane);
             b.sink(4, SinkWhat::ShuffleClamp);
             if *sync {
@@ -537,24 +532,24 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             }
         }
         Vote { sync, .. } => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             b.src(1);
             if *sync {
                 b.sink(2, SinkWhat::MemberMask);
             }
         }
         Match { .. } => {
-            b.dsts(0..2);
+            b.dsts(0..n_dst);
             b.src(2);
             b.sink(3, SinkWhat::MemberMask);
         }
         Redux { .. } => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             b.src(1);
             b.sink(2, SinkWhat::MemberMask);
         }
         Wmma(WmmaOp::Load { space, .. }) => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             let base = b.address(1, *space, Access::Load);
             b.sink(2, SinkWhat::Stride);
             b.step.load = Load::Memory {
@@ -567,7 +562,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             b.sink(2, SinkWhat::Stride);
         }
         Ldmatrix(m) => {
-            b.dst(0);
+            b.dsts(0..n_dst);
             let base = b.address(1, m.space, Access::Load);
             b.step.load = Load::Memory {
                 base,
@@ -597,7 +592,7 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             }
         }
         Wgmma(WgmmaOp::MmaAsync { .. }) => {
-            b.plain(1, false);
+            b.plain(n_dst, false);
             if matches!(b.op(1), Some(Operand::Reg(_))) {
                 b.sink(1, SinkWhat::Descriptor);
             }

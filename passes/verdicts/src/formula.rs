@@ -26,11 +26,11 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use ptxeq_decide::decide::DecideOptions;
 use ptxeq_formula::{Compiled, DEFAULT_MAX_STEPS, Diagnostic};
 use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
 use ptxeq_terms::Terms;
-use ptxeq_terms::decide::DecideOptions;
 
 use crate::{
     DecisionMemo, Paired, Scope, Tally, Val, Verdicts, decide_and_tally, unflatten, values_of,
@@ -111,7 +111,7 @@ pub fn emit_smt_formula(
                 .tensors
                 .get(k as usize)
                 .map_or("tensor", |t| t.name.as_str());
-            ptxeq_terms::smt::write_vc(dir, &format!("{name}_{idx}"), &terms, a, b)
+            ptxeq_decide::smt::write_vc(dir, &format!("{name}_{idx}"), &terms, a, b)
                 .map_err(|e| e.to_string())?;
             written += 1;
         }

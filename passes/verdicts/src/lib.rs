@@ -10,7 +10,7 @@
 //! (so equal sub-terms become one node, and elements whose two formulas are
 //! the very same node are proved without any algebra), pairs the output
 //! elements, and decides every remaining pair with
-//! [`ptxeq_terms::decide::decide`] — in parallel (rayon), one memoising
+//! [`ptxeq_decide::decide::decide`] — in parallel (rayon), one memoising
 //! [`Normalizer`] per chunk of elements so the shared sub-terms of a tensor
 //! (a softmax denominator, an attention row sum) are normalised once per
 //! worker.
@@ -35,11 +35,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
+use ptxeq_decide::decide::{self, DecideOptions, ElementDecision};
+use ptxeq_decide::normal::Normalizer;
 use ptxeq_exec::{OutputValue, TensorInfo};
 use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
-use ptxeq_terms::decide::{self, DecideOptions, ElementDecision};
-use ptxeq_terms::normal::Normalizer;
 use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;
 
@@ -517,9 +517,9 @@ fn int_ty(d: ptxeq_spec::DType) -> Option<ptxeq_terms::IntTy> {
 /// A counterexample's output values read as the tensor's type: the
 /// decision procedure reports integers as signed readings.
 fn as_tensor_values(
-    mut cx: ptxeq_terms::decide::Counterexample,
+    mut cx: ptxeq_decide::decide::Counterexample,
     info: Option<&TensorInfo>,
-) -> ptxeq_terms::decide::Counterexample {
+) -> ptxeq_decide::decide::Counterexample {
     if let Some(ty) = info.and_then(|t| int_ty(t.dtype))
         && !ty.signed
     {
@@ -616,7 +616,7 @@ pub fn emit_smt(
             let name = tensors
                 .get(k as usize)
                 .map_or("tensor", |t| t.name.as_str());
-            ptxeq_terms::smt::write_vc(dir, &format!("{name}_{idx}"), &terms, a, b)?;
+            ptxeq_decide::smt::write_vc(dir, &format!("{name}_{idx}"), &terms, a, b)?;
             written += 1;
         }
     }

@@ -2,7 +2,7 @@
 //! were proved, refuted or left unknown, and the failing elements with
 //! their formulas and witnesses.
 
-use ptxeq_terms::decide::Counterexample;
+use ptxeq_decide::decide::Counterexample;
 use serde::Serialize;
 
 /// Failing elements kept per tensor (the rest are counted only).

@@ -103,33 +103,12 @@ fn any_data<V>(args: &[IntArg<V>]) -> bool {
     args.iter().any(|a| matches!(a, IntArg::Data(_)))
 }
 
+/// Instructions that must not run under a predicate computed from tensor
+/// data (the engine cannot follow both outcomes): control and barriers,
+/// collectives (which threads take part changes every result) and async
+/// copies. The classification is `ptxeq_ir::facts`.
 fn is_control(i: &Instr) -> bool {
-    matches!(
-        i,
-        Instr::Bra { .. }
-            | Instr::Brx { .. }
-            | Instr::Call { .. }
-            | Instr::Ret { .. }
-            | Instr::Exit
-            | Instr::Trap
-            | Instr::Bar { .. }
-            | Instr::BarWarpSync
-            | Instr::Shfl { .. }
-            | Instr::Vote { .. }
-            | Instr::Match { .. }
-            | Instr::Redux { .. }
-            | Instr::Elect
-            | Instr::Activemask
-            | Instr::Mma(_)
-            | Instr::Wmma(_)
-            | Instr::Ldmatrix(_)
-            | Instr::Stmatrix(_)
-            | Instr::Movmatrix { .. }
-            | Instr::CpAsync { .. }
-            | Instr::CpAsyncCommitGroup
-            | Instr::CpAsyncWaitGroup
-            | Instr::CpAsyncWaitAll
-    )
+    i.control().is_some() || i.collective().is_some() || i.is_async()
 }
 
 impl<D: Domain> Engine<'_, D> {
@@ -1059,21 +1038,14 @@ impl<D: Domain> Engine<'_, D> {
                 ..
             } => self.float_bin(t, info, ops, *ty, BinOp::Pow),
             Instr::Idiom { func, ty, .. } => {
-                let u = match func {
-                    IdiomFn::Exp => UnOp::Exp,
-                    IdiomFn::Log => UnOp::Ln,
-                    IdiomFn::Log2 => UnOp::Lg2,
-                    IdiomFn::Tanh => UnOp::Tanh,
-                    IdiomFn::Sin => UnOp::Sin,
-                    IdiomFn::Cos => UnOp::Cos,
-                    IdiomFn::Erf => UnOp::Erf,
-                    IdiomFn::Expm1 => UnOp::Expm1,
-                    IdiomFn::Log1p => UnOp::Log1p,
-                    IdiomFn::Log10 => UnOp::Log10,
-                    IdiomFn::Exp10 => UnOp::Exp10,
-                    IdiomFn::Sinh => UnOp::Sinh,
-                    IdiomFn::Cosh => UnOp::Cosh,
-                    IdiomFn::Pow => unreachable!("two-argument idiom handled above"),
+                // By name through the one function table (`MathFn`); a
+                // test keeps every idiom name in it.
+                let Some(u) = UnOp::named(func.as_str()) else {
+                    return Err(self.unsupported(
+                        t,
+                        "unknown instruction",
+                        format!("idiom `{}` names no known function", func.as_str()),
+                    ));
                 };
                 self.float_un(t, info, ops, *ty, u)
             }

@@ -119,16 +119,9 @@ fn pure(ins: &Instr) -> bool {
     )
 }
 
-/// Destination registers of a pure instruction.
+/// Destination registers of a pure instruction (`ptxeq_ir::facts`).
 fn dests(ins: &InstrData, out: &mut Vec<RegId>) {
-    let n = match ins.instr {
-        Instr::Nanosleep | Instr::Absorbed { .. } => 0,
-        Instr::Setp { .. } => 2,
-        _ => 1,
-    };
-    for op in ins.operands.iter().take(n) {
-        op.collect_regs(out);
-    }
+    out.extend(ins.writes());
 }
 
 /// Recognises the spin loop around the wait at `wait` (writing predicate

@@ -210,25 +210,9 @@ impl Domain for Ieee {
             }
             _ => {
                 let x = num::to_f64(&n);
-                let y = match op {
-                    UnOp::Recip => 1.0 / x,
-                    UnOp::Sqrt => x.sqrt(),
-                    UnOp::Rsqrt => 1.0 / x.sqrt(),
-                    UnOp::Exp2 => x.exp2(),
-                    UnOp::Lg2 => x.log2(),
-                    UnOp::Sin => x.sin(),
-                    UnOp::Cos => x.cos(),
-                    UnOp::Tanh => x.tanh(),
-                    UnOp::Exp => x.exp(),
-                    UnOp::Ln => x.ln(),
-                    UnOp::Erf => libm::erf(x),
-                    UnOp::Expm1 => x.exp_m1(),
-                    UnOp::Log1p => x.ln_1p(),
-                    UnOp::Log10 => x.log10(),
-                    UnOp::Exp10 => libm::exp10(x),
-                    UnOp::Sinh => x.sinh(),
-                    UnOp::Cosh => x.cosh(),
-                    UnOp::Neg | UnOp::Abs => -x,
+                let y = match op.math() {
+                    Some(f) => f.eval_f64(&[x]),
+                    None => -x,
                 };
                 self.rounded(fmt, y)
             }

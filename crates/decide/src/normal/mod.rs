@@ -320,18 +320,11 @@ impl<'t> Normalizer<'t> {
         if self.recovered.is_empty() {
             return Vec::new();
         }
-        let mut seen = HashSet::new();
-        let mut stack = roots.to_vec();
-        let mut v = Vec::new();
-        while let Some(t) = stack.pop() {
-            if !seen.insert(t) {
-                continue;
-            }
-            if let Some(r) = self.recovered.get(&t) {
-                v.push(r.0.clone());
-            }
-            stack.extend(self.terms.node(t).children());
-        }
+        let mut v: Vec<_> = self
+            .terms
+            .reachable(roots)
+            .filter_map(|(t, _)| self.recovered.get(&t).map(|r| r.0.clone()))
+            .collect();
         v.sort_by(|a, b| {
             (&a.name, &a.format, &a.value_seen).cmp(&(&b.name, &b.format, &b.value_seen))
         });
@@ -347,16 +340,10 @@ impl<'t> Normalizer<'t> {
         if self.recovered.is_empty() {
             return out;
         }
-        let mut seen = HashSet::new();
-        let mut stack = roots.to_vec();
-        while let Some(t) = stack.pop() {
-            if !seen.insert(t) {
-                continue;
-            }
+        for (t, _) in self.terms.reachable(roots) {
             if let Some(r) = self.recovered.get(&t) {
                 out.insert(t, r.1);
             }
-            stack.extend(self.terms.node(t).children());
         }
         out
     }

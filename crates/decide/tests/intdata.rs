@@ -3,10 +3,10 @@
 //! integer witness, and handles conversions to reals (exact when the
 //! integer cannot have wrapped, an atom when it can).
 
-use ptxeq_terms::decide::{
+use ptxeq_decide::decide::{
     Counterexample, DecideOptions, ElementDecision, check_counterexample, decide,
 };
-use ptxeq_terms::normal::Normalizer;
+use ptxeq_decide::normal::Normalizer;
 use ptxeq_terms::{IntCmpOp, IntFn, IntTy, TermId, Terms};
 
 const S32: IntTy = IntTy {

@@ -227,22 +227,12 @@ fn step(
 
 /// Whether `roots` use only operations [`eval_exact`] evaluates.
 pub fn is_algebraic(terms: &Terms, roots: &[TermId]) -> bool {
-    let mut seen = hashbrown::HashSet::new();
-    let mut stack = roots.to_vec();
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        let node = terms.node(t);
-        if matches!(
+    !terms.reachable(roots).any(|(_, node)| {
+        matches!(
             node,
             Node::Exp(_) | Node::Func(..) | Node::Pow(..) | Node::PosInf | Node::NegInf
-        ) {
-            return false;
-        }
-        stack.extend(node.children());
-    }
-    true
+        )
+    })
 }
 
 #[cfg(test)]

@@ -223,19 +223,15 @@ pub fn decide_with_report(
 
 /// The input symbols `t` reads, sorted and de-duplicated.
 pub fn inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<(u32, u64)> {
-    let mut seen = hashbrown::HashSet::new();
-    let mut stack: Vec<TermId> = roots.to_vec();
-    let mut out = Vec::new();
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        let node = terms.node(t);
-        if let Node::Input { tensor, index } | Node::IntInput { tensor, index, .. } = node {
-            out.push((*tensor, *index));
-        }
-        stack.extend(node.children());
-    }
+    let mut out: Vec<(u32, u64)> = terms
+        .reachable(roots)
+        .filter_map(|(_, node)| match node {
+            Node::Input { tensor, index } | Node::IntInput { tensor, index, .. } => {
+                Some((*tensor, *index))
+            }
+            _ => None,
+        })
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -244,19 +240,13 @@ pub fn inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<(u32, u64)> {
 /// The interpretations of the uninterpreted functions `roots` apply
 /// (sorted by name and arity), as printed with a witness.
 pub fn interpretations_of(terms: &Terms, roots: &[TermId]) -> Vec<String> {
-    let mut seen = hashbrown::HashSet::new();
-    let mut stack: Vec<TermId> = roots.to_vec();
-    let mut found = std::collections::BTreeSet::new();
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        let node = terms.node(t);
-        if let Node::Apply(app) = node {
-            found.insert((app.name.to_string(), app.args.len()));
-        }
-        stack.extend(node.children());
-    }
+    let found: std::collections::BTreeSet<(String, usize)> = terms
+        .reachable(roots)
+        .filter_map(|(_, node)| match node {
+            Node::Apply(app) => Some((app.name.to_string(), app.args.len())),
+            _ => None,
+        })
+        .collect();
     found
         .into_iter()
         .map(|(n, k)| crate::uninterpreted::Interpretation::of(&n, k).to_string())
@@ -265,19 +255,13 @@ pub fn interpretations_of(terms: &Terms, roots: &[TermId]) -> Vec<String> {
 
 /// The integer input symbols `roots` read, with their types.
 fn int_inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<((u32, u64), crate::IntTy)> {
-    let mut seen = hashbrown::HashSet::new();
-    let mut stack: Vec<TermId> = roots.to_vec();
-    let mut out = Vec::new();
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        let node = terms.node(t);
-        if let Node::IntInput { tensor, index, ty } = node {
-            out.push(((*tensor, *index), *ty));
-        }
-        stack.extend(node.children());
-    }
+    let mut out: Vec<((u32, u64), crate::IntTy)> = terms
+        .reachable(roots)
+        .filter_map(|(_, node)| match node {
+            Node::IntInput { tensor, index, ty } => Some(((*tensor, *index), *ty)),
+            _ => None,
+        })
+        .collect();
     out.sort_unstable();
     out.dedup();
     out

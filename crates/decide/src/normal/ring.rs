@@ -868,7 +868,7 @@ impl Normalizer<'_> {
 
     /// The real atom of integer variable `v` (its exact integer value).
     fn int_var_atom(&mut self, v: RVar) -> super::Atom {
-        let origin = self.ring_var(v).map_or(TermId(0), |(_, t)| t);
+        let origin = self.ring_var(v).map_or(TermId::from_raw(0), |(_, t)| t);
         let r = self.app_atom(AppOp::IntVar(v), Vec::new(), origin);
         r.as_atom().unwrap_or(super::Atom::Term(origin))
     }

@@ -36,7 +36,7 @@ fn uninterpreted_symbol(name: &str) -> String {
 
 /// The SMT-LIB2 text of `reference ≠ candidate` (see the module docs).
 pub fn smtlib(terms: &Terms, reference: TermId, candidate: TermId) -> String {
-    let order = post_order(terms, &[reference, candidate]);
+    let order = terms.post_order(&[reference, candidate]);
     let mut funcs: BTreeSet<&'static str> = BTreeSet::new();
     let mut inputs = Vec::new();
     let mut infinities = BTreeSet::new();
@@ -182,30 +182,6 @@ pub fn write_vc(
     let path = dir.join(format!("{safe}.smt2"));
     std::fs::write(&path, smtlib(terms, reference, candidate))?;
     Ok(path)
-}
-
-/// Nodes reachable from `roots`, children first (iterative).
-fn post_order(terms: &Terms, roots: &[TermId]) -> Vec<TermId> {
-    let mut seen = hashbrown::HashSet::new();
-    let mut out = Vec::new();
-    let mut stack: Vec<(TermId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
-    while let Some((t, expanded)) = stack.pop() {
-        if expanded {
-            out.push(t);
-            continue;
-        }
-        if !seen.insert(t) {
-            continue;
-        }
-        stack.push((t, true));
-        let children: Vec<TermId> = terms.node(t).children().collect();
-        for c in children.into_iter().rev() {
-            if !seen.contains(&c) {
-                stack.push((c, false));
-            }
-        }
-    }
-    out
 }
 
 /// A reference to node `t`: a literal, an input or a defined name.

@@ -131,21 +131,16 @@ impl Normalizer<'_> {
     /// Every `max`/`min`/`select` node reachable from `roots` (real
     /// valued), in id order: children before parents.
     fn split_candidates(&self, roots: &[TermId]) -> Vec<TermId> {
-        let mut seen = HashSet::new();
-        let mut stack = roots.to_vec();
-        let mut out = Vec::new();
-        while let Some(t) = stack.pop() {
-            if !seen.insert(t) {
-                continue;
-            }
-            let node = self.terms.node(t);
-            match node {
-                Node::Max(_) | Node::Min(_) => out.push(t),
-                Node::Select(..) if !self.terms.is_bool(t) && !self.terms.is_int(t) => out.push(t),
-                _ => {}
-            }
-            stack.extend(node.children());
-        }
+        let mut out: Vec<TermId> = self
+            .terms
+            .reachable(roots)
+            .filter(|&(t, node)| match node {
+                Node::Max(_) | Node::Min(_) => true,
+                Node::Select(..) => !self.terms.is_bool(t) && !self.terms.is_int(t),
+                _ => false,
+            })
+            .map(|(t, _)| t)
+            .collect();
         out.sort_unstable();
         out
     }

@@ -15,8 +15,8 @@
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
-use ptxeq_terms::decide::{DecideOptions, ElementDecision, decide};
-use ptxeq_terms::normal::Normalizer;
+use ptxeq_decide::decide::{DecideOptions, ElementDecision, decide};
+use ptxeq_decide::normal::Normalizer;
 use ptxeq_terms::{TermId, Terms};
 
 fn main() {

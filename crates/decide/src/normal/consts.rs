@@ -144,24 +144,9 @@ fn round_to_bits(v: f64, p: i32) -> f64 {
     (v * scale).round_ties_even() / scale
 }
 
-/// The exact rational value of a finite `f64`.
+/// The exact rational value of a finite `f64` ([`Rat::of_f64`]).
 pub(crate) fn rat_of_f64(v: f64) -> Option<Rat> {
-    if !v.is_finite() {
-        return None;
-    }
-    if v == 0.0 {
-        return Some(Rat::ZERO);
-    }
-    let bits = v.to_bits();
-    let sign = if bits >> 63 == 1 { -1i128 } else { 1 };
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = (bits & ((1u64 << 52) - 1)) as i128;
-    let (m, e) = if exp == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1i128 << 52), exp - 1075)
-    };
-    Some(Rat::from_mantissa_exp(sign * m, e))
+    Rat::of_f64(v)
 }
 
 /// Rounded value → (table index, format name).

@@ -206,6 +206,9 @@ impl<D: Domain> Engine<'_, D> {
         if D::BIT_EXACT {
             self.d.set_mode(crate::ieee::mode_of(&ins.instr));
         }
+        if self.wg.busy_threads > 0 {
+            self.wgmma_busy_check(t, info, ins);
+        }
         match &ins.instr {
             Instr::Add { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, false),
             Instr::Sub { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, true),
@@ -949,6 +952,13 @@ impl<D: Domain> Engine<'_, D> {
                 Ok(Flow::Next)
             }
             Instr::Fence(k) => {
+                if let ptxeq_ir::FenceKind::Proxy {
+                    proxy: ptxeq_ir::FenceProxy::Async,
+                    ..
+                } = k
+                {
+                    self.proxy_fence(t);
+                }
                 self.fence(t, k)?;
                 Ok(Flow::Next)
             }
@@ -1029,9 +1039,10 @@ impl<D: Domain> Engine<'_, D> {
                 self.mbarrier(t, info, ins)
             }
             Instr::CpAsyncBulk(_) => self.cp_async_bulk(t, info, ins),
-            Instr::CpAsyncBulkCommitGroup
-            | Instr::CpAsyncBulkWaitGroup { .. }
-            | Instr::Wgmma(_) => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            Instr::Wgmma(w) => self.wgmma(t, info, ins, w),
+            Instr::CpAsyncBulkCommitGroup | Instr::CpAsyncBulkWaitGroup { .. } => {
+                Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic()))
+            }
             Instr::Idiom {
                 func: IdiomFn::Pow,
                 ty,

@@ -19,6 +19,10 @@
 //                      wgmma may still be writing them (undefined; a race).
 //   -DOVERWRITE        thread 0 overwrites A's first element after the commit,
 //                      before the wait: the wgmma may still be reading it (race).
+//   -DNO_OPERAND_FENCE no register pinning before wgmma.fence: nvcc places the
+//                      accumulator zeroing after the fence, so the registers are
+//                      written with no wgmma.fence before the mma_async reads
+//                      them (a register race per the ISA).
 //   -DWRONG_LBO        descriptors with LBO and SBO swapped: the wgmma reads the
 //                      wrong elements (not equivalent).
 //
@@ -28,6 +32,7 @@
 // nvcc-build: wgmma_ld_late_fence.ptx -arch=sm_90a -lineinfo -DLATE_FENCE
 // nvcc-build: wgmma_ld_nowait.ptx -arch=sm_90a -lineinfo -DNO_WAIT
 // nvcc-build: wgmma_ld_overwrite.ptx -arch=sm_90a -lineinfo -DOVERWRITE
+// nvcc-build: wgmma_ld_no_operand_fence.ptx -arch=sm_90a -lineinfo -DNO_OPERAND_FENCE
 // nvcc-build: wgmma_ld_wrong_lbo.ptx -arch=sm_90a -lineinfo -DWRONG_LBO
 #include <cuda_fp16.h>
 #include <stdint.h>
@@ -121,6 +126,14 @@ gemm_tn_wgmma_ld(const __half* __restrict__ A, const __half* __restrict__ W, flo
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.f;
+#ifndef NO_OPERAND_FENCE
+  // Pin the accumulator initialisation before wgmma.fence (as CUTLASS's
+  // warpgroup_fence_operand does): without it nvcc sinks the zeroing movs
+  // past the fence, and the ISA requires wgmma.fence between a register
+  // write and the mma_async that reads the register.
+#pragma unroll
+  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+#endif
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
   for (int kk = 0; kk < kK / 16; ++kk)

@@ -200,3 +200,15 @@ fn overwriting_b_before_the_wait_races() {
     let f = first(&r, FindingKind::Race);
     assert!(f.message.contains("wgmma.wait_group"), "{}", f.message);
 }
+
+#[test]
+fn accumulators_written_after_the_wgmma_fence_are_reported() {
+    // The accumulators are initialised after wgmma.fence instead of before.
+    let r = gemm(128, &|s| {
+        s.replace("wgmma.fence.sync.aligned;\n", "")
+            .replace("mov.f32 %f1, 0f3F800000;\n", "wgmma.fence.sync.aligned;\nmov.f32 %f1, 0f3F800000;\n")
+    });
+    let f = first(&r, FindingKind::Race);
+    assert!(f.message.contains("no wgmma.fence"), "{}", f.message);
+    assert_eq!(f.accesses.len(), 2);
+}

@@ -209,6 +209,9 @@ impl<D: Domain> Engine<'_, D> {
         if self.wg.busy_threads > 0 {
             self.wgmma_busy_check(t, info, ins);
         }
+        if self.wg.fence_track {
+            self.wgmma_note_writes(t, info, ins);
+        }
         match &ins.instr {
             Instr::Add { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, false),
             Instr::Sub { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, true),

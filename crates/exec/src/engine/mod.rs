@@ -693,6 +693,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             })
         });
         let funcs_async_readers = funcs.iter().any(|f| proxy::has_async_proxy_reads(&f.ir));
+        let wg = wgmma::WgmmaState::new(nthreads as usize, funcs.iter().map(|f| &*f.ir));
         let mut e = Engine {
             input,
             funcs: Rc::new(funcs),
@@ -740,7 +741,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             cov: None,
             mbars: mbarrier::Mbarriers::default(),
             mbar_agents,
-            wg: wgmma::WgmmaState::new(nthreads as usize),
+            wg,
             proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
         };
         for t in 0..nthreads {

@@ -44,8 +44,13 @@
 //! - A kernel that exits with unretired groups: nothing observes their
 //!   results, so this alone is not reported; their operand bytes stay in
 //!   flight to the end of the run (later writes by other threads race).
-//! - Not checked: the `wgmma.fence` required before an `mma_async` whose
-//!   accumulator or A registers were written by other instructions.
+//! - `wgmma.fence`: a D or A register of an `mma_async` written by
+//!   another instruction of the thread since the warpgroup's last
+//!   `wgmma.fence` is reported as a register race (the ISA requires the
+//!   fence between them; chained `mma_async` on the same accumulators need
+//!   none). Reads of those registers before an `mma_async` are not
+//!   tracked, and neither is the fence required between `mma_async` of
+//!   different shapes on the same registers.
 
 use std::collections::VecDeque;
 
@@ -235,12 +240,44 @@ pub(crate) struct WgmmaState<V> {
     /// Threads with a non-empty `busy` (the fast path of every step).
     pub(crate) busy_threads: u32,
     next_op: u32,
+    /// Whether the kernel has `mma_async` (register writes are tracked for
+    /// the `wgmma.fence` rule).
+    pub(crate) fence_track: bool,
+    /// Per function: registers used as D or A operands of an `mma_async`.
+    operand_regs: Vec<Vec<bool>>,
+    /// Per thread: (slot, writing instr) of such registers written by
+    /// other instructions since the warpgroup's last `wgmma.fence`.
+    unfenced: Vec<Vec<(usize, u32)>>,
 }
 
 impl<V> WgmmaState<V> {
-    pub(crate) fn new(threads: usize) -> Self {
+    pub(crate) fn new<'a>(threads: usize, funcs: impl Iterator<Item = &'a KernelIr>) -> Self {
         let groups = threads.div_ceil(WG as usize);
+        let operand_regs: Vec<Vec<bool>> = funcs
+            .map(|ir| {
+                let mut v = vec![false; ir.regs.len()];
+                for i in &ir.instrs {
+                    if let Instr::Wgmma(WgmmaOp::MmaAsync { .. }) = i.instr {
+                        let mut rs = Vec::new();
+                        regs_of(i.operands.first().unwrap_or(&Operand::Sink), &mut rs);
+                        if let Some(a @ Operand::Vector(_)) = i.operands.get(1) {
+                            regs_of(a, &mut rs);
+                        }
+                        for r in rs {
+                            if let Some(x) = v.get_mut(r.index()) {
+                                *x = true;
+                            }
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        let fence_track = operand_regs.iter().any(|v| v.iter().any(|&b| b));
         WgmmaState {
+            fence_track,
+            operand_regs,
+            unfenced: vec![Vec::new(); if fence_track { threads } else { 0 }],
             pending: (0..groups).map(|_| None).collect(),
             uncommitted: vec![Vec::new(); groups],
             groups: vec![VecDeque::new(); groups],
@@ -401,6 +438,7 @@ impl<D: Domain> Engine<'_, D> {
                         format!("{} operands, expected {want} for this form", ops.len()),
                     ));
                 }
+                self.wgmma_fence_check(t, info, ins, a_reg);
                 for p in parts(o(0)) {
                     let v = self.read(t, info, p, 32)?;
                     a.d_regs.push(v);
@@ -472,7 +510,14 @@ impl<D: Domain> Engine<'_, D> {
     ) -> R<()> {
         let g = (base / WG) as usize;
         match *op {
-            WgmmaOp::Fence => Ok(()),
+            WgmmaOp::Fence => {
+                if self.wg.fence_track {
+                    for x in base..base + WG {
+                        self.wg.unfenced[x as usize].clear();
+                    }
+                }
+                Ok(())
+            }
             WgmmaOp::CommitGroup => {
                 let ops = std::mem::take(&mut self.wg.uncommitted[g]);
                 self.wg.groups[g].push_back(ops);
@@ -813,6 +858,82 @@ impl<D: Domain> Engine<'_, D> {
                 .unwrap_or_default();
             let msg = format!(
                 "register race on {name} of {}: it is an accumulator or A register of the wgmma.mma_async at {}, which has not been retired by a wgmma.wait_group when {} accesses it (undefined behaviour per the PTX ISA)",
+                first.thread, first.instr, second.instr
+            );
+            let mut fnd = Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
+            fnd.accesses = vec![first, second];
+            self.report(fnd);
+            return;
+        }
+    }
+
+    /// After every non-wgmma instruction of a kernel with `mma_async`:
+    /// notes the writes of registers that an `mma_async` uses as D or A
+    /// (they need a `wgmma.fence` before that `mma_async` reads them).
+    pub(crate) fn wgmma_note_writes(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) {
+        if matches!(ins.instr, Instr::Wgmma(_)) {
+            return;
+        }
+        let Some(f) = self.threads[t as usize].frames.last().map(|f| f.func as usize) else {
+            return;
+        };
+        let n = ins.instr.dst_count().unwrap_or(0);
+        let mut rs = Vec::new();
+        for op in ins.operands.iter().take(n) {
+            if !matches!(op, Operand::Addr(_)) {
+                regs_of(op, &mut rs);
+            }
+        }
+        let instr = self.cur_instr;
+        for r in rs {
+            if !self.wg.operand_regs.get(f).and_then(|v| v.get(r.index())).copied().unwrap_or(false) {
+                continue;
+            }
+            let s = Self::slot(info, r);
+            let u = &mut self.wg.unfenced[t as usize];
+            match u.iter_mut().find(|e| e.0 == s) {
+                Some(e) => e.1 = instr,
+                None => u.push((s, instr)),
+            }
+        }
+    }
+
+    /// At an `mma_async` arrival: a D or A register written by another
+    /// instruction since the warpgroup's last `wgmma.fence` is read by the
+    /// tensor core without the ordering the ISA requires (reported as a
+    /// register race with both instructions).
+    fn wgmma_fence_check(&mut self, t: u32, info: &FuncInfo, ins: &InstrData, a_reg: bool) {
+        if !self.wg.fence_track || self.wg.unfenced[t as usize].is_empty() {
+            return;
+        }
+        let mut rs = Vec::new();
+        regs_of(ins.operands.first().unwrap_or(&Operand::Sink), &mut rs);
+        if a_reg && let Some(a) = ins.operands.get(1) {
+            regs_of(a, &mut rs);
+        }
+        for r in rs {
+            let s = Self::slot(info, r);
+            let Some(&(_, w)) = self.wg.unfenced[t as usize].iter().find(|e| e.0 == s) else {
+                continue;
+            };
+            if !self.reported.insert((u32::MAX - 1, w, self.cur_instr)) {
+                return;
+            }
+            let first = AccessRef {
+                thread: self.thread_ref(t),
+                instr: unpack_instr(w),
+                kind: AccessKind::Write,
+                cta: None,
+            };
+            let second = AccessRef {
+                thread: self.thread_ref(t),
+                instr: unpack_instr(self.cur_instr),
+                kind: AccessKind::Read,
+                cta: None,
+            };
+            let name = info.ir.regs.get(r.index()).map(|x| x.name.clone()).unwrap_or_default();
+            let msg = format!(
+                "register race on {name} of {}: written at {} and read as an accumulator or A register by the wgmma.mma_async at {} with no wgmma.fence in between (the PTX ISA requires one)",
                 first.thread, first.instr, second.instr
             );
             let mut fnd = Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));

@@ -212,3 +212,42 @@ fn accumulators_written_after_the_wgmma_fence_are_reported() {
     assert!(f.message.contains("no wgmma.fence"), "{}", f.message);
     assert_eq!(f.accesses.len(), 2);
 }
+
+/// `setmaxnreg` in warps `< 4 - skip` of a 128-thread CTA (all when
+/// `skip` is 0), then every thread stores 1.
+fn setmaxnreg(skip: u32) -> CtaRun<CVal> {
+    let ptx = format!(
+        ".version 8.0\n.target sm_90a\n.address_size 64\n\
+         .visible .entry k(.param .u64 pc)\n{{\n\
+         .reg .b32 %r<8>;\n.reg .f32 %f<2>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n\
+         ld.param.u64 %rd0, [pc];\ncvta.to.global.u64 %rd0, %rd0;\n\
+         mov.u32 %r0, %tid.x;\n\
+         setp.ge.u32 %p0, %r0, {};\n\
+         @%p0 bra SKIP;\n\
+         setmaxnreg.inc.sync.aligned.u32 240;\n\
+         SKIP:\n\
+         mul.wide.u32 %rd1, %r0, 4;\nadd.s64 %rd1, %rd0, %rd1;\n\
+         mov.f32 %f1, 0f3F800000;\nst.global.f32 [%rd1], %f1;\nret;\n}}\n",
+        128 - 32 * skip
+    );
+    let inp = input(
+        &ptx,
+        [128, 1, 1],
+        vec![tensor("c", Role::Output, DType::F32, &[128])],
+        vec![ParamValue::Tensor { tensor: 0 }],
+    );
+    run(&inp, vec![vec![]])
+}
+
+#[test]
+fn setmaxnreg_by_the_whole_warpgroup_has_no_effect() {
+    let r = setmaxnreg(0);
+    no_findings(&r);
+    assert!(out_f64(&r, 0, 128).iter().all(|v| *v == Some(1.0)));
+}
+
+#[test]
+fn setmaxnreg_by_part_of_a_warpgroup_is_a_divergence() {
+    let r = setmaxnreg(1);
+    assert!(kinds(&r).contains(&FindingKind::Divergence), "{:#?}", r.findings);
+}

@@ -965,7 +965,7 @@ impl<D: Domain> Engine<'_, D> {
                 self.fence(t, k)?;
                 Ok(Flow::Next)
             }
-            Instr::Setmaxnreg { .. } => Ok(Flow::Next),
+            Instr::Setmaxnreg { .. } => self.wgmma(t, info, ins, &ptxeq_ir::WgmmaOp::Fence),
             Instr::Isspacep { space } => {
                 let a = self.read_int(t, info, op(1), 64)?;
                 let r = match a {

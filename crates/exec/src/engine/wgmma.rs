@@ -41,6 +41,9 @@
 //!   registers of an unretired `mma_async` must not be accessed by other
 //!   instructions (undefined per the ISA; a further `mma_async` chaining
 //!   on the same accumulators is allowed): reported as a register race.
+//! - `setmaxnreg.{inc,dec}.sync.aligned` goes through the same
+//!   rendezvous (all 128 threads of the warpgroup must execute the same
+//!   one); it has no effect on values.
 //! - A kernel that exits with unretired groups: nothing observes their
 //!   results, so this alone is not reported; their operand bytes stay in
 //!   flight to the end of the run (later writes by other threads race).
@@ -312,7 +315,9 @@ fn regs_of(op: &Operand, out: &mut Vec<ptxeq_ir::RegId>) {
 }
 
 impl<D: Domain> Engine<'_, D> {
-    /// Entry point for every `wgmma.*` instruction.
+    /// Entry point for every `wgmma.*` instruction, and for `setmaxnreg`
+    /// (passed as `WgmmaOp::Fence`: a warpgroup rendezvous with no effect
+    /// on values, which checks that the whole warpgroup executes it).
     pub(crate) fn wgmma(&mut self, t: u32, info: &FuncInfo, ins: &InstrData, op: &WgmmaOp) -> R<Flow> {
         let g = t / WG;
         let base = g * WG;
@@ -509,6 +514,10 @@ impl<D: Domain> Engine<'_, D> {
         args: Vec<Arrival<D::Val>>,
     ) -> R<()> {
         let g = (base / WG) as usize;
+        if matches!(ins.instr, Instr::Setmaxnreg { .. }) {
+            // No effect on values: the rendezvous checked the warpgroup.
+            return Ok(());
+        }
         match *op {
             WgmmaOp::Fence => {
                 if self.wg.fence_track {
@@ -951,7 +960,7 @@ impl<D: Domain> Engine<'_, D> {
             let base = g as u32 * WG;
             let ts: Vec<u32> = (0..WG).filter(|i| p.arrived & (1u128 << i) != 0).map(|i| base + i).collect();
             out.push(WaitGroup {
-                what: format!("wgmma warpgroup {g} (128 threads)"),
+                what: format!("warpgroup collective of warpgroup {g} (128 threads)"),
                 instr: unpack_instr(p.instr),
                 threads: thread_ranges(ts),
                 arrived: p.arrived.count_ones(),

@@ -251,3 +251,34 @@ fn setmaxnreg_by_part_of_a_warpgroup_is_a_divergence() {
     let r = setmaxnreg(1);
     assert!(kinds(&r).contains(&FindingKind::Divergence), "{:#?}", r.findings);
 }
+
+#[test]
+fn f16_accumulators_pack_two_elements_per_register() {
+    let r = gemm(128, &|s| {
+        let out = s.replace(".reg .pred %p<4>;", ".reg .pred %p<4>;\n.reg .b16 %h<8>;")
+            .replace(
+                "mov.f32 %f1, 0f3F800000;\nmov.f32 %f2, 0f3F800000;\nmov.f32 %f3, 0f3F800000;\nmov.f32 %f4, 0f3F800000;\n",
+                "mov.b32 %r34, 1006648320;\nmov.b32 %r35, 1006648320;\n",
+            )
+            .replace(
+                "m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}",
+                "m64n8k16.f16.f16.f16 {%r34, %r35}",
+            )
+            .replace(
+                "WAIT: wgmma.wait_group.sync.aligned 0;\n",
+                "WAIT: wgmma.wait_group.sync.aligned 0;\n\
+                 mov.b32 {%h1, %h2}, %r34;\nmov.b32 {%h3, %h4}, %r35;\n\
+                 cvt.f32.f16 %f1, %h1;\ncvt.f32.f16 %f2, %h2;\n\
+                 cvt.f32.f16 %f3, %h3;\ncvt.f32.f16 %f4, %h4;\n",
+            );
+        assert!(
+            out.contains("mov.b32 %r34, 1006648320;")
+                && out.contains(".f16.f16.f16 {%r34, %r35}")
+                && out.contains("cvt.f32.f16 %f4"),
+            "edit did not apply"
+        );
+        out
+    });
+    // 0x3C003C00: two f16 ones.
+    check(&r, 1.0);
+}

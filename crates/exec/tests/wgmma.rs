@@ -141,13 +141,20 @@ fn register_a_descriptor_b_accumulates_exactly() {
 
 #[test]
 fn imm_scale_a_minus_one_negates_the_product() {
-    let r = gemm(128, &|s| s.replace("{%r30, %r31, %r32, %r33}, %rd5, %p1, 1, 1, 0;", "{%r30, %r31, %r32, %r33}, %rd5, %p1, -1, 1, 0;"));
+    let r = gemm(128, &|s| {
+        s.replace(
+            "{%r30, %r31, %r32, %r33}, %rd5, %p1, 1, 1, 0;",
+            "{%r30, %r31, %r32, %r33}, %rd5, %p1, -1, 1, 0;",
+        )
+    });
     check(&r, -1.0);
 }
 
 #[test]
 fn scale_d_false_ignores_the_accumulators() {
-    let r = gemm(128, &|s| s.replace("setp.eq.u32 %p1, %r0, %r0;", "setp.ne.u32 %p1, %r0, %r0;"));
+    let r = gemm(128, &|s| {
+        s.replace("setp.eq.u32 %p1, %r0, %r0;", "setp.ne.u32 %p1, %r0, %r0;")
+    });
     no_findings(&r);
     let got = out_f64(&r, 0, 64 * 8);
     for (g, e) in got.iter().zip(expected(1.0)) {
@@ -158,7 +165,11 @@ fn scale_d_false_ignores_the_accumulators() {
 #[test]
 fn a_partial_warpgroup_is_a_divergence() {
     let r = gemm(64, &|s| s);
-    assert!(kinds(&r).contains(&FindingKind::Divergence), "{:#?}", r.findings);
+    assert!(
+        kinds(&r).contains(&FindingKind::Divergence),
+        "{:#?}",
+        r.findings
+    );
 }
 
 #[test]
@@ -170,7 +181,9 @@ fn transposed_b_is_unsupported_by_name() {
 
 #[test]
 fn a_store_without_the_proxy_fence_races_with_the_wgmma_read() {
-    let r = gemm(128, &|s| s.replace("FENCE: fence.proxy.async.shared::cta;", "FENCE:"));
+    let r = gemm(128, &|s| {
+        s.replace("FENCE: fence.proxy.async.shared::cta;", "FENCE:")
+    });
     let f = first(&r, FindingKind::Race);
     assert!(f.message.contains("across proxies"), "{}", f.message);
     assert_eq!(f.accesses.len(), 2);
@@ -178,14 +191,21 @@ fn a_store_without_the_proxy_fence_races_with_the_wgmma_read() {
 
 #[test]
 fn reading_the_accumulators_before_the_wait_is_reported() {
-    let r = gemm(128, &|s| s.replace("WAIT: wgmma.wait_group.sync.aligned 0;", "WAIT:"));
+    let r = gemm(128, &|s| {
+        s.replace("WAIT: wgmma.wait_group.sync.aligned 0;", "WAIT:")
+    });
     let f = first(&r, FindingKind::Race);
     assert!(f.message.contains("register race"), "{}", f.message);
 }
 
 #[test]
 fn a_wait_group_that_keeps_the_group_pending_is_reported() {
-    let r = gemm(128, &|s| s.replace("wgmma.wait_group.sync.aligned 0;", "wgmma.wait_group.sync.aligned 1;"));
+    let r = gemm(128, &|s| {
+        s.replace(
+            "wgmma.wait_group.sync.aligned 0;",
+            "wgmma.wait_group.sync.aligned 1;",
+        )
+    });
     assert!(kinds(&r).contains(&FindingKind::Race), "{:#?}", r.findings);
 }
 
@@ -205,8 +225,10 @@ fn overwriting_b_before_the_wait_races() {
 fn accumulators_written_after_the_wgmma_fence_are_reported() {
     // The accumulators are initialised after wgmma.fence instead of before.
     let r = gemm(128, &|s| {
-        s.replace("wgmma.fence.sync.aligned;\n", "")
-            .replace("mov.f32 %f1, 0f3F800000;\n", "wgmma.fence.sync.aligned;\nmov.f32 %f1, 0f3F800000;\n")
+        s.replace("wgmma.fence.sync.aligned;\n", "").replace(
+            "mov.f32 %f1, 0f3F800000;\n",
+            "wgmma.fence.sync.aligned;\nmov.f32 %f1, 0f3F800000;\n",
+        )
     });
     let f = first(&r, FindingKind::Race);
     assert!(f.message.contains("no wgmma.fence"), "{}", f.message);
@@ -249,7 +271,11 @@ fn setmaxnreg_by_the_whole_warpgroup_has_no_effect() {
 #[test]
 fn setmaxnreg_by_part_of_a_warpgroup_is_a_divergence() {
     let r = setmaxnreg(1);
-    assert!(kinds(&r).contains(&FindingKind::Divergence), "{:#?}", r.findings);
+    assert!(
+        kinds(&r).contains(&FindingKind::Divergence),
+        "{:#?}",
+        r.findings
+    );
 }
 
 #[test]

@@ -489,7 +489,11 @@ impl<D: Domain> Engine<'_, D> {
                     prev.kind.word(),
                     prev.thread,
                     prev.instr,
-                    if c.wgmma { "wgmma.mma_async operand read" } else { "cp.async" },
+                    if c.wgmma {
+                        "wgmma.mma_async operand read"
+                    } else {
+                        "cp.async"
+                    },
                     copy.thread,
                     copy.instr
                 );

@@ -31,12 +31,12 @@ mod intdata;
 mod matrix;
 mod mbarrier;
 mod mem;
+mod proxy;
 mod spin;
 mod sync;
 mod values;
-mod wmma_check;
-mod proxy;
 mod wgmma;
+mod wmma_check;
 
 use std::collections::VecDeque;
 use std::rc::Rc;

@@ -73,7 +73,11 @@ impl ProxyState {
             on,
             async_store: false,
             last: FxHashMap::default(),
-            unfenced: if on { vec![Vec::new(); threads] } else { Vec::new() },
+            unfenced: if on {
+                vec![Vec::new(); threads]
+            } else {
+                Vec::new()
+            },
         }
     }
 }

@@ -158,7 +158,12 @@ struct Form {
     a_frag: MmaKind,
 }
 
-fn form(shape: Shape, d_ty: ScalarType, a_ty: ScalarType, b_ty: ScalarType) -> Result<Form, String> {
+fn form(
+    shape: Shape,
+    d_ty: ScalarType,
+    a_ty: ScalarType,
+    b_ty: ScalarType,
+) -> Result<Form, String> {
     if a_ty != b_ty {
         return Err(format!("mixed A/B types .{a_ty}/.{b_ty}"));
     }
@@ -318,7 +323,13 @@ impl<D: Domain> Engine<'_, D> {
     /// Entry point for every `wgmma.*` instruction, and for `setmaxnreg`
     /// (passed as `WgmmaOp::Fence`: a warpgroup rendezvous with no effect
     /// on values, which checks that the whole warpgroup executes it).
-    pub(crate) fn wgmma(&mut self, t: u32, info: &FuncInfo, ins: &InstrData, op: &WgmmaOp) -> R<Flow> {
+    pub(crate) fn wgmma(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ins: &InstrData,
+        op: &WgmmaOp,
+    ) -> R<Flow> {
         let g = t / WG;
         let base = g * WG;
         let what = ins.instr.mnemonic();
@@ -377,7 +388,8 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(Flow::Next);
         };
         self.stats.warp_collectives += 1;
-        let args: Vec<Arrival<D::Val>> = p.args.into_iter().map(Option::unwrap_or_default).collect();
+        let args: Vec<Arrival<D::Val>> =
+            p.args.into_iter().map(Option::unwrap_or_default).collect();
         self.wgmma_complete(base, info, ins, op, args)?;
         for x in base..base + WG {
             if x != t && self.threads[x as usize].status == Status::Blocked(Wait::Collective) {
@@ -413,7 +425,9 @@ impl<D: Domain> Engine<'_, D> {
         let mut a = Arrival::default();
         match *op {
             WgmmaOp::Fence | WgmmaOp::CommitGroup => {}
-            WgmmaOp::WaitGroup => a.keep = self.wg_int(t, info, o(0), 32, "the wait_group count")?,
+            WgmmaOp::WaitGroup => {
+                a.keep = self.wg_int(t, info, o(0), 32, "the wait_group count")?
+            }
             WgmmaOp::MmaAsync {
                 shape,
                 d_ty,
@@ -597,10 +611,12 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(
                 base,
                 "wgmma operands differ across the warpgroup",
-                "descriptors, scale-d and the immediates must be the same in all 128 threads".into(),
+                "descriptors, scale-d and the immediates must be the same in all 128 threads"
+                    .into(),
             ));
         }
-        let (desc_a, desc_b, scale_d, imms) = (first.desc_a, first.desc_b, first.scale_d, first.imms);
+        let (desc_a, desc_b, scale_d, imms) =
+            (first.desc_a, first.desc_b, first.scale_d, first.imms);
         let (m, n, k) = (64usize, f.n, f.k);
         let d_per_reg = if f.acc == Fmt::F16 { 2 } else { 1 };
         let d_count = n / 2 / d_per_reg;
@@ -801,7 +817,8 @@ impl<D: Domain> Engine<'_, D> {
             base: AddrBase::Imm(at),
             offset: 0,
         };
-        let Some((Target::Cta(r), off)) = self.resolve(t, info, StateSpace::Shared, &addr, f.size)?
+        let Some((Target::Cta(r), off)) =
+            self.resolve(t, info, StateSpace::Shared, &addr, f.size)?
         else {
             return Err(self.fail(
                 t,
@@ -869,7 +886,8 @@ impl<D: Domain> Engine<'_, D> {
                 "register race on {name} of {}: it is an accumulator or A register of the wgmma.mma_async at {}, which has not been retired by a wgmma.wait_group when {} accesses it (undefined behaviour per the PTX ISA)",
                 first.thread, first.instr, second.instr
             );
-            let mut fnd = Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
+            let mut fnd =
+                Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
             fnd.accesses = vec![first, second];
             self.report(fnd);
             return;
@@ -883,7 +901,11 @@ impl<D: Domain> Engine<'_, D> {
         if matches!(ins.instr, Instr::Wgmma(_)) {
             return;
         }
-        let Some(f) = self.threads[t as usize].frames.last().map(|f| f.func as usize) else {
+        let Some(f) = self.threads[t as usize]
+            .frames
+            .last()
+            .map(|f| f.func as usize)
+        else {
             return;
         };
         let n = ins.instr.dst_count().unwrap_or(0);
@@ -895,7 +917,14 @@ impl<D: Domain> Engine<'_, D> {
         }
         let instr = self.cur_instr;
         for r in rs {
-            if !self.wg.operand_regs.get(f).and_then(|v| v.get(r.index())).copied().unwrap_or(false) {
+            if !self
+                .wg
+                .operand_regs
+                .get(f)
+                .and_then(|v| v.get(r.index()))
+                .copied()
+                .unwrap_or(false)
+            {
                 continue;
             }
             let s = Self::slot(info, r);
@@ -940,12 +969,18 @@ impl<D: Domain> Engine<'_, D> {
                 kind: AccessKind::Read,
                 cta: None,
             };
-            let name = info.ir.regs.get(r.index()).map(|x| x.name.clone()).unwrap_or_default();
+            let name = info
+                .ir
+                .regs
+                .get(r.index())
+                .map(|x| x.name.clone())
+                .unwrap_or_default();
             let msg = format!(
                 "register race on {name} of {}: written at {} and read as an accumulator or A register by the wgmma.mma_async at {} with no wgmma.fence in between (the PTX ISA requires one)",
                 first.thread, first.instr, second.instr
             );
-            let mut fnd = Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
+            let mut fnd =
+                Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
             fnd.accesses = vec![first, second];
             self.report(fnd);
             return;
@@ -958,7 +993,10 @@ impl<D: Domain> Engine<'_, D> {
         for (g, p) in self.wg.pending.iter().enumerate() {
             let Some(p) = p else { continue };
             let base = g as u32 * WG;
-            let ts: Vec<u32> = (0..WG).filter(|i| p.arrived & (1u128 << i) != 0).map(|i| base + i).collect();
+            let ts: Vec<u32> = (0..WG)
+                .filter(|i| p.arrived & (1u128 << i) != 0)
+                .map(|i| base + i)
+                .collect();
             out.push(WaitGroup {
                 what: format!("warpgroup collective of warpgroup {g} (128 threads)"),
                 instr: unpack_instr(p.instr),

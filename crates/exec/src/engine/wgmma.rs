@@ -183,7 +183,7 @@ fn form(
         other => return Err(format!(".{other} accumulators with .{a_ty} inputs")),
     };
     let n = shape.n as usize;
-    if shape.m != 64 || shape.k as usize != k || n == 0 || n > 256 || n % 8 != 0 {
+    if shape.m != 64 || shape.k as usize != k || n == 0 || n > 256 || !n.is_multiple_of(8) {
         return Err(format!("shape .{shape} with .{a_ty} inputs"));
     }
     Ok(Form {
@@ -402,7 +402,7 @@ impl<D: Domain> Engine<'_, D> {
     /// A concrete integer operand of a wgmma.
     fn wg_int(&mut self, t: u32, info: &FuncInfo, op: &Operand, w: u32, what: &str) -> R<u64> {
         match self.read_int(t, info, op, w)? {
-            IntArg::Known(v) => Ok(v as u64),
+            IntArg::Known(v) => Ok(v),
             IntArg::Undef => Err(self.uninit_register(t, what)),
             _ => Err(self.unsupported(
                 t,
@@ -1057,7 +1057,8 @@ mod tests {
         assert_eq!(d.kmajor(0, 8, 2), s + 16);
         assert_eq!(d.kmajor(1, 0, 2), s + 128 + 16);
         assert_eq!(d.kmajor(3, 8, 2), s + 3 * 128 + (1 ^ 3) * 16);
-        assert_eq!(d.kmajor(7, 63, 2), s + 7 * 128 + (7 ^ 7) * 16 + 14);
+        // Row 7, chunk 7 (k 56..63) lands in chunk 7 ^ 7 = 0.
+        assert_eq!(d.kmajor(7, 63, 2), s + 7 * 128 + 14);
         // The next 8-row group is SBO away and repeats the pattern.
         assert_eq!(d.kmajor(9, 0, 2), s + 1024 + 128 + 16);
         // 32B: one bit, rows 32 bytes apart.

@@ -67,6 +67,11 @@ pub(crate) struct AsyncCopies {
     next: u32,
     /// In-flight index: (region, chunk) → copies touching it (dst or src).
     inflight: FxHashMap<(u32, u64), Vec<u32>>,
+    /// Per thread: bulk copies (`.bulk_group`) issued, not yet committed
+    /// (`tma.rs`).
+    pub(crate) bulk_uncommitted: Vec<Vec<u32>>,
+    /// Per thread: committed bulk async-groups, oldest first.
+    pub(crate) bulk_groups: Vec<VecDeque<Vec<u32>>>,
 }
 
 impl AsyncCopies {
@@ -77,6 +82,8 @@ impl AsyncCopies {
             copies: FxHashMap::default(),
             next: 0,
             inflight: FxHashMap::default(),
+            bulk_uncommitted: vec![Vec::new(); threads],
+            bulk_groups: vec![VecDeque::new(); threads],
         }
     }
 
@@ -327,6 +334,66 @@ impl<D: Domain> Engine<'_, D> {
         }
         self.asyncs.copies.insert(id, c);
         Ok(Some(id))
+    }
+
+    /// Registers an asynchronous copy already placed by thread `t` (its
+    /// accesses judged at issue): its destination bytes, and its source
+    /// bytes when some thread can write them, stay in flight until it
+    /// completes. Returns the copy id.
+    pub(crate) fn track_async_copy(
+        &mut self,
+        t: u32,
+        dst: (u32, u64, u64),
+        src: Option<(u32, u64, u64)>,
+    ) -> u32 {
+        let src = src.filter(|(r, _, _)| self.shadows[*r as usize].is_some());
+        let id = self.asyncs.next;
+        self.asyncs.next += 1;
+        let c = Copy {
+            tid: t,
+            instr: self.cur_instr,
+            dst,
+            src,
+        };
+        self.asyncs.index(id, c.dst, true);
+        if let Some(s) = c.src {
+            self.asyncs.index(id, s, true);
+        }
+        self.asyncs.copies.insert(id, c);
+        id
+    }
+
+    /// The issuing thread and instruction of in-flight copy `id`, and its
+    /// source when it still reads one.
+    pub(crate) fn async_copy_info(&self, id: u32) -> Option<(u32, u32, Option<(u32, u64, u64)>)> {
+        self.asyncs.copies.get(&id).map(|c| (c.tid, c.instr, c.src))
+    }
+
+    /// The source reads of copy `id` complete (`cp.async.bulk.wait_group.read`):
+    /// recorded again at the issuing thread's clock and no longer in
+    /// flight; its destination writes stay in flight.
+    pub(crate) fn complete_copy_reads(&mut self, id: u32) {
+        let Some(c) = self.asyncs.copies.get(&id).cloned() else {
+            return;
+        };
+        let Some(src) = c.src else {
+            return;
+        };
+        // Complete a copy of the source side alone (an empty destination,
+        // so the destination's index entries stay), then keep the rest.
+        let only_src = Copy {
+            dst: (src.0, src.1, 0),
+            ..c.clone()
+        };
+        self.asyncs.copies.insert(id, only_src);
+        self.complete_copy_as(id, c.tid);
+        self.asyncs.copies.insert(id, Copy { src: None, ..c });
+    }
+
+    /// A copy completes: its accesses are recorded at the issuing thread's
+    /// clock.
+    pub(crate) fn complete_async_copy(&mut self, id: u32) {
+        self.complete_copy(id);
     }
 
     /// `cp.async.commit_group`: the uncommitted copies form a group (an

@@ -1028,10 +1028,16 @@ impl<D: Domain> Engine<'_, D> {
             Instr::CpAsyncMbarrierArrive { .. } | Instr::Mbarrier { .. } => {
                 self.mbarrier(t, info, ins)
             }
-            Instr::CpAsyncBulk(_) => self.cp_async_bulk(t, info, ins),
-            Instr::CpAsyncBulkCommitGroup
-            | Instr::CpAsyncBulkWaitGroup { .. }
-            | Instr::Wgmma(_) => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            Instr::CpAsyncBulk(b)
+                if b.tensor_dims.is_none()
+                    && b.completion == ptxeq_ir::Completion::MbarrierCompleteTx =>
+            {
+                self.cp_async_bulk(t, info, ins)
+            }
+            Instr::CpAsyncBulk(_) => self.tma_copy(t, info, ins),
+            Instr::CpAsyncBulkCommitGroup => self.bulk_commit(t),
+            Instr::CpAsyncBulkWaitGroup { .. } => self.bulk_wait(t, info, ins),
+            Instr::Wgmma(_) => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
             Instr::Idiom {
                 func: IdiomFn::Pow,
                 ty,

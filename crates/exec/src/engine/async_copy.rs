@@ -26,8 +26,9 @@
 //! Copies never waited for stay in flight until the end of the run.
 //! `cp.async.mbarrier.arrive` completes a thread's outstanding copies on
 //! an mbarrier phase instead (`mbarrier.rs`, stamped by the thread's
-//! async agent); bulk copies and TMA are not modelled (reported
-//! unsupported by the dispatcher).
+//! async agent). Bulk copies and TMA (`mbarrier.rs`, `tma.rs`) reuse the
+//! in-flight tracking here; their bulk async-groups are kept apart from
+//! the `cp.async` groups.
 
 use std::collections::VecDeque;
 

@@ -7,7 +7,8 @@
 // reference sums each column row by row in the same order. BUG selects a
 // defect: 1 = the producer arrives without expect_tx, 2 = the consumers
 // wait on the wrong parity, 3 = the consumers release the stage before
-// reading it.
+// reading it. SWZ = 1 reads the tiles in the 128-byte swizzled layout
+// (the tensor map then has swizzle = 128B).
 #include <cuda.h>
 
 #define ROWS 64
@@ -32,10 +33,10 @@ __device__ __forceinline__ void wait_parity(unsigned bar, unsigned parity)
         :: "r"(bar), "r"(parity) : "memory");
 }
 
-template <int BUG>
+template <int BUG, int SWZ = 0>
 __device__ void colsum_tma(const CUtensorMap* tm, float* out)
 {
-    __shared__ alignas(128) float buf[2][TILE * COLS];
+    __shared__ alignas(1024) float buf[2][TILE * COLS];
     __shared__ alignas(8) unsigned long long full[2], empty[2];
     const unsigned t = threadIdx.x;
     if (t == 0) {
@@ -75,7 +76,7 @@ __device__ void colsum_tma(const CUtensorMap* tm, float* out)
             if (BUG == 3)
                 asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(e) : "memory");
             for (int r = 0; r < TILE; ++r)
-                acc += buf[s][r * COLS + c];
+                acc += buf[s][SWZ ? r * COLS + (((c / 4) ^ (r % 8)) * 4) + c % 4 : r * COLS + c];
             if (BUG != 3)
                 asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(e) : "memory");
         }
@@ -98,3 +99,7 @@ colsum_tma_wrong_parity(const __grid_constant__ CUtensorMap tm, float* __restric
 extern "C" __global__ void __launch_bounds__(64)
 colsum_tma_early_release(const __grid_constant__ CUtensorMap tm, float* __restrict__ out)
 { colsum_tma<3>(&tm, out); }
+
+extern "C" __global__ void __launch_bounds__(64)
+colsum_tma_swizzle128(const __grid_constant__ CUtensorMap tm, float* __restrict__ out)
+{ colsum_tma<0, 1>(&tm, out); }

@@ -347,7 +347,56 @@ fn one(
 
 #[cfg(test)]
 mod tests {
-    use super::Swizzle;
+    use super::{OobFill, Swizzle};
+    use crate::{CheckSpec, ParamBinding};
+
+    const BASE: &str = r#"
+[kernel]
+ptx = "k.ptx"
+params = ["tm", "out"]
+[launch]
+block = 64
+[tensors]
+a = { role = "input", dtype = "f32", shape = [64, 32] }
+out = { role = "output", dtype = "f32", shape = [32] }
+"#;
+
+    fn spec(map: &str) -> Result<CheckSpec, String> {
+        CheckSpec::from_toml_str(&format!("{BASE}[tensor_maps.tm]\n{map}"), ".".as_ref())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_by_value_map_binds_its_param() {
+        let s = spec("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\noob_fill = \"nan\"")
+            .unwrap();
+        let m = &s.tensor_maps["tm"];
+        assert_eq!(m.strides, vec![128]);
+        assert_eq!(m.element_strides, vec![1, 1]);
+        assert_eq!(m.oob_fill, OobFill::Nan);
+        assert_eq!(m.box_elements(), 512);
+        let k = match &s.kernels {
+            crate::Kernels::Single(k) => k,
+            _ => panic!("single kernel"),
+        };
+        assert_eq!(k.params[0], ParamBinding::TensorMap("tm".into()));
+    }
+
+    #[test]
+    fn bad_maps_are_refused_at_their_key() {
+        for (map, says) in [
+            ("tensor = \"b\"\ndims = [32]\nbox = [32]", "not a declared tensor"),
+            ("tensor = \"a\"\ndims = [32, 65]\nbox = [32, 16]", "the view spans"),
+            ("tensor = \"a\"\ndims = [32, 64]\nstrides = [64]\nbox = [32, 16]", "less than"),
+            ("tensor = \"a\"\ndims = [32, 64]\nbox = [2, 16]", "multiple of 16"),
+            ("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\nswizzle = \"32B\"", "span"),
+            ("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\ninterleave = \"16B\"", "interleave"),
+        ] {
+            let e = spec(map).unwrap_err();
+            assert!(e.contains(says), "{map}: {e}");
+            assert!(e.contains(':'), "no location: {e}");
+        }
+    }
 
     #[test]
     fn swizzle_128b_permutes_chunks_within_rows() {

@@ -127,6 +127,13 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
             )?,
         },
     };
+    // A tensor viewed through a bound tensor map is used (a TMA-only
+    // kernel takes no pointer to it).
+    for (name, m) in &tensor_maps {
+        if used.contains(name) {
+            used.insert(m.tensor.clone());
+        }
+    }
     for (name, what) in raw
         .tensors
         .keys()

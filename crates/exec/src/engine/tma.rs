@@ -253,7 +253,11 @@ impl<D: Domain> Engine<'_, D> {
                 }
                 None => (Value::Bits(fill), None),
             };
-            self.store(t, info, StateSpace::Shared, &abs(sa), v, esize as u8)?;
+            // The box lands through the async proxy: not a generic write.
+            self.proxy.async_store = true;
+            let r = self.store(t, info, StateSpace::Shared, &abs(sa), v, esize as u8);
+            self.proxy.async_store = false;
+            r?;
             let Some((dr, doff)) = self.locate(t, info, StateSpace::Shared, sa, esize)? else {
                 return Ok(Flow::Next);
             };
@@ -353,11 +357,11 @@ impl<D: Domain> Engine<'_, D> {
     /// Reads `w` bytes of shared memory at absolute `.shared` address `sa`
     /// for a bulk / TMA store. These are **async-proxy reads** of shared
     /// memory: the PTX memory model orders generic-proxy writes (`st.shared`)
-    /// before them only through `fence.proxy.async`. Every TMA-store source
-    /// read goes through this one function so that a check of that fence
-    /// (owned by the async-proxy module) can be attached here; today the
-    /// read is judged like an ordinary read at issue and kept in flight
-    /// until its bulk group's `wait_group.read`.
+    /// before them only through `fence.proxy.async`, which `proxy.rs`
+    /// checks (`check_async_proxy_read`). Every TMA-store source read goes
+    /// through this one function. The read is also judged like an ordinary
+    /// read at issue and kept in flight until its bulk group's
+    /// `wait_group.read`.
     pub(crate) fn tma_async_proxy_read(
         &mut self,
         t: u32,
@@ -365,6 +369,9 @@ impl<D: Domain> Engine<'_, D> {
         sa: u64,
         w: u64,
     ) -> R<Option<Value<D::Val>>> {
+        if let Some((r, off)) = self.locate(t, info, StateSpace::Shared, sa, w)? {
+            self.check_async_proxy_read(t, r, off, w);
+        }
         self.load(t, info, StateSpace::Shared, &abs(sa), w as u8)
     }
 

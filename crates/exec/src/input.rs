@@ -351,8 +351,10 @@ impl CtaInput {
                             ),
                         ));
                     }
-                    let map = tensor_map_binding(spec, &tensors, name, i)
-                        .map_err(|m| InputError { message: at(format!("tensor_maps.{name}"), m) })?;
+                    let map =
+                        tensor_map_binding(spec, &tensors, name, i).map_err(|m| InputError {
+                            message: at(format!("tensor_maps.{name}"), m),
+                        })?;
                     bindings.tensor_maps.push(map);
                     ParamValue::TensorMap {
                         map: (bindings.tensor_maps.len() - 1) as u32,
@@ -386,8 +388,9 @@ impl CtaInput {
             if !bound {
                 continue;
             }
-            let mut map = tensor_map_binding(spec, &tensors, name, 0)
-                .map_err(|m| InputError { message: at(format!("tensor_maps.{name}"), m) })?;
+            let mut map = tensor_map_binding(spec, &tensors, name, 0).map_err(|m| InputError {
+                message: at(format!("tensor_maps.{name}"), m),
+            })?;
             let holder = tensors.iter().position(|t| &t.name == name).unwrap_or(0);
             map.holder = crate::bindings::TensorMapHolder::Tensor {
                 tensor: holder as u32,

@@ -104,7 +104,9 @@ impl TensorMapSpec {
 
     /// Elements one copy moves.
     pub fn box_elements(&self) -> u64 {
-        (0..self.box_dims.len()).map(|d| self.box_extent(d)).product()
+        (0..self.box_dims.len())
+            .map(|d| self.box_extent(d))
+            .product()
     }
 }
 
@@ -147,13 +149,7 @@ pub(crate) fn tensor_maps(
     Ok(out)
 }
 
-fn list(
-    name: &str,
-    key: &str,
-    v: &Spanned<Vec<Spanned<i64>>>,
-    lo: i64,
-    hi: i64,
-) -> R<Vec<u64>> {
+fn list(name: &str, key: &str, v: &Spanned<Vec<Spanned<i64>>>, lo: i64, hi: i64) -> R<Vec<u64>> {
     let mut out = Vec::new();
     for (i, x) in v.get_ref().iter().enumerate() {
         let n = *x.get_ref();
@@ -168,11 +164,7 @@ fn list(
     Ok(out)
 }
 
-fn one(
-    name: &str,
-    m: &RawTensorMap,
-    tensors: &BTreeMap<String, TensorSpec>,
-) -> R<TensorMapSpec> {
+fn one(name: &str, m: &RawTensorMap, tensors: &BTreeMap<String, TensorSpec>) -> R<TensorMapSpec> {
     let Some(t) = tensors.get(m.tensor.get_ref()) else {
         return fail(
             &m.tensor,
@@ -216,7 +208,7 @@ fn one(
         );
     }
     for (i, s) in strides.iter().enumerate() {
-        if s % 16 != 0 {
+        if !s.is_multiple_of(16) {
             let at = m.strides.as_ref().map_or(&m.dims, |s| s);
             return fail(
                 at,
@@ -232,7 +224,10 @@ fn one(
     if box_dims.len() != rank {
         return fail(
             &m.box_dims,
-            format!("tensor map `{name}`: box has {} entries for {rank} dims", box_dims.len()),
+            format!(
+                "tensor map `{name}`: box has {} entries for {rank} dims",
+                box_dims.len()
+            ),
         );
     }
     let element_strides = match &m.element_strides {
@@ -288,7 +283,7 @@ fn one(
     };
     // The inner row of the box in shared memory.
     let row = spec.box_extent(0) * esize;
-    if row % 16 != 0 {
+    if !row.is_multiple_of(16) {
         return fail(
             &m.box_dims,
             format!(
@@ -368,8 +363,8 @@ out = { role = "output", dtype = "f32", shape = [32] }
 
     #[test]
     fn a_by_value_map_binds_its_param() {
-        let s = spec("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\noob_fill = \"nan\"")
-            .unwrap();
+        let s =
+            spec("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\noob_fill = \"nan\"").unwrap();
         let m = &s.tensor_maps["tm"];
         assert_eq!(m.strides, vec![128]);
         assert_eq!(m.element_strides, vec![1, 1]);
@@ -385,12 +380,30 @@ out = { role = "output", dtype = "f32", shape = [32] }
     #[test]
     fn bad_maps_are_refused_at_their_key() {
         for (map, says) in [
-            ("tensor = \"b\"\ndims = [32]\nbox = [32]", "not a declared tensor"),
-            ("tensor = \"a\"\ndims = [32, 65]\nbox = [32, 16]", "the view spans"),
-            ("tensor = \"a\"\ndims = [32, 64]\nstrides = [64]\nbox = [32, 16]", "less than"),
-            ("tensor = \"a\"\ndims = [32, 64]\nbox = [2, 16]", "multiple of 16"),
-            ("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\nswizzle = \"32B\"", "span"),
-            ("tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\ninterleave = \"16B\"", "interleave"),
+            (
+                "tensor = \"b\"\ndims = [32]\nbox = [32]",
+                "not a declared tensor",
+            ),
+            (
+                "tensor = \"a\"\ndims = [32, 65]\nbox = [32, 16]",
+                "the view spans",
+            ),
+            (
+                "tensor = \"a\"\ndims = [32, 64]\nstrides = [64]\nbox = [32, 16]",
+                "less than",
+            ),
+            (
+                "tensor = \"a\"\ndims = [32, 64]\nbox = [2, 16]",
+                "multiple of 16",
+            ),
+            (
+                "tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\nswizzle = \"32B\"",
+                "span",
+            ),
+            (
+                "tensor = \"a\"\ndims = [32, 64]\nbox = [32, 16]\ninterleave = \"16B\"",
+                "interleave",
+            ),
         ] {
             let e = spec(map).unwrap_err();
             assert!(e.contains(says), "{map}: {e}");

@@ -712,6 +712,7 @@ fn formula_ref(raw: &Spanned<RawKernel>, base_dir: &Path) -> R<FormulaRef> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn kernel(
     table: &str,
     raw: &Spanned<RawKernel>,

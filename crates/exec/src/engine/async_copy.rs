@@ -44,6 +44,9 @@ use crate::funcinfo::FuncInfo;
 use crate::race::{Acc, Kind};
 use crate::value::Value;
 
+/// Bytes of a region: (region, offset, length).
+pub(crate) type Span = (u32, u64, u64);
+
 /// Bytes per bucket of the in-flight index (copies are at most 16 bytes).
 const CHUNK: u64 = 16;
 
@@ -406,7 +409,7 @@ impl<D: Domain> Engine<'_, D> {
 
     /// The issuing thread and instruction of in-flight copy `id`, and its
     /// source when it still reads one.
-    pub(crate) fn async_copy_info(&self, id: u32) -> Option<(u32, u32, Option<(u32, u64, u64)>)> {
+    pub(crate) fn async_copy_info(&self, id: u32) -> Option<(u32, u32, Option<Span>)> {
         self.asyncs.copies.get(&id).map(|c| (c.tid, c.instr, c.src))
     }
 

@@ -25,8 +25,6 @@ fn opnd(ops: &[Operand], k: usize) -> &Operand {
 /// A per-lane real operation.
 type LaneFn<'a, E, V> = dyn FnMut(&mut E, &[V]) -> V + 'a;
 
-const ISSUE7: &str = "Hopper asynchronous copies and tensor-core instructions (mbarrier, cp.async.mbarrier.arrive, cp.async.bulk / TMA, wgmma) are not modelled";
-
 fn bool_op(op: IrBoolOp) -> BoolOp {
     match op {
         IrBoolOp::And => BoolOp::And,

@@ -102,7 +102,9 @@ impl<D: Domain> Engine<'_, D> {
         };
         let mut c = Vec::with_capacity(cs.len());
         for o in cs {
-            c.push(i64::from(self.matrix_u32(t, info, o, "a tensor coordinate")? as i32));
+            c.push(i64::from(
+                self.matrix_u32(t, info, o, "a tensor coordinate")? as i32,
+            ));
         }
         let Some((target, off)) = self.resolve(t, info, StateSpace::Generic, tmap, 128)? else {
             return Ok(None);
@@ -110,13 +112,18 @@ impl<D: Domain> Engine<'_, D> {
         let Target::Cta(r) = target else {
             return Err(self.no_tensor_map(t, "a thread-private address"));
         };
-        let found = self.input.bindings.tensor_maps.iter().find(|m| match m.holder {
-            TensorMapHolder::Param { index } => {
-                r == self.param_region
-                    && self.param_offsets.get(index as usize).copied() == Some(off)
-            }
-            TensorMapHolder::Tensor { tensor } => r == tensor && off == 0,
-        });
+        let found = self
+            .input
+            .bindings
+            .tensor_maps
+            .iter()
+            .find(|m| match m.holder {
+                TensorMapHolder::Param { index } => {
+                    r == self.param_region
+                        && self.param_offsets.get(index as usize).copied() == Some(off)
+                }
+                TensorMapHolder::Tensor { tensor } => r == tensor && off == 0,
+            });
         match found {
             Some(m) => {
                 let m = m.clone();
@@ -186,7 +193,13 @@ impl<D: Domain> Engine<'_, D> {
 
     /// The shared address of a box (`[smem]` operand): absolute `.shared`
     /// address, 128-byte aligned, the region holding all `bytes`.
-    fn box_smem(&mut self, t: u32, info: &FuncInfo, op: Option<&Operand>, bytes: u64) -> R<Option<u64>> {
+    fn box_smem(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: Option<&Operand>,
+        bytes: u64,
+    ) -> R<Option<u64>> {
         let Some(Operand::Addr(a)) = op else {
             return Err(self.unsupported(t, REASON, "expected a [shared] address".into()));
         };
@@ -211,7 +224,14 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     /// Region and offset of an absolute address in `space`.
-    fn locate(&mut self, t: u32, info: &FuncInfo, space: StateSpace, a: u64, w: u64) -> R<Option<(u32, u64)>> {
+    fn locate(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        space: StateSpace,
+        a: u64,
+        w: u64,
+    ) -> R<Option<(u32, u64)>> {
         Ok(match self.resolve(t, info, space, &abs(a), w)? {
             Some((Target::Cta(r), off)) => Some((r, off)),
             _ => None,
@@ -246,10 +266,15 @@ impl<D: Domain> Engine<'_, D> {
             let sa = m.spec.swizzle.apply(sbase + dense);
             let (v, src) = match g {
                 Some(g) => {
-                    let Some(v) = self.load(t, info, StateSpace::Global, &abs(gbase + g), esize as u8)? else {
+                    let Some(v) =
+                        self.load(t, info, StateSpace::Global, &abs(gbase + g), esize as u8)?
+                    else {
                         return Ok(Flow::Next);
                     };
-                    (v, self.locate(t, info, StateSpace::Global, gbase + g, esize)?)
+                    (
+                        v,
+                        self.locate(t, info, StateSpace::Global, gbase + g, esize)?,
+                    )
                 }
                 None => (Value::Bits(fill), None),
             };

@@ -45,6 +45,28 @@ pub struct Bindings {
     /// What the verdict rests on because of these bindings (printed in
     /// every report).
     pub assumptions: Vec<String>,
+    /// The TMA tensor maps this kernel receives (`[tensor_maps]`).
+    pub tensor_maps: Vec<TensorMapBinding>,
+}
+
+/// A `[tensor_maps]` entry bound to this kernel.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct TensorMapBinding {
+    pub name: String,
+    /// The tensor number it views.
+    pub tensor: u32,
+    /// Where the kernel finds the `CUtensorMap`.
+    pub holder: TensorMapHolder,
+    pub spec: ptxeq_spec::TensorMapSpec,
+}
+
+/// Where a tensor map's 128 bytes live.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum TensorMapHolder {
+    /// In by-value kernel param number `index` (`__grid_constant__`).
+    Param { index: u32 },
+    /// In global memory: tensor number `tensor` (passed by pointer).
+    Tensor { tensor: u32 },
 }
 
 /// One field of a struct param, resolved.

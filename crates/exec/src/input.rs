@@ -30,6 +30,9 @@ pub enum ParamValue {
     /// A by-value struct: the fields `CtaInput::bindings.structs[index]`;
     /// bytes no field covers read as unused.
     Struct { index: u32 },
+    /// A by-value `CUtensorMap`: `CtaInput::bindings.tensor_maps[map]`;
+    /// its bytes are opaque (reading them is unsupported).
+    TensorMap { map: u32 },
 }
 
 /// A tensor of the check. The index of a tensor in [`CtaInput::tensors`]
@@ -125,6 +128,31 @@ pub struct CtaInput {
     /// Concrete values, struct fields, bound functions and module
     /// variables (`bindings.rs`); empty when the spec uses none.
     pub bindings: Bindings,
+}
+
+/// The binding of tensor map `name` held in by-value param `param`.
+fn tensor_map_binding(
+    spec: &CheckSpec,
+    tensors: &[TensorInfo],
+    name: &str,
+    param: usize,
+) -> Result<crate::bindings::TensorMapBinding, String> {
+    let m = spec
+        .tensor_maps
+        .get(name)
+        .ok_or_else(|| format!("no tensor map `{name}`"))?;
+    let tensor = tensors
+        .iter()
+        .position(|t| t.name == m.tensor)
+        .ok_or_else(|| format!("tensor map `{name}`: no tensor `{}`", m.tensor))?;
+    Ok(crate::bindings::TensorMapBinding {
+        name: name.to_owned(),
+        tensor: tensor as u32,
+        holder: crate::bindings::TensorMapHolder::Param {
+            index: param as u32,
+        },
+        spec: m.clone(),
+    })
 }
 
 /// A spec that does not fit the kernel.
@@ -311,6 +339,27 @@ impl CtaInput {
                         })?,
                     }
                 }
+                ParamBinding::TensorMap(name) => {
+                    let size = decl.size_bytes.filter(|_| !decl.dims.is_empty());
+                    if size.is_none_or(|n| n < 128) {
+                        return err(at(
+                            here,
+                            format!(
+                                "{what} is .{} but tensor map `{name}` needs a by-value \
+                                 CUtensorMap param (.param .align 64 .b8 name[128])",
+                                decl.ty
+                            ),
+                        ));
+                    }
+                    let map =
+                        tensor_map_binding(spec, &tensors, name, i).map_err(|m| InputError {
+                            message: at(format!("tensor_maps.{name}"), m),
+                        })?;
+                    bindings.tensor_maps.push(map);
+                    ParamValue::TensorMap {
+                        map: (bindings.tensor_maps.len() - 1) as u32,
+                    }
+                }
                 ParamBinding::Struct(fields) => {
                     let size = match decl.size_bytes {
                         Some(n) if !decl.dims.is_empty() => n,
@@ -328,6 +377,25 @@ impl CtaInput {
                     ParamValue::Struct { index }
                 }
             });
+        }
+        // Tensor maps passed by pointer: the map named like a tensor this
+        // kernel binds lives in that tensor.
+        for name in spec.tensor_maps.keys() {
+            let bound = kref
+                .params
+                .iter()
+                .any(|p| matches!(p, ParamBinding::Tensor(n) if n == name));
+            if !bound {
+                continue;
+            }
+            let mut map = tensor_map_binding(spec, &tensors, name, 0).map_err(|m| InputError {
+                message: at(format!("tensor_maps.{name}"), m),
+            })?;
+            let holder = tensors.iter().position(|t| &t.name == name).unwrap_or(0);
+            map.holder = crate::bindings::TensorMapHolder::Tensor {
+                tensor: holder as u32,
+            };
+            bindings.tensor_maps.push(map);
         }
         // This kernel's own launch: the shared [launch] with its overrides.
         let launch = &kref.launch;

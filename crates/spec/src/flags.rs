@@ -704,6 +704,7 @@ impl CheckSpec {
             limits: None,
             functions,
             globals,
+            tensor_maps: Default::default(),
         };
         validate::validate(raw, Path::new(""))
             .map_err(|e| SpecError::new(SpecErrorKind::Invalid, e.message))

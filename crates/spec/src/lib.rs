@@ -23,6 +23,7 @@ mod flags;
 mod locations;
 mod model;
 mod raw;
+mod tensor_map;
 mod validate;
 mod verdict;
 
@@ -40,6 +41,7 @@ pub use model::{
     FormulaRef, KernelRef, Kernels, Launch, ParamBinding, RunLimits, ScalarValue, Status,
     TensorSpec, in_region, show_region,
 };
+pub use tensor_map::{OobFill, Swizzle, TensorMapSpec};
 pub use validate::MAX_THREADS_PER_BLOCK;
 pub use verdict::{CaseKind, Verdict};
 

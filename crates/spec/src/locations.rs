@@ -101,6 +101,9 @@ impl SpecLocations {
         for (name, v) in &raw.tensors {
             put(format!("tensors.{}", name.get_ref()), v.span().start);
         }
+        for (name, v) in &raw.tensor_maps {
+            put(format!("tensor_maps.{}", name.get_ref()), v.span().start);
+        }
         SpecLocations { file: None, keys }
     }
 }

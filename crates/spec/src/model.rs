@@ -30,6 +30,9 @@ pub struct CheckSpec {
     pub globals: BTreeMap<String, GlobalBinding>,
     /// Bounds on the work of the check (`[limits]`).
     pub limits: RunLimits,
+    /// `[tensor_maps]`: TMA tensor maps by name (`tensor_map.rs`).
+    #[serde(default)]
+    pub tensor_maps: BTreeMap<String, crate::tensor_map::TensorMapSpec>,
     /// Where each key was written (empty for a spec built from flags), so
     /// errors found against the kernel point at the spec line.
     pub locations: crate::SpecLocations,
@@ -256,13 +259,17 @@ pub enum ParamBinding {
     /// A by-value aggregate (`.param .align A .b8 s[N]`) bound field by
     /// field; bytes no field covers read as unused.
     Struct(Vec<StructField>),
+    /// A by-value `CUtensorMap` (`.param .align 64 .b8 tm[128]`): the
+    /// `[tensor_maps]` entry of this name. Its bytes are opaque.
+    #[serde(rename = "tensor_map")]
+    TensorMap(String),
 }
 
 impl ParamBinding {
     /// The spec word: the tensor / scalar name, or `_`.
     pub fn name(&self) -> &str {
         match self {
-            ParamBinding::Tensor(n) | ParamBinding::Scalar(n) => n,
+            ParamBinding::Tensor(n) | ParamBinding::Scalar(n) | ParamBinding::TensorMap(n) => n,
             ParamBinding::Unused => "_",
             ParamBinding::Struct(_) => "{struct}",
         }

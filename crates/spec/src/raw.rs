@@ -35,6 +35,9 @@ pub(crate) struct RawSpec {
     #[serde(default)]
     pub globals: BTreeMap<Spanned<String>, Spanned<RawGlobal>>,
     pub limits: Option<Spanned<RawLimits>>,
+    /// `[tensor_maps]`: TMA tensor maps (`tensor_map.rs`).
+    #[serde(default)]
+    pub tensor_maps: BTreeMap<Spanned<String>, Spanned<crate::tensor_map::RawTensorMap>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

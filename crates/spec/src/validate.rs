@@ -76,6 +76,16 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         }
     }
 
+    let tensor_maps = crate::tensor_map::tensor_maps(&raw.tensor_maps, &tensors)?;
+    for name in raw.tensor_maps.keys() {
+        if scalars.contains_key(name.get_ref()) {
+            return fail(
+                name,
+                format!("`{name}` is declared both in [tensor_maps] and in [scalars]"),
+            );
+        }
+    }
+    let maps = &tensor_maps;
     let mut used = BTreeSet::new();
     let kernels = match kernels {
         Form::Pair(r, c) => Kernels::Pair {
@@ -85,6 +95,7 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
                 shared,
                 &tensors,
                 &scalars,
+                maps,
                 base_dir,
                 &mut used,
             )?,
@@ -94,12 +105,13 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
                 shared,
                 &tensors,
                 &scalars,
+                maps,
                 base_dir,
                 &mut used,
             )?,
         },
         Form::Single(k) => Kernels::Single(kernel(
-            "kernel", k, shared, &tensors, &scalars, base_dir, &mut used,
+            "kernel", k, shared, &tensors, &scalars, maps, base_dir, &mut used,
         )?),
         Form::Formula(r, c) => Kernels::Formula {
             formula: formula_ref(r, base_dir)?,
@@ -109,11 +121,19 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
                 shared,
                 &tensors,
                 &scalars,
+                maps,
                 base_dir,
                 &mut used,
             )?,
         },
     };
+    // A tensor viewed through a bound tensor map is used (a TMA-only
+    // kernel takes no pointer to it).
+    for (name, m) in &tensor_maps {
+        if used.contains(name) {
+            used.insert(m.tensor.clone());
+        }
+    }
     for (name, what) in raw
         .tensors
         .keys()
@@ -131,6 +151,19 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
                 format!(
                     "{what} `{name}` is declared but no kernel's `params` use it \
                      (remove it, or bind it to a param)"
+                ),
+            );
+        }
+    }
+
+    for name in raw.tensor_maps.keys() {
+        if !used.contains(name.get_ref()) {
+            return fail(
+                name,
+                format!(
+                    "tensor map `{name}` is declared but no kernel's `params` use it (bind it \
+                     by name to a by-value CUtensorMap param, or give it the name of the \
+                     tensor that holds it and bind that tensor to a pointer param)"
                 ),
             );
         }
@@ -169,6 +202,7 @@ pub(crate) fn validate(raw: RawSpec, base_dir: &Path) -> R<CheckSpec> {
         functions,
         globals,
         limits,
+        tensor_maps,
         locations: Default::default(),
     })
 }
@@ -678,12 +712,14 @@ fn formula_ref(raw: &Spanned<RawKernel>, base_dir: &Path) -> R<FormulaRef> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn kernel(
     table: &str,
     raw: &Spanned<RawKernel>,
     shared: &RawLaunch,
     tensors: &BTreeMap<String, TensorSpec>,
     scalars: &BTreeMap<String, ScalarValue>,
+    maps: &BTreeMap<String, crate::tensor_map::TensorMapSpec>,
     base_dir: &Path,
     used: &mut BTreeSet<String>,
 ) -> R<KernelRef> {
@@ -774,10 +810,13 @@ fn kernel(
             ParamBinding::Tensor(name.to_owned())
         } else if scalars.contains_key(name) {
             ParamBinding::Scalar(name.to_owned())
+        } else if maps.contains_key(name) {
+            ParamBinding::TensorMap(name.to_owned())
         } else {
             let declared: Vec<&str> = tensors
                 .keys()
                 .chain(scalars.keys())
+                .chain(maps.keys())
                 .map(String::as_str)
                 .collect();
             let declared = if declared.is_empty() {
@@ -788,8 +827,8 @@ fn kernel(
             return fail(
                 p,
                 format!(
-                    "`{table}.params[{i}]` is `{name}`, which is not a declared tensor or \
-                     scalar (declared: {declared}; `_` marks an unused param)"
+                    "`{table}.params[{i}]` is `{name}`, which is not a declared tensor, \
+                     scalar or tensor map (declared: {declared}; `_` marks an unused param)"
                 ),
             );
         };

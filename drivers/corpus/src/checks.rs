@@ -156,7 +156,11 @@ pub fn check_params(table: &str, k: &KernelRef, f: &FunctionInfo, spec: &CheckSp
         let decl = format!("param `{}` (.{})", p.name, p.ty);
         match binding {
             ParamBinding::Unused => {}
-            ParamBinding::Struct(_) if p.is_array => {}
+            ParamBinding::Struct(_) | ParamBinding::TensorMap(_) if p.is_array => {}
+            ParamBinding::TensorMap(_) => out.push(format!(
+                "{here} is a tensor map, but {decl} is not a by-value CUtensorMap \
+                 (.param .align 64 .b8 name[128])"
+            )),
             ParamBinding::Struct(_) => out.push(format!(
                 "{here} is a struct, but {decl} is not a by-value aggregate (.b8 name[N])"
             )),

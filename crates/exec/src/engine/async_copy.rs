@@ -26,8 +26,9 @@
 //! Copies never waited for stay in flight until the end of the run.
 //! `cp.async.mbarrier.arrive` completes a thread's outstanding copies on
 //! an mbarrier phase instead (`mbarrier.rs`, stamped by the thread's
-//! async agent); bulk copies and TMA are not modelled (reported
-//! unsupported by the dispatcher).
+//! async agent). Bulk copies and TMA (`mbarrier.rs`, `tma.rs`) reuse the
+//! in-flight tracking here; their bulk async-groups are kept apart from
+//! the `cp.async` groups.
 
 use std::collections::VecDeque;
 
@@ -42,6 +43,9 @@ use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
 use crate::funcinfo::FuncInfo;
 use crate::race::{Acc, Kind};
 use crate::value::Value;
+
+/// Bytes of a region: (region, offset, length).
+pub(crate) type Span = (u32, u64, u64);
 
 /// Bytes per bucket of the in-flight index (copies are at most 16 bytes).
 const CHUNK: u64 = 16;
@@ -69,6 +73,11 @@ pub(crate) struct AsyncCopies {
     next: u32,
     /// In-flight index: (region, chunk) → copies touching it (dst or src).
     inflight: FxHashMap<(u32, u64), Vec<u32>>,
+    /// Per thread: bulk copies (`.bulk_group`) issued, not yet committed
+    /// (`tma.rs`).
+    pub(crate) bulk_uncommitted: Vec<Vec<u32>>,
+    /// Per thread: committed bulk async-groups, oldest first.
+    pub(crate) bulk_groups: Vec<VecDeque<Vec<u32>>>,
 }
 
 impl AsyncCopies {
@@ -79,6 +88,8 @@ impl AsyncCopies {
             copies: FxHashMap::default(),
             next: 0,
             inflight: FxHashMap::default(),
+            bulk_uncommitted: vec![Vec::new(); threads],
+            bulk_groups: vec![VecDeque::new(); threads],
         }
     }
 
@@ -349,6 +360,34 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Some(id))
     }
 
+    /// Registers an asynchronous copy already placed by thread `t` (its
+    /// accesses judged at issue): its destination bytes, and its source
+    /// bytes when some thread can write them, stay in flight until it
+    /// completes. Returns the copy id.
+    pub(crate) fn track_async_copy(
+        &mut self,
+        t: u32,
+        dst: (u32, u64, u64),
+        src: Option<(u32, u64, u64)>,
+    ) -> u32 {
+        let src = src.filter(|(r, _, _)| self.shadows[*r as usize].is_some());
+        let id = self.asyncs.next;
+        self.asyncs.next += 1;
+        let c = Copy {
+            tid: t,
+            instr: self.cur_instr,
+            dst,
+            src,
+            wgmma: false,
+        };
+        self.asyncs.index(id, c.dst, true);
+        if let Some(s) = c.src {
+            self.asyncs.index(id, s, true);
+        }
+        self.asyncs.copies.insert(id, c);
+        id
+    }
+
     /// An asynchronous read of `(region, offset, length)` by the
     /// `wgmma.mma_async` at the current instruction, attributed to thread
     /// `t`: in flight until [`Engine::complete_copy_as`] (a write to the
@@ -366,6 +405,39 @@ impl<D: Domain> Engine<'_, D> {
         self.asyncs.index(id, src, true);
         self.asyncs.copies.insert(id, c);
         id
+    }
+
+    /// The issuing thread and instruction of in-flight copy `id`, and its
+    /// source when it still reads one.
+    pub(crate) fn async_copy_info(&self, id: u32) -> Option<(u32, u32, Option<Span>)> {
+        self.asyncs.copies.get(&id).map(|c| (c.tid, c.instr, c.src))
+    }
+
+    /// The source reads of copy `id` complete (`cp.async.bulk.wait_group.read`):
+    /// recorded again at the issuing thread's clock and no longer in
+    /// flight; its destination writes stay in flight.
+    pub(crate) fn complete_copy_reads(&mut self, id: u32) {
+        let Some(c) = self.asyncs.copies.get(&id).cloned() else {
+            return;
+        };
+        let Some(src) = c.src else {
+            return;
+        };
+        // Complete a copy of the source side alone (an empty destination,
+        // so the destination's index entries stay), then keep the rest.
+        let only_src = Copy {
+            dst: (src.0, src.1, 0),
+            ..c.clone()
+        };
+        self.asyncs.copies.insert(id, only_src);
+        self.complete_copy_as(id, c.tid);
+        self.asyncs.copies.insert(id, Copy { src: None, ..c });
+    }
+
+    /// A copy completes: its accesses are recorded at the issuing thread's
+    /// clock.
+    pub(crate) fn complete_async_copy(&mut self, id: u32) {
+        self.complete_copy(id);
     }
 
     /// `cp.async.commit_group`: the uncommitted copies form a group (an

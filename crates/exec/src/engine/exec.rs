@@ -25,8 +25,6 @@ fn opnd(ops: &[Operand], k: usize) -> &Operand {
 /// A per-lane real operation.
 type LaneFn<'a, E, V> = dyn FnMut(&mut E, &[V]) -> V + 'a;
 
-const ISSUE7: &str = "Hopper asynchronous copies and tensor-core instructions (mbarrier, cp.async.mbarrier.arrive, cp.async.bulk / TMA, wgmma) are not modelled";
-
 fn bool_op(op: IrBoolOp) -> BoolOp {
     match op {
         IrBoolOp::And => BoolOp::And,
@@ -1041,11 +1039,16 @@ impl<D: Domain> Engine<'_, D> {
             Instr::CpAsyncMbarrierArrive { .. } | Instr::Mbarrier { .. } => {
                 self.mbarrier(t, info, ins)
             }
-            Instr::CpAsyncBulk(_) => self.cp_async_bulk(t, info, ins),
-            Instr::Wgmma(w) => self.wgmma(t, info, ins, w),
-            Instr::CpAsyncBulkCommitGroup | Instr::CpAsyncBulkWaitGroup { .. } => {
-                Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic()))
+            Instr::CpAsyncBulk(b)
+                if b.tensor_dims.is_none()
+                    && b.completion == ptxeq_ir::Completion::MbarrierCompleteTx =>
+            {
+                self.cp_async_bulk(t, info, ins)
             }
+            Instr::CpAsyncBulk(_) => self.tma_copy(t, info, ins),
+            Instr::CpAsyncBulkCommitGroup => self.bulk_commit(t),
+            Instr::CpAsyncBulkWaitGroup { .. } => self.bulk_wait(t, info, ins),
+            Instr::Wgmma(w) => self.wgmma(t, info, ins, w),
             Instr::Idiom {
                 func: IdiomFn::Pow,
                 ty,

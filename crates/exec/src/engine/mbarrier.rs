@@ -1147,6 +1147,57 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Flow::Next)
     }
 
+    /// The mbarrier a TMA load (`tma.rs`) completes transaction bytes on:
+    /// resolved, checked like a `cp.async.bulk`'s (exists, init ordered
+    /// before, its complete-tx ordered after the previous phase).
+    pub(crate) fn mbar_for_async_tx(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: Option<&Operand>,
+        what: &str,
+    ) -> R<Option<(u32, u64)>> {
+        let Some(key) = self.mbar_key(t, info, StateSpace::Shared, op)? else {
+            return Ok(None);
+        };
+        self.mbar_use(t, key, what)?;
+        if !self.mbar_agents {
+            return Err(self.unsupported(t, "cp.async.bulk", "no async agents".into()));
+        }
+        self.check_joins_after_previous(
+            t,
+            t,
+            key,
+            &format!("this {what} completes transaction bytes of"),
+            false,
+        )?;
+        Ok(Some(key))
+    }
+
+    /// Copies `copies` of thread `t` complete `tx` transaction bytes on the
+    /// current phase of `key` when they land (as late as the phase allows).
+    pub(crate) fn mbar_async_tx(
+        &mut self,
+        t: u32,
+        key: (u32, u64),
+        copies: Vec<u32>,
+        tx: i64,
+    ) -> R<()> {
+        let instr = self.cur_instr;
+        let snap = self.clocks.snapshot(t);
+        self.clocks.tick(t);
+        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        m.asyncs.push(AsyncArrive {
+            tid: t,
+            instr,
+            snap,
+            copies,
+            count: 0,
+            tx,
+        });
+        self.try_complete_phase(key)
+    }
+
     /// An ordinary access overlapping a live mbarrier object.
     pub(crate) fn mbar_access(&mut self, t: u32, r: u32, off: u64, len: u64) {
         let lo = off & !7;

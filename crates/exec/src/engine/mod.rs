@@ -34,6 +34,7 @@ mod mem;
 mod proxy;
 mod spin;
 mod sync;
+mod tma;
 mod values;
 mod wgmma;
 mod wmma_check;
@@ -1058,6 +1059,9 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Builds the result and hands the domain back.
     pub(crate) fn finish_with_domain(mut self) -> (CtaRun<D::Val>, D) {
+        if !self.halted {
+            self.tma_exit_check();
+        }
         let outputs = self.collect_outputs();
         let footprint = self.collect_footprint();
         let mut live_cells = 0u64;

@@ -62,9 +62,15 @@ pub(crate) struct ProxyState {
 /// Whether `ir` contains an instruction that reads shared memory through
 /// the async proxy (today: `wgmma.mma_async`).
 pub(crate) fn has_async_proxy_reads(ir: &KernelIr) -> bool {
-    ir.instrs
-        .iter()
-        .any(|i| matches!(i.instr, Instr::Wgmma(WgmmaOp::MmaAsync { .. })))
+    ir.instrs.iter().any(|i| match &i.instr {
+        Instr::Wgmma(WgmmaOp::MmaAsync { .. }) => true,
+        // Bulk / TMA stores read shared memory through the async proxy
+        // (`tma.rs`, `tma_async_proxy_read`).
+        Instr::CpAsyncBulk(b) => {
+            b.dst == ptxeq_ir::StateSpace::Global && b.src != ptxeq_ir::StateSpace::Global
+        }
+        _ => false,
+    })
 }
 
 impl ProxyState {

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use ptxeq_cache::{DiskCache, Key};
 use ptxeq_decide::decide::DecideOptions;
-use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Scope, Verdicts};
+use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Scope, StopRule, Verdicts};
 use rayon::prelude::*;
 
 use crate::ctas::{compare_regions, kernel_ctas};
@@ -107,11 +107,14 @@ impl DecisionMemo for LayeredMemo<'_> {
     }
 }
 
-/// A reference/candidate pair of one check.
+/// A reference/candidate pair of one check, and when its deciding stops
+/// (part of the key: a check that decides every element is another
+/// artifact than one that stopped at the first refutations).
 #[salsa::interned(debug)]
 pub struct PairKey<'db> {
     pub reference: KernelSlot<'db>,
     pub candidate: KernelSlot<'db>,
+    pub stop: StopRule,
 }
 
 /// The symbolic states of both kernels over each kernel's own CTAs, and
@@ -178,6 +181,7 @@ pub fn pair_verdicts<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<Verd
         &states.scope(),
         &memo,
         &DecideOptions::default(),
+        key.stop(db),
     )))
 }
 
@@ -195,7 +199,7 @@ pub fn emit_smt(
     };
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let Some(states) = pair_states(db, PairKey::new(db, rk, ck)) else {
+    let Some(states) = pair_states(db, PairKey::new(db, rk, ck, StopRule::ALL)) else {
         return Ok(0);
     };
     let refs: Vec<&ptxeq_symex::SymbolicState> = states.refs.iter().map(|s| &**s).collect();
@@ -249,15 +253,31 @@ pub struct CheckReport {
 
 /// Checks the reference and candidate kernels of `spec`: race-check both
 /// (every CTA the spec asks for), then compare their outputs per CTA in
-/// parallel on cloned database handles. A spec whose reference is a
-/// formula goes to [`crate::formula_check::check_formula`].
+/// parallel on cloned database handles, deciding every element. A spec
+/// whose reference is a formula goes to
+/// [`crate::formula_check::check_formula`].
 pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> CheckReport {
+    check_with(db, spec, files, StopRule::ALL)
+}
+
+/// [`check`], deciding elements until `stop` says the verdict is final
+/// (the front ends stop after a few refuted elements by default).
+pub fn check_with(
+    db: &Database,
+    spec: SpecInput,
+    files: &[(Slot, SourceFile)],
+    stop: StopRule,
+) -> CheckReport {
     let find = |s: Slot| files.iter().find(|(slot, _)| *slot == s).map(|&(_, f)| f);
     if let Some(formula) = spec.spec(db).kernels.formula()
         && let Some(cf) = find(Slot::Candidate)
     {
         let formula = formula.clone();
-        return crate::formula_check::check_formula(db, spec, cf, &formula, Default::default());
+        let fopts = ptxeq_verdicts::FormulaOptions {
+            stop,
+            ..Default::default()
+        };
+        return crate::formula_check::check_formula(db, spec, cf, &formula, fopts);
     }
     let (Some(rf), Some(cf)) = (find(Slot::Reference), find(Slot::Candidate)) else {
         return CheckReport {
@@ -286,7 +306,7 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
     report.problems = symbolic_problems(db, &[(Slot::Reference, rk), (Slot::Candidate, ck)]);
-    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck)).clone();
+    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck, stop)).clone();
     conclude(&mut report);
     report
 }

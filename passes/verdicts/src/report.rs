@@ -74,6 +74,9 @@ pub struct TensorVerdicts {
     /// Proved because both kernels built the very same term (no normal
     /// form needed).
     pub identical: u64,
+    /// Not decided: the verdict was already final (enough elements were
+    /// refuted, [`crate::StopRule`]). Neither proved nor failing.
+    pub not_decided: u64,
     /// The first failing elements, by index ([`MAX_FAILURES_KEPT`]).
     pub failures: Vec<ElementFailure>,
 }
@@ -86,6 +89,11 @@ pub struct VerdictStats {
     /// Element pairs answered from the decision memo (same pair of terms
     /// decided before: another element, an earlier run).
     pub memo_hits: u64,
+    /// Element pairs left undecided because the verdict was already
+    /// final ([`crate::StopRule::max_refuted`] refuted elements found).
+    pub not_decided: u64,
+    /// The stop rule in force (`None`: every element decided).
+    pub max_refuted: Option<u64>,
     /// Wall-clock time of the comparison, in microseconds.
     pub micros: u64,
 }
@@ -117,6 +125,17 @@ impl Verdicts {
 
     pub fn unknown(&self) -> u64 {
         self.tensors.iter().map(|t| t.unknown).sum()
+    }
+
+    /// Elements not decided because the verdict was already final.
+    pub fn not_decided(&self) -> u64 {
+        self.tensors.iter().map(|t| t.not_decided).sum()
+    }
+
+    /// Whether deciding stopped early (some element was not decided: the
+    /// refutations found already make the verdict `not-equivalent`).
+    pub fn stopped_early(&self) -> bool {
+        self.not_decided() > 0
     }
 
     pub fn proved(&self) -> u64 {

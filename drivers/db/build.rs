@@ -12,6 +12,7 @@ const INPUTS: &[&str] = &[
     "../ir/src",
     "../exec/src",
     "../terms/src",
+    "../decide/src",
     "../spec/src",
     "../../passes/unroll/src",
     "../../passes/symex/src",

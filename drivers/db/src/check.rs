@@ -181,7 +181,7 @@ pub fn pair_verdicts<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<Verd
         &states.scope(),
         &memo,
         &DecideOptions::default(),
-        key.stop(db),
+        *key.stop(db),
     )))
 }
 
@@ -305,10 +305,98 @@ pub fn check_with(
 
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    report.problems = symbolic_problems(db, &[(Slot::Reference, rk), (Slot::Candidate, ck)]);
-    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck, stop)).clone();
+    let key = PairKey::new(db, rk, ck, stop);
+    if let Some(hit) = pair_stored(db, key) {
+        // A second process: the comparison of these very kernels was
+        // stored by an earlier one; no symbolic state is read.
+        report.problems = hit.problems.clone();
+        report.verdicts = hit.verdicts.as_ref().map(|v| {
+            let mut v = (**v).clone();
+            // Every decision came from the store.
+            v.stats.memo_hits += v.stats.decided;
+            v.stats.decided = 0;
+            v.stats.micros = 0;
+            Arc::new(v)
+        });
+    } else {
+        report.problems = symbolic_problems(db, &[(Slot::Reference, rk), (Slot::Candidate, ck)]);
+        report.verdicts = pair_verdicts(db, key).clone();
+        store_pair(db, key);
+    }
     conclude(&mut report);
     report
+}
+
+/// Version of the stored pair results ([`pair_stored`]).
+pub const PAIR_VERSION: u32 = 1;
+
+/// What a check of a pair concluded below the race checks: the symbolic
+/// replay's problems and the element verdicts. Stored whole on disk so a
+/// second process over unchanged kernels reads it instead of loading
+/// (and importing into one store) both kernels' term graphs.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct PairResult {
+    pub problems: Vec<String>,
+    pub verdicts: Option<Arc<Verdicts>>,
+}
+
+/// The disk key of a pair's result: both kernels' input digests (the IR
+/// bound to the spec), the CTAs each runs, the compare regions, the stop
+/// rule and the passes' source fingerprint — everything the symbolic
+/// states and the verdicts are a function of. `None` without a digest.
+fn pair_key(db: &dyn Db, key: PairKey<'_>) -> Option<Key> {
+    let (rk, ck) = (*key.reference(db), *key.candidate(db));
+    let mut h = Key::hasher("pair_result", PAIR_VERSION);
+    h.update(crate::disk::SOURCE_FINGERPRINT.as_bytes());
+    h.update(&[crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION, VERDICT_VERSION].map(u32::to_le_bytes).concat());
+    for k in [rk, ck] {
+        h.update(&(*crate::disk::input_digest(db, k))?);
+        let plan = kernel_ctas(db, k);
+        h.update_serde(&(&plan.ctas, plan.covers)).ok()?;
+    }
+    h.update_serde(&compare_regions(rk.spec(db).spec(db))).ok()?;
+    h.update_serde(&key.stop(db).max_refuted).ok()?;
+    Some(h.finish())
+}
+
+/// The stored result of `key` in the disk cache, if one is there
+/// (memoised per revision: a warm re-check reads nothing).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn pair_stored<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<PairResult>> {
+    let cache = db.disk_cache()?;
+    let hit: PairResult = cache.get_value(&pair_key(db, key)?)?;
+    tracing::debug!("disk cache hit: pair_result");
+    Some(Arc::new(hit))
+}
+
+/// Stores the result of `key` (computed) on disk, once per revision.
+fn store_pair(db: &dyn Db, key: PairKey<'_>) {
+    store_pair_once(db, key);
+}
+
+#[salsa::tracked]
+fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
+    let Some(cache) = db.disk_cache() else {
+        return;
+    };
+    let Some(k) = pair_key(db, key) else {
+        return;
+    };
+    let (rk, ck) = (*key.reference(db), *key.candidate(db));
+    // Already computed by the caller: these are memo reads.
+    let mut problems = Vec::new();
+    for (slot, kernel) in [(Slot::Reference, rk), (Slot::Candidate, ck)] {
+        for &cta in &kernel_ctas(db, kernel).ctas {
+            problems.extend(cta_problems(db, slot, kernel, cta));
+        }
+    }
+    let entry = PairResult {
+        problems,
+        verdicts: pair_verdicts(db, key).clone(),
+    };
+    if let Err(e) = cache.put_value(&k, &entry) {
+        tracing::debug!("disk cache write failed: {e}");
+    }
 }
 
 /// Sets the verdict when a kernel's race check decides the check: the
@@ -356,24 +444,27 @@ pub(crate) fn symbolic_problems(db: &Database, kernels: &[(Slot, KernelSlot<'_>)
         })
         .collect();
     work.par_iter()
-        .map_with(db.clone(), |db, &(slot, k, cta)| {
-            let mut problems = Vec::new();
-            if let Some(s) = symbolic(&*db, CtaKey::new(&*db, k, cta)) {
-                for f in &s.findings {
-                    problems.push(format!(
-                        "{} CTA ({},{},{}): {}",
-                        slot.word(),
-                        cta[0],
-                        cta[1],
-                        cta[2],
-                        f.message
-                    ));
-                }
-            }
-            problems
-        })
+        .map_with(db.clone(), |db, &(slot, k, cta)| cta_problems(&*db, slot, k, cta))
         .flatten()
         .collect()
+}
+
+/// The findings of the symbolic replay of one CTA, as problems.
+fn cta_problems(db: &dyn Db, slot: Slot, k: KernelSlot<'_>, cta: [u32; 3]) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Some(s) = symbolic(db, CtaKey::new(db, k, cta)) {
+        for f in &s.findings {
+            problems.push(format!(
+                "{} CTA ({},{},{}): {}",
+                slot.word(),
+                cta[0],
+                cta[1],
+                cta[2],
+                f.message
+            ));
+        }
+    }
+    problems
 }
 
 /// The verdict from the element verdicts and the problems found: refuted

@@ -83,9 +83,9 @@ impl StopRule {
 /// facade) stop deciding by default (`--max-refuted`, `--all-elements`).
 pub const DEFAULT_MAX_REFUTED: u64 = 8;
 
-/// Elements decided in the first round when a [`StopRule`] is in force;
-/// each later round is twice the previous one, so the rounds add
-/// O(log n) barriers to a check that refutes nothing.
+/// Elements decided in the first round (over all workers) when a
+/// [`StopRule`] is in force; each later round is twice the previous one,
+/// so the rounds add O(log n) barriers to a check that refutes nothing.
 const FIRST_ROUND: usize = 32;
 
 /// Key of a decision: the structural hashes of the reference and candidate
@@ -436,9 +436,14 @@ fn decide_and_tally(
 /// Decides `todo` (sorted) in parallel and returns the decisions made:
 /// all of them without a stop rule, else in rounds (see [`StopRule`])
 /// until `refuted` (those known before) plus the refutations found reach
-/// its limit. Each worker keeps one [`Normalizer`] across rounds, so the
-/// sub-terms its elements share (a row's variance, a softmax denominator)
-/// are normalised once per worker, as with a single round.
+/// its limit.
+///
+/// `todo` is split into one contiguous block per worker up front (it is
+/// sorted by term id, which keeps elements built together — one row —
+/// together), and each worker keeps one [`Normalizer`] for its block
+/// across rounds, so the sub-terms a block's elements share (a row's
+/// variance, a softmax denominator) are normalised once, as in a single
+/// round; a round decides the next slice of every block.
 fn decide_rounds(
     terms: &Terms,
     todo: &[(TermId, TermId)],
@@ -447,32 +452,33 @@ fn decide_rounds(
     stop: StopRule,
 ) -> Vec<((TermId, TermId), Decided)> {
     let workers = rayon::current_num_threads().max(1);
-    let normalizers: Vec<std::sync::Mutex<Normalizer<'_>>> = (0..workers)
+    let block = todo.len().div_ceil(workers).max(1);
+    let blocks: Vec<&[(TermId, TermId)]> = todo.chunks(block).collect();
+    let normalizers: Vec<std::sync::Mutex<Normalizer<'_>>> = blocks
+        .iter()
         .map(|_| std::sync::Mutex::new(Normalizer::new(terms)))
         .collect();
     let mut out = Vec::with_capacity(todo.len());
-    let mut next = 0;
-    let mut round = if stop.max_refuted.is_some() {
-        FIRST_ROUND.max(workers)
+    let mut done = 0;
+    let mut per_block = if stop.max_refuted.is_some() {
+        FIRST_ROUND.div_ceil(workers).max(1)
     } else {
-        todo.len()
+        block
     };
-    while next < todo.len() && !stop.reached(refuted) {
-        let batch = &todo[next..(next + round).min(todo.len())];
-        next += batch.len();
-        round = round.saturating_mul(2);
-        // One contiguous chunk per worker: `todo` is sorted by term id,
-        // which keeps elements built together (one row) together.
-        let chunk = batch.len().div_ceil(workers).max(1);
-        let results: Vec<((TermId, TermId), Decided)> = batch
-            .par_chunks(chunk)
-            .enumerate()
-            .flat_map_iter(|(w, c)| {
-                let mut n = normalizers[w % workers]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                c.iter()
-                    .map(|&(a, b)| ((a, b), decide_one(&mut n, a, b, opts)))
+    while done < block && !stop.reached(refuted) {
+        let range = done..(done + per_block).min(block);
+        done = range.end;
+        per_block = per_block.saturating_mul(2);
+        let results: Vec<((TermId, TermId), Decided)> = blocks
+            .par_iter()
+            .zip(&normalizers)
+            .flat_map_iter(|(b, n)| {
+                let mut n = n.lock().unwrap_or_else(|e| e.into_inner());
+                let slice = b.get(range.start.min(b.len())..range.end.min(b.len()));
+                slice
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|&(a, c)| ((a, c), decide_one(&mut n, a, c, opts)))
                     .collect::<Vec<_>>()
             })
             .collect();

@@ -142,3 +142,42 @@ fn another_spec_over_the_same_kernel_is_another_key() {
     let s = c.stats();
     assert_eq!((s.hits, s.misses), (0, 4), "{s:?}");
 }
+
+/// A refuted pair: its failures carry counterexamples.
+const REFUTED: &str = "bugs/misc-linear-bias-added-twice";
+
+#[test]
+fn a_second_database_reads_the_pair_result_not_the_symbolic_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |c: &Arc<DiskCache>, stop: ptxeq_db::StopRule| {
+        let db = Database::default().with_cache(Some(c.clone()));
+        let case = load(&db, REFUTED);
+        ptxeq_db::check_with(&db, case.spec, &case.kernels, stop)
+    };
+    let a = cache(dir.path());
+    let first = run(&a, ptxeq_db::StopRule::DEFAULT);
+    let v1 = first.verdicts.clone().expect("compared");
+    assert!(v1.refuted() > 0, "{v1:?}");
+    assert!(v1.stats.decided > 0);
+    assert_eq!(a.stats().by_query["pair_result"].misses, 1);
+
+    let b = cache(dir.path());
+    let second = run(&b, ptxeq_db::StopRule::DEFAULT);
+    let v2 = second.verdicts.clone().expect("compared");
+    assert_eq!(second.verdict, first.verdict);
+    assert_eq!(second.problems, first.problems);
+    // The same tensors and failures (counterexamples included); every
+    // decision now counts as from the store.
+    assert_eq!(v2.tensors, v1.tensors);
+    assert_eq!(v2.stats.decided, 0);
+    assert_eq!(v2.stats.memo_hits, v1.stats.decided + v1.stats.memo_hits);
+    let s = b.stats();
+    assert_eq!(s.by_query["pair_result"].hits, 1);
+    assert!(!s.by_query.contains_key("symbolic"), "{s:?}");
+
+    // Another stop rule is another key.
+    let c = cache(dir.path());
+    let all = run(&c, ptxeq_db::StopRule::ALL);
+    assert_eq!(all.verdict, first.verdict);
+    assert_eq!(c.stats().by_query["pair_result"].misses, 1);
+}

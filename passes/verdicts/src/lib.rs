@@ -84,9 +84,14 @@ impl StopRule {
 pub const DEFAULT_MAX_REFUTED: u64 = 8;
 
 /// Elements decided in the first round (over all workers) when a
-/// [`StopRule`] is in force; each later round is twice the previous one,
-/// so the rounds add O(log n) barriers to a check that refutes nothing.
-const FIRST_ROUND: usize = 32;
+/// [`StopRule`] is in force: the limit itself (at least one element per
+/// worker), so a kernel whose every element is wrong stops after one
+/// round; each later round is twice the previous one, so the rounds add
+/// O(log n) barriers to a check that refutes nothing.
+fn first_round(stop: StopRule, workers: usize) -> usize {
+    let limit = stop.max_refuted.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+    limit.max(workers)
+}
 
 /// Key of a decision: the structural hashes of the reference and candidate
 /// terms (store-independent, so valid across CTAs, runs and processes).
@@ -461,7 +466,7 @@ fn decide_rounds(
     let mut out = Vec::with_capacity(todo.len());
     let mut done = 0;
     let mut per_block = if stop.max_refuted.is_some() {
-        FIRST_ROUND.div_ceil(workers).max(1)
+        first_round(stop, workers).div_ceil(workers).max(1)
     } else {
         block
     };

@@ -24,11 +24,11 @@ pub mod schema;
 
 use std::time::{Duration, Instant};
 
-use ptxeq_db::{
-    CheckReport, CheckVerdict, Database, FormulaOptions, KernelRaceReport,
-    LiftReport, Slot, SourceFile, SpecInput, StopRule,
-};
 pub use ptxeq_db::DEFAULT_MAX_REFUTED;
+use ptxeq_db::{
+    CheckReport, CheckVerdict, Database, FormulaOptions, KernelRaceReport, LiftReport, Slot,
+    SourceFile, SpecInput, StopRule,
+};
 pub use ptxeq_spec::Verdict;
 
 /// A spec registered in a database, with the PTX file of each kernel it

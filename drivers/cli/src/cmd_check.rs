@@ -359,7 +359,10 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
             t.refuted,
             t.unknown,
             if t.not_decided > 0 {
-                format!(", {} not decided (the verdict was already final)", t.not_decided)
+                format!(
+                    ", {} not decided (the verdict was already final)",
+                    t.not_decided
+                )
             } else {
                 String::new()
             }

@@ -348,13 +348,22 @@ fn pair_key(db: &dyn Db, key: PairKey<'_>) -> Option<Key> {
     let (rk, ck) = (*key.reference(db), *key.candidate(db));
     let mut h = Key::hasher("pair_result", PAIR_VERSION);
     h.update(crate::disk::SOURCE_FINGERPRINT.as_bytes());
-    h.update(&[crate::disk::SYMBOLIC_VERSION, crate::disk::UNROLL_VERSION, VERDICT_VERSION].map(u32::to_le_bytes).concat());
+    h.update(
+        &[
+            crate::disk::SYMBOLIC_VERSION,
+            crate::disk::UNROLL_VERSION,
+            VERDICT_VERSION,
+        ]
+        .map(u32::to_le_bytes)
+        .concat(),
+    );
     for k in [rk, ck] {
         h.update(&(*crate::disk::input_digest(db, k))?);
         let plan = kernel_ctas(db, k);
         h.update_serde(&(&plan.ctas, plan.covers)).ok()?;
     }
-    h.update_serde(&compare_regions(rk.spec(db).spec(db))).ok()?;
+    h.update_serde(&compare_regions(rk.spec(db).spec(db)))
+        .ok()?;
     h.update_serde(&key.stop(db).max_refuted).ok()?;
     Some(h.finish())
 }
@@ -444,7 +453,9 @@ pub(crate) fn symbolic_problems(db: &Database, kernels: &[(Slot, KernelSlot<'_>)
         })
         .collect();
     work.par_iter()
-        .map_with(db.clone(), |db, &(slot, k, cta)| cta_problems(&*db, slot, k, cta))
+        .map_with(db.clone(), |db, &(slot, k, cta)| {
+            cta_problems(&*db, slot, k, cta)
+        })
         .flatten()
         .collect()
 }

@@ -32,7 +32,7 @@ pub use kernel_check::{
 pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 
 pub use check::{
-    CheckReport, CheckVerdict, check_with, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
+    CheckReport, CheckVerdict, DecisionStore, PairKey, check, check_with, emit_smt, pair_verdicts,
 };
 pub use formula_check::{check_formula, emit_smt_formula, formula_context, formula_context_of};
 pub use idioms::{RecognisedInput, VerifyFailure, recognised};

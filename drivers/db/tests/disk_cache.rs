@@ -53,7 +53,11 @@ const PAIR: &str = "softmax/naive-vs-online-n128";
 /// per test process, whichever test runs first), and stores it after a
 /// miss or a reject.
 fn counts(s: &ptxeq_cache::Stats) -> (u64, u64, u64, u64) {
-    let cat = s.by_query.get("idiom_catalogue").cloned().unwrap_or_default();
+    let cat = s
+        .by_query
+        .get("idiom_catalogue")
+        .cloned()
+        .unwrap_or_default();
     (
         s.hits - cat.hits,
         s.misses - cat.misses,

@@ -89,7 +89,9 @@ pub const DEFAULT_MAX_REFUTED: u64 = 8;
 /// round; each later round is twice the previous one, so the rounds add
 /// O(log n) barriers to a check that refutes nothing.
 fn first_round(stop: StopRule, workers: usize) -> usize {
-    let limit = stop.max_refuted.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+    let limit = stop
+        .max_refuted
+        .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
     limit.max(workers)
 }
 
@@ -342,7 +344,9 @@ fn decide_and_tally(
                 tv.identical += 1;
                 None
             }
-            (Val::Term(a), Val::Term(b)) if stats.not_decided > 0 && !decided.contains_key(&(*a, *b)) => {
+            (Val::Term(a), Val::Term(b))
+                if stats.not_decided > 0 && !decided.contains_key(&(*a, *b)) =>
+            {
                 tv.not_decided += 1;
                 continue;
             }

@@ -29,8 +29,9 @@ fn state_with(
     let mut roots: Vec<TermId> = extra.map(|e| e(&mut t)).into_iter().collect();
     let first = roots.len() as u32;
     roots.extend((0..N).map(|i| f(&mut t, i)));
-    let mut elements: Vec<(u64, OutputValue<u32>)> =
-        (0..N).map(|i| (i, OutputValue::Data(first + i as u32))).collect();
+    let mut elements: Vec<(u64, OutputValue<u32>)> = (0..N)
+        .map(|i| (i, OutputValue::Data(first + i as u32)))
+        .collect();
     if first > 0 {
         elements.push((N, OutputValue::Data(0)));
     }

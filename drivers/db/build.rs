@@ -18,6 +18,8 @@ const INPUTS: &[&str] = &[
     "../../passes/symex/src",
     "../../passes/verdicts/src",
     "src/disk.rs",
+    // A pair's stored result (`pair_result`) is made here.
+    "src/check.rs",
     "../../Cargo.lock",
 ];
 

@@ -175,6 +175,11 @@ pub struct DiskCache {
 struct Shared {
     /// Bytes on disk as last measured plus bytes written since.
     approx_bytes: AtomicU64,
+    /// Whether `approx_bytes` includes what was on disk before this
+    /// process: the directory is measured on the first write, not at
+    /// open, so a process that only reads (a re-check over a warm cache)
+    /// never lists a directory of any size.
+    measured: std::sync::OnceLock<()>,
     puts_since_scan: AtomicU64,
     /// Warnings printed about failed writes to this directory (at most 1).
     write_warnings: AtomicU64,
@@ -186,19 +191,16 @@ impl DiskCache {
     pub fn open(dir: impl Into<PathBuf>, max_bytes: u64) -> io::Result<DiskCache> {
         let root = dir.into();
         fs::create_dir_all(&root)?;
-        let cache = DiskCache {
+        // Fail now, not at the first write, on a path that is not a
+        // readable directory.
+        fs::read_dir(&root)?;
+        Ok(DiskCache {
             root,
             max_bytes,
             counters: Arc::default(),
             shared: Arc::default(),
             remote: None,
-        };
-        let usage = cache.usage()?;
-        cache
-            .shared
-            .approx_bytes
-            .store(usage.bytes, Ordering::Relaxed);
-        Ok(cache)
+        })
     }
 
     /// Another handle on the same directory with its own (zeroed)
@@ -370,6 +372,13 @@ impl DiskCache {
     fn store_local(&self, key: &Key, bytes: &[u8]) -> io::Result<()> {
         let path = self.entry_path(key);
         let dir = path.parent().unwrap_or(&self.root);
+        self.shared.measured.get_or_init(|| {
+            // A failed scan counts nothing; eviction rescans anyway.
+            let before = self.usage().map_or(0, |u| u.bytes);
+            self.shared
+                .approx_bytes
+                .fetch_add(before, Ordering::Relaxed);
+        });
         write_atomically(dir, &path, bytes)?;
         let approx = self
             .shared

@@ -24,9 +24,10 @@ pub mod schema;
 
 use std::time::{Duration, Instant};
 
+pub use ptxeq_db::DEFAULT_MAX_REFUTED;
 use ptxeq_db::{
     CheckReport, CheckVerdict, Database, FormulaOptions, KernelRaceReport, LiftReport, Slot,
-    SourceFile, SpecInput,
+    SourceFile, SpecInput, StopRule,
 };
 pub use ptxeq_spec::Verdict;
 
@@ -80,6 +81,11 @@ pub struct Request<'a> {
     /// `--formula-max-steps`: the step budget of a check against a formula
     /// and of `lift` (default [`FormulaOptions::default`]).
     pub formula_max_steps: Option<u64>,
+    /// `--max-refuted N` / `--all-elements` (`None`): an equivalence check
+    /// stops deciding elements once this many are refuted — the verdict
+    /// is then final — and reports how many it decided (default
+    /// [`DEFAULT_MAX_REFUTED`]). `lift` always decides every element.
+    pub max_refuted: Option<u64>,
 }
 
 impl<'a> Request<'a> {
@@ -88,15 +94,32 @@ impl<'a> Request<'a> {
             loaded,
             mode,
             formula_max_steps: None,
+            max_refuted: Some(DEFAULT_MAX_REFUTED),
         }
     }
 
+    /// When an equivalence check stops deciding.
+    pub fn stop(&self) -> StopRule {
+        StopRule {
+            max_refuted: self.max_refuted,
+        }
+    }
+
+    /// The formula options of `lift` (every element decided).
     fn formula_options(&self) -> FormulaOptions {
         let mut fopts = FormulaOptions::default();
         if let Some(n) = self.formula_max_steps {
             fopts.max_steps = n;
         }
         fopts
+    }
+
+    /// The formula options of a check against a formula reference.
+    fn check_formula_options(&self) -> FormulaOptions {
+        FormulaOptions {
+            stop: self.stop(),
+            ..self.formula_options()
+        }
     }
 }
 
@@ -325,9 +348,9 @@ impl Checker {
         let formula = loaded.spec.spec(db).kernels.formula().cloned();
         match (&formula, loaded.kernels.first()) {
             (Some(f), Some(&(_, candidate))) => {
-                ptxeq_db::check_formula(db, loaded.spec, candidate, f, req.formula_options())
+                ptxeq_db::check_formula(db, loaded.spec, candidate, f, req.check_formula_options())
             }
-            _ => ptxeq_db::check(db, loaded.spec, &loaded.kernels),
+            _ => ptxeq_db::check_with(db, loaded.spec, &loaded.kernels, req.stop()),
         }
     }
 

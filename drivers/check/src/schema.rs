@@ -96,6 +96,10 @@ pub struct Output {
     pub unknown: u64,
     /// Proved because both kernels built the same term.
     pub identical: u64,
+    /// Not decided: enough elements were refuted that the verdict was
+    /// already final (`--max-refuted`; `--all-elements` decides all).
+    #[serde(default)]
+    pub not_decided: u64,
     pub failures: Vec<ElementFailure>,
 }
 
@@ -119,6 +123,17 @@ pub struct ElementFailure {
 pub struct Stats {
     pub decided: u64,
     pub memo_hits: u64,
+    /// Element pairs left undecided because the verdict was already final.
+    #[serde(default)]
+    pub not_decided: u64,
+    /// The stop rule in force: deciding stops once this many elements are
+    /// refuted (`null`: every element is decided, `--all-elements`).
+    #[serde(default)]
+    pub max_refuted: Option<u64>,
+    /// Deciding stopped early: the refutations found make the verdict
+    /// `not-equivalent` whatever the undecided elements are.
+    #[serde(default)]
+    pub stopped_early: bool,
     pub micros: u64,
 }
 

@@ -32,6 +32,8 @@ pub struct CheckOptions {
     pub formula: Option<String>,
     /// `--formula-max-steps`.
     pub formula_max_steps: Option<u64>,
+    /// `--max-refuted N`, or `None` with `--all-elements`.
+    pub max_refuted: Option<u64>,
 }
 
 pub fn run(
@@ -91,6 +93,7 @@ pub fn run(
     };
     let req = Request {
         formula_max_steps: opts.formula_max_steps,
+        max_refuted: opts.max_refuted,
         ..Request::new(&loaded, Mode::Check)
     };
     let outcome = checker.run(&req);
@@ -348,13 +351,21 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
             None => String::new(),
         };
         outln!(
-            "output {}: {} element(s){region}: {} proved ({} identical terms), {} refuted, {} unknown",
+            "output {}: {} element(s){region}: {} proved ({} identical terms), {} refuted, {} unknown{}",
             t.name,
             t.compared,
             t.proved,
             t.identical,
             t.refuted,
-            t.unknown
+            t.unknown,
+            if t.not_decided > 0 {
+                format!(
+                    ", {} not decided (the verdict was already final)",
+                    t.not_decided
+                )
+            } else {
+                String::new()
+            }
         );
         if t.compared == 0 && t.compare_region.is_some() {
             outln!(
@@ -430,6 +441,14 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
         .map(|v| v.stats)
         .unwrap_or_default();
     let (decided, hits) = (stats.decided, stats.memo_hits);
+    if stats.not_decided > 0 {
+        outln!(
+            "stopped early: {} element pair(s) not decided — {} refuted element(s) already make the verdict final (--max-refuted {}; --all-elements decides every element)",
+            stats.not_decided,
+            report.verdicts.as_ref().map_or(0, |v| v.refuted()),
+            stats.max_refuted.unwrap_or(0)
+        );
+    }
     outln!(
         "time: {:.1} ms ({decided} element pair(s) decided, {hits} from the memo)",
         elapsed.as_secs_f64() * 1e3
@@ -524,6 +543,7 @@ fn output_json(t: &TensorVerdicts) -> schema::Output {
         refuted: t.refuted,
         unknown: t.unknown,
         identical: t.identical,
+        not_decided: t.not_decided,
         failures: t
             .failures
             .iter()
@@ -568,6 +588,9 @@ pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> ser
         stats: verdicts.map(|v| schema::Stats {
             decided: v.stats.decided,
             memo_hits: v.stats.memo_hits,
+            not_decided: v.stats.not_decided,
+            max_refuted: v.stats.max_refuted,
+            stopped_early: v.stopped_early(),
             micros: v.stats.micros,
         }),
         problems: report.problems.clone(),

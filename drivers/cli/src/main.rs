@@ -85,6 +85,15 @@ enum Command {
         /// (default 2000000000, about a minute).
         #[arg(long, value_name = "N")]
         formula_max_steps: Option<u64>,
+        /// Stop deciding output elements once N are refuted: the verdict is
+        /// then `not-equivalent` whatever the rest are, and the report says
+        /// how many were not decided.
+        #[arg(long, value_name = "N", default_value_t = ptxeq_check::DEFAULT_MAX_REFUTED, value_parser = clap::value_parser!(u64).range(1..))]
+        max_refuted: u64,
+        /// Decide every output element, however many are refuted (overrides
+        /// `--max-refuted`).
+        #[arg(long)]
+        all_elements: bool,
         /// Failing elements printed per output tensor.
         #[arg(long, default_value_t = 3)]
         show: usize,
@@ -371,6 +380,8 @@ fn main() -> ExitCode {
             candidate_params,
             formula,
             formula_max_steps,
+            max_refuted,
+            all_elements,
             show,
             emit_smt,
             format,
@@ -386,6 +397,7 @@ fn main() -> ExitCode {
                 emit_smt,
                 formula,
                 formula_max_steps,
+                max_refuted: (!all_elements).then_some(max_refuted),
             },
         ),
         Command::Race {

@@ -25,15 +25,16 @@ fn a_second_run_reads_the_disk_cache() {
     // The unroll pass itself did not run.
     assert!(!err.contains("\n  unroll "), "{err}");
 
+    // The unrolled CTA and the math-idiom template catalogue.
     let (code, out, _) = ptxeq(cache.path(), &["cache", "stats"]);
     assert_eq!(code, 0);
-    assert!(out.contains("entries:   1"), "{out}");
+    assert!(out.contains("entries:   2"), "{out}");
     let (code, out, _) = ptxeq(cache.path(), &["cache", "path"]);
     assert_eq!(code, 0);
     assert_eq!(Path::new(out.trim()), cache.path());
     let (code, out, _) = ptxeq(cache.path(), &["cache", "clear"]);
     assert_eq!(code, 0);
-    assert!(out.contains("removed 1 entries"), "{out}");
+    assert!(out.contains("removed 2 entries"), "{out}");
     // --no-cache leaves the directory alone.
     let (code, _, _) = ptxeq(cache.path(), &["race", spec, "--no-cache"]);
     assert_eq!(code, 0);

@@ -182,3 +182,53 @@ fn usage_errors_exit_3_and_help_exits_0() {
     let (code, out, _) = ptxeq(&["--help"]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// `--max-refuted` (default 8) stops deciding once the verdict is final
+/// and the JSON report says so; `--all-elements` decides every element;
+/// the verdict is the same.
+#[test]
+fn deciding_stops_after_max_refuted_and_the_report_says_so() {
+    let spec = "corpus/bugs/misc-linear-bias-added-twice/check.toml";
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", spec, "--format", "json", "--no-cache"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = ptxeq(&args);
+        assert_eq!(code, 1, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["verdict"], "not-equivalent");
+        v
+    };
+    let stopped = run(&[]);
+    let stats = &stopped["stats"];
+    assert_eq!(stats["max_refuted"], 8);
+    assert_eq!(stats["stopped_early"], true, "{stats}");
+    let y = &stopped["outputs"][0];
+    let (refuted, not_decided) = (
+        y["refuted"].as_u64().unwrap(),
+        y["not_decided"].as_u64().unwrap(),
+    );
+    assert!(refuted >= 8 && not_decided > 0, "{y}");
+    assert_eq!(stats["not_decided"], not_decided);
+
+    let two = run(&["--max-refuted", "2"]);
+    assert!(two["outputs"][0]["not_decided"].as_u64().unwrap() >= not_decided);
+
+    let all = run(&["--all-elements"]);
+    let stats = &all["stats"];
+    assert_eq!(stats["max_refuted"], serde_json::Value::Null);
+    assert_eq!(
+        (stats["stopped_early"].clone(), stats["not_decided"].clone()),
+        (false.into(), 0.into())
+    );
+    let y = &all["outputs"][0];
+    assert_eq!(y["not_decided"], 0);
+    assert_eq!(
+        y["compared"].as_u64(),
+        Some(
+            y["refuted"].as_u64().unwrap()
+                + y["proved"].as_u64().unwrap()
+                + y["unknown"].as_u64().unwrap()
+        )
+    );
+    assert!(y["refuted"].as_u64().unwrap() > refuted, "{y}");
+}

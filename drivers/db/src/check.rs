@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use ptxeq_cache::{DiskCache, Key};
 use ptxeq_decide::decide::DecideOptions;
-use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Scope, Verdicts};
+use ptxeq_verdicts::{Decided, DecisionMemo, MemoKey, Scope, StopRule, Verdicts};
 use rayon::prelude::*;
 
 use crate::ctas::{compare_regions, kernel_ctas};
@@ -107,11 +107,14 @@ impl DecisionMemo for LayeredMemo<'_> {
     }
 }
 
-/// A reference/candidate pair of one check.
+/// A reference/candidate pair of one check, and when its deciding stops
+/// (part of the key: a check that decides every element is another
+/// artifact than one that stopped at the first refutations).
 #[salsa::interned(debug)]
 pub struct PairKey<'db> {
     pub reference: KernelSlot<'db>,
     pub candidate: KernelSlot<'db>,
+    pub stop: StopRule,
 }
 
 /// The symbolic states of both kernels over each kernel's own CTAs, and
@@ -178,6 +181,7 @@ pub fn pair_verdicts<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<Verd
         &states.scope(),
         &memo,
         &DecideOptions::default(),
+        *key.stop(db),
     )))
 }
 
@@ -195,7 +199,7 @@ pub fn emit_smt(
     };
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let Some(states) = pair_states(db, PairKey::new(db, rk, ck)) else {
+    let Some(states) = pair_states(db, PairKey::new(db, rk, ck, StopRule::ALL)) else {
         return Ok(0);
     };
     let refs: Vec<&ptxeq_symex::SymbolicState> = states.refs.iter().map(|s| &**s).collect();
@@ -249,15 +253,31 @@ pub struct CheckReport {
 
 /// Checks the reference and candidate kernels of `spec`: race-check both
 /// (every CTA the spec asks for), then compare their outputs per CTA in
-/// parallel on cloned database handles. A spec whose reference is a
-/// formula goes to [`crate::formula_check::check_formula`].
+/// parallel on cloned database handles, deciding every element. A spec
+/// whose reference is a formula goes to
+/// [`crate::formula_check::check_formula`].
 pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> CheckReport {
+    check_with(db, spec, files, StopRule::ALL)
+}
+
+/// [`check`], deciding elements until `stop` says the verdict is final
+/// (the front ends stop after a few refuted elements by default).
+pub fn check_with(
+    db: &Database,
+    spec: SpecInput,
+    files: &[(Slot, SourceFile)],
+    stop: StopRule,
+) -> CheckReport {
     let find = |s: Slot| files.iter().find(|(slot, _)| *slot == s).map(|&(_, f)| f);
     if let Some(formula) = spec.spec(db).kernels.formula()
         && let Some(cf) = find(Slot::Candidate)
     {
         let formula = formula.clone();
-        return crate::formula_check::check_formula(db, spec, cf, &formula, Default::default());
+        let fopts = ptxeq_verdicts::FormulaOptions {
+            stop,
+            ..Default::default()
+        };
+        return crate::formula_check::check_formula(db, spec, cf, &formula, fopts);
     }
     let (Some(rf), Some(cf)) = (find(Slot::Reference), find(Slot::Candidate)) else {
         return CheckReport {
@@ -285,10 +305,107 @@ pub fn check(db: &Database, spec: SpecInput, files: &[(Slot, SourceFile)]) -> Ch
 
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    report.problems = symbolic_problems(db, &[(Slot::Reference, rk), (Slot::Candidate, ck)]);
-    report.verdicts = pair_verdicts(db, PairKey::new(db, rk, ck)).clone();
+    let key = PairKey::new(db, rk, ck, stop);
+    if let Some(hit) = pair_stored(db, key) {
+        // A second process: the comparison of these very kernels was
+        // stored by an earlier one; no symbolic state is read.
+        report.problems = hit.problems.clone();
+        report.verdicts = hit.verdicts.as_ref().map(|v| {
+            let mut v = (**v).clone();
+            // Every decision came from the store.
+            v.stats.memo_hits += v.stats.decided;
+            v.stats.decided = 0;
+            v.stats.micros = 0;
+            Arc::new(v)
+        });
+    } else {
+        report.problems = symbolic_problems(db, &[(Slot::Reference, rk), (Slot::Candidate, ck)]);
+        report.verdicts = pair_verdicts(db, key).clone();
+        store_pair(db, key);
+    }
     conclude(&mut report);
     report
+}
+
+/// Version of the stored pair results ([`pair_stored`]).
+pub const PAIR_VERSION: u32 = 1;
+
+/// What a check of a pair concluded below the race checks: the symbolic
+/// replay's problems and the element verdicts. Stored whole on disk so a
+/// second process over unchanged kernels reads it instead of loading
+/// (and importing into one store) both kernels' term graphs.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct PairResult {
+    pub problems: Vec<String>,
+    pub verdicts: Option<Arc<Verdicts>>,
+}
+
+/// The disk key of a pair's result: both kernels' input digests (the IR
+/// bound to the spec), the CTAs each runs, the compare regions, the stop
+/// rule and the passes' source fingerprint — everything the symbolic
+/// states and the verdicts are a function of. `None` without a digest.
+fn pair_key(db: &dyn Db, key: PairKey<'_>) -> Option<Key> {
+    let (rk, ck) = (*key.reference(db), *key.candidate(db));
+    let mut h = Key::hasher("pair_result", PAIR_VERSION);
+    h.update(crate::disk::SOURCE_FINGERPRINT.as_bytes());
+    h.update(
+        &[
+            crate::disk::SYMBOLIC_VERSION,
+            crate::disk::UNROLL_VERSION,
+            VERDICT_VERSION,
+        ]
+        .map(u32::to_le_bytes)
+        .concat(),
+    );
+    for k in [rk, ck] {
+        h.update(&(*crate::disk::input_digest(db, k))?);
+        let plan = kernel_ctas(db, k);
+        h.update_serde(&(&plan.ctas, plan.covers)).ok()?;
+    }
+    h.update_serde(&compare_regions(rk.spec(db).spec(db)))
+        .ok()?;
+    h.update_serde(&key.stop(db).max_refuted).ok()?;
+    Some(h.finish())
+}
+
+/// The stored result of `key` in the disk cache, if one is there
+/// (memoised per revision: a warm re-check reads nothing).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn pair_stored<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<PairResult>> {
+    let cache = db.disk_cache()?;
+    let hit: PairResult = cache.get_value(&pair_key(db, key)?)?;
+    tracing::debug!("disk cache hit: pair_result");
+    Some(Arc::new(hit))
+}
+
+/// Stores the result of `key` (computed) on disk, once per revision.
+fn store_pair(db: &dyn Db, key: PairKey<'_>) {
+    store_pair_once(db, key);
+}
+
+#[salsa::tracked]
+fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
+    let Some(cache) = db.disk_cache() else {
+        return;
+    };
+    let Some(k) = pair_key(db, key) else {
+        return;
+    };
+    let (rk, ck) = (*key.reference(db), *key.candidate(db));
+    // Already computed by the caller: these are memo reads.
+    let mut problems = Vec::new();
+    for (slot, kernel) in [(Slot::Reference, rk), (Slot::Candidate, ck)] {
+        for &cta in &kernel_ctas(db, kernel).ctas {
+            problems.extend(cta_problems(db, slot, kernel, cta));
+        }
+    }
+    let entry = PairResult {
+        problems,
+        verdicts: pair_verdicts(db, key).clone(),
+    };
+    if let Err(e) = cache.put_value(&k, &entry) {
+        tracing::debug!("disk cache write failed: {e}");
+    }
 }
 
 /// Sets the verdict when a kernel's race check decides the check: the
@@ -337,23 +454,28 @@ pub(crate) fn symbolic_problems(db: &Database, kernels: &[(Slot, KernelSlot<'_>)
         .collect();
     work.par_iter()
         .map_with(db.clone(), |db, &(slot, k, cta)| {
-            let mut problems = Vec::new();
-            if let Some(s) = symbolic(&*db, CtaKey::new(&*db, k, cta)) {
-                for f in &s.findings {
-                    problems.push(format!(
-                        "{} CTA ({},{},{}): {}",
-                        slot.word(),
-                        cta[0],
-                        cta[1],
-                        cta[2],
-                        f.message
-                    ));
-                }
-            }
-            problems
+            cta_problems(&*db, slot, k, cta)
         })
         .flatten()
         .collect()
+}
+
+/// The findings of the symbolic replay of one CTA, as problems.
+fn cta_problems(db: &dyn Db, slot: Slot, k: KernelSlot<'_>, cta: [u32; 3]) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Some(s) = symbolic(db, CtaKey::new(db, k, cta)) {
+        for f in &s.findings {
+            problems.push(format!(
+                "{} CTA ({},{},{}): {}",
+                slot.word(),
+                cta[0],
+                cta[1],
+                cta[2],
+                f.message
+            ));
+        }
+    }
+    problems
 }
 
 /// The verdict from the element verdicts and the problems found: refuted

@@ -142,3 +142,35 @@ pub(crate) fn cached<T: Serialize + DeserializeOwned>(
     }
     v
 }
+
+/// Version of the stored idiom catalogue.
+pub const CATALOGUE_VERSION: u32 = 1;
+
+/// Makes sure this process has the math-idiom template catalogue before
+/// the first recognition: installed from the disk cache when an earlier
+/// process of this build stored it (keyed by
+/// [`ptxeq_idioms::catalogue::FINGERPRINT`]: the template PTX and every
+/// source that builds it), else built and stored. Without a disk cache
+/// the catalogue is built on first use, as before.
+pub(crate) fn idiom_catalogue(db: &dyn Db) {
+    use ptxeq_idioms::catalogue::{FINGERPRINT, catalogue, has_catalogue, install_catalogue};
+    if has_catalogue() {
+        return;
+    }
+    let Some(cache) = db.disk_cache() else {
+        return;
+    };
+    let mut h = Key::hasher("idiom_catalogue", CATALOGUE_VERSION);
+    h.update(FINGERPRINT.as_bytes());
+    let key = h.finish();
+    if let Some(v) = cache.get_value::<Vec<ptxeq_idioms::Template>>(&key)
+        && install_catalogue(v)
+    {
+        tracing::debug!("idiom catalogue installed from the disk cache");
+        return;
+    }
+    let built = catalogue();
+    if let Err(e) = cache.put_value(&key, built) {
+        tracing::debug!("disk cache write failed: {e}");
+    }
+}

@@ -112,6 +112,7 @@ fn verified(
 pub fn recognised<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<RecognisedInput, String> {
     let mut input = crate::kernel_check::bind(db, k)?;
     let _span = tracing::info_span!("idioms").entered();
+    crate::disk::idiom_catalogue(db);
     let mut found = Vec::new();
     // Calls in an expansion (f64 sin) are matched against the module's
     // functions as written, before any of them is rewritten.

@@ -32,12 +32,12 @@ pub use kernel_check::{
 pub use ctas::{CtaPlan, compare_regions, kernel_ctas};
 
 pub use check::{
-    CheckReport, CheckVerdict, DecisionStore, PairKey, check, emit_smt, pair_verdicts,
+    CheckReport, CheckVerdict, DecisionStore, PairKey, check, check_with, emit_smt, pair_verdicts,
 };
 pub use formula_check::{check_formula, emit_smt_formula, formula_context, formula_context_of};
 pub use idioms::{RecognisedInput, VerifyFailure, recognised};
 pub use lift::{LiftReport, LiftedTensor, lift, lifted_text};
-pub use ptxeq_verdicts::FormulaOptions;
+pub use ptxeq_verdicts::{DEFAULT_MAX_REFUTED, FormulaOptions, StopRule};
 
 pub use disk::{
     SYMBOLIC_VERSION, UNROLL_VERSION, default_cache, input_digest, set_default_cache,

@@ -39,7 +39,7 @@ pub(crate) fn mark_of(r: RegId) -> Option<usize> {
 }
 
 /// What a marked immediate equals, as a function of the constant `y`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum MarkFn {
     /// `y` itself.
     Y,
@@ -59,7 +59,7 @@ impl MarkFn {
 }
 
 /// The exponents a template is valid for.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, Copy, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum PowClass {
     /// Finite non-integers `y > 0`.
     PosFrac,
@@ -87,7 +87,7 @@ impl PowClass {
 }
 
 /// A template's constant second argument.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ConstArg {
     pub class: PowClass,
     /// Mark `k`'s function of `y`.

@@ -77,6 +77,7 @@
 //! engine, naming the instruction — never approximated.
 
 mod calls;
+pub mod catalogue;
 mod constarg;
 mod library;
 mod matcher;
@@ -85,7 +86,7 @@ mod template;
 
 pub use library::{
     NVCC_DEFAULT, NVCC_FAST, NVCC_POWF, PAIR_ROWS, POW_CLASSES, POW_F64, POW_GENERAL, PairRow,
-    PowClass, PowRow, ROWS, Row, TRITON, build, build_pair, build_pow_class, templates,
+    PowClass, PowRow, ROWS, Row, TRITON, build, build_all, build_pair, build_pow_class, templates,
 };
 pub use template::Template;
 

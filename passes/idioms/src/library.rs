@@ -652,11 +652,32 @@ pub fn build_pair(row: &PairRow) -> Result<Template, String> {
     Ok(t)
 }
 
+/// The built catalogue of this process: built on first use, or installed
+/// from a stored copy ([`crate::catalogue`]) before that.
+static ALL: OnceLock<Vec<Template>> = OnceLock::new();
+
 /// Every template, longest first (a longer expansion may contain a
 /// shorter one's instructions, e.g. tanh's `ex2`).
 pub fn templates() -> &'static [Template] {
-    static ALL: OnceLock<Vec<Template>> = OnceLock::new();
-    ALL.get_or_init(|| {
+    ALL.get_or_init(build_all)
+}
+
+/// Installs a stored catalogue (see [`crate::catalogue`]); false (and
+/// nothing changes) when this process already has one.
+pub(crate) fn install(v: Vec<Template>) -> bool {
+    ALL.set(v).is_ok()
+}
+
+/// Whether this process has its catalogue already.
+pub(crate) fn is_built() -> bool {
+    ALL.get().is_some()
+}
+
+/// Builds every template from the template PTX, longest first (what
+/// [`templates`] holds; about 30 ms, paid once per process unless a
+/// stored catalogue is installed).
+pub fn build_all() -> Vec<Template> {
+    {
         let mut v: Vec<Template> = ROWS.iter().filter_map(|r| build(r).ok()).collect();
         v.extend(POW_CLASSES.iter().filter_map(|r| build_pow_class(r).ok()));
         v.extend(POW_GENERAL.iter().filter_map(|r| build(r).ok()));
@@ -682,5 +703,5 @@ pub fn templates() -> &'static [Template] {
         v.extend(fused);
         v.sort_by_key(|t| std::cmp::Reverse(t.len()));
         v
-    })
+    }
 }

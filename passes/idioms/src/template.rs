@@ -12,15 +12,29 @@
 use ptxeq_ir::{IdiomFn, Imm, Instr, InstrData, KernelIr, Operand, RegId, ScalarType, StateSpace};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+/// `&'static str`, spelled as an alias so that serde's derive does not
+/// treat the field as borrowed from the input (it is read back as a
+/// leaked string, see `crate::catalogue`).
+pub type StaticStr = &'static str;
+
+/// `&'static [&'static str]` (see [`StaticStr`]).
+pub type StaticStrs = &'static [&'static str];
+
 /// One recognisable expansion.
-#[derive(Clone, Debug)]
+///
+/// Serialisable so the built catalogue can be stored (`crate::catalogue`):
+/// the static strings are written as strings and, read back, leaked once
+/// per process (the catalogue lives as long as the process).
+#[derive(Clone, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Template {
     /// Which form this is (`"expf, nvcc 13.5 default flags"`).
-    pub name: &'static str,
+    #[serde(with = "crate::catalogue::static_str")]
+    pub name: StaticStr,
     pub func: IdiomFn,
     pub ty: ScalarType,
     /// Facts the recognition relies on, printed with the check.
-    pub assumptions: &'static [&'static str],
+    #[serde(with = "crate::catalogue::static_strs")]
+    pub assumptions: StaticStrs,
     /// The expansion in program order, constants folded.
     pub(crate) steps: Vec<InstrData>,
     /// The function's argument (the loaded `x`) and result registers.
@@ -84,7 +98,7 @@ pub struct Template {
 /// slice), so after the rewrite the scratch bytes are dead unless
 /// something outside the expansion reads them — which the matcher
 /// rejects (`matcher::accept`).
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Scratch {
     pub base: RegId,
     /// Bytes the expansion may touch (the template's whole depot).

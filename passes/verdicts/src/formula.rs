@@ -41,12 +41,15 @@ use crate::{
 pub struct FormulaOptions {
     /// Instantiation steps over all elements (`--formula-max-steps`).
     pub max_steps: u64,
+    /// When deciding stops ([`crate::StopRule`]; `lift` decides all).
+    pub stop: crate::StopRule,
 }
 
 impl Default for FormulaOptions {
     fn default() -> Self {
         FormulaOptions {
             max_steps: DEFAULT_MAX_STEPS,
+            stop: crate::StopRule::ALL,
         }
     }
 }
@@ -81,6 +84,7 @@ pub fn compare_formula(
             ctas: Vec::new(),
             candidate_ctas: candidate.iter().map(|s| s.cta).collect(),
             reference_unwritten: "(the formula does not define this tensor)",
+            stop: fopts.stop,
         },
     ))
 }

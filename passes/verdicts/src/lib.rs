@@ -51,6 +51,50 @@ pub use report::{
 /// Characters of a formula shown with a failing element.
 pub const FORMULA_WIDTH: usize = 300;
 
+/// When deciding stops (issue 20): once `max_refuted` elements are
+/// refuted the verdict is `not-equivalent` whatever the rest decide, so
+/// deciding every remaining element (each refutation costs sampling and a
+/// confirmation) only adds detail. `None` decides every element.
+///
+/// The stop is deterministic: elements are decided in rounds of a fixed,
+/// growing size in a fixed order (sorted by term id), and the rule is
+/// checked between rounds, so the same inputs always decide the same
+/// elements; a round may find more than `max_refuted` refutations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct StopRule {
+    pub max_refuted: Option<u64>,
+}
+
+impl StopRule {
+    /// Decide every element.
+    pub const ALL: StopRule = StopRule { max_refuted: None };
+
+    /// The front ends' default ([`DEFAULT_MAX_REFUTED`]).
+    pub const DEFAULT: StopRule = StopRule {
+        max_refuted: Some(DEFAULT_MAX_REFUTED),
+    };
+
+    fn reached(self, refuted: u64) -> bool {
+        self.max_refuted.is_some_and(|m| refuted >= m)
+    }
+}
+
+/// Refuted elements after which the front ends (`ptxeq check`, the
+/// facade) stop deciding by default (`--max-refuted`, `--all-elements`).
+pub const DEFAULT_MAX_REFUTED: u64 = 8;
+
+/// Elements decided in the first round (over all workers) when a
+/// [`StopRule`] is in force: the limit itself (at least one element per
+/// worker), so a kernel whose every element is wrong stops after one
+/// round; each later round is twice the previous one, so the rounds add
+/// O(log n) barriers to a check that refutes nothing.
+fn first_round(stop: StopRule, workers: usize) -> usize {
+    let limit = stop
+        .max_refuted
+        .map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+    limit.max(workers)
+}
+
 /// Key of a decision: the structural hashes of the reference and candidate
 /// terms (store-independent, so valid across CTAs, runs and processes).
 pub type MemoKey = (u128, u128);
@@ -148,18 +192,21 @@ pub fn compare(
         &Scope::whole(tensors, complete),
         memo,
         opts,
+        StopRule::ALL,
     )
 }
 
 /// Compares the final output tensors of the two kernels, each merged over
 /// the CTAs it ran (the kernels may run different CTAs: their launches
-/// differ), inside `scope`'s compare regions.
+/// differ), inside `scope`'s compare regions; deciding stops as `stop`
+/// says.
 pub fn compare_scoped(
     reference: &[&SymbolicState],
     candidate: &[&SymbolicState],
     scope: &Scope<'_>,
     memo: &dyn DecisionMemo,
     opts: &DecideOptions,
+    stop: StopRule,
 ) -> Verdicts {
     let start = Instant::now();
     let mut terms = Terms::new();
@@ -179,6 +226,7 @@ pub fn compare_scoped(
             ctas: reference.iter().map(|s| s.cta).collect(),
             candidate_ctas: candidate.iter().map(|s| s.cta).collect(),
             reference_unwritten: "(not written)",
+            stop,
         },
     )
 }
@@ -200,6 +248,8 @@ struct Tally {
     candidate_ctas: Vec<[u32; 3]>,
     /// How an element the reference does not define is shown.
     reference_unwritten: &'static str,
+    /// When deciding stops.
+    stop: StopRule,
 }
 
 /// Decides every element pair (identical terms and memoised pairs
@@ -221,61 +271,43 @@ fn decide_and_tally(
     let start = tally.start;
 
     // Decide the distinct term pairs that are neither identical nor memoised.
-    let mut stats = VerdictStats::default();
+    let mut stats = VerdictStats {
+        max_refuted: tally.stop.max_refuted,
+        ..VerdictStats::default()
+    };
     let mut decided: HashMap<(TermId, TermId), Decided> = HashMap::new();
     let mut todo: Vec<(TermId, TermId)> = Vec::new();
     let mut queued: HashSet<(TermId, TermId)> = HashSet::new();
+    // Refutations known before deciding anything: memoised ones and
+    // elements whose concrete bits differ.
+    let mut refuted: u64 = 0;
     for (_, _, va, vb) in &pairs {
-        if let (Val::Term(a), Val::Term(b)) = (va, vb) {
-            let key = (*a, *b);
-            if a == b || decided.contains_key(&key) || queued.contains(&key) {
-                continue;
-            }
-            match memo.get((terms.hash128(*a), terms.hash128(*b))) {
-                Some(d) => {
-                    stats.memo_hits += 1;
-                    decided.insert(key, d);
+        match (va, vb) {
+            (Val::Term(a), Val::Term(b)) => {
+                let key = (*a, *b);
+                if a == b || decided.contains_key(&key) || queued.contains(&key) {
+                    continue;
                 }
-                None => {
-                    queued.insert(key);
-                    todo.push(key);
+                match memo.get((terms.hash128(*a), terms.hash128(*b))) {
+                    Some(d) => {
+                        stats.memo_hits += 1;
+                        refuted += u64::from(matches!(d.decision, ElementDecision::Refuted(_)));
+                        decided.insert(key, d);
+                    }
+                    None => {
+                        queued.insert(key);
+                        todo.push(key);
+                    }
                 }
             }
+            (Val::Bits(a), Val::Bits(b)) if a != b => refuted += 1,
+            _ => {}
         }
     }
     todo.sort_unstable();
-    stats.decided = todo.len() as u64;
-    // One chunk per worker: each chunk normalises the sub-terms its
-    // elements share (a row's variance, a softmax denominator) once, so
-    // more, smaller chunks would repeat that work. `todo` is sorted by
-    // term id, which keeps elements built together (one row) together.
-    let chunk = todo
-        .len()
-        .div_ceil(rayon::current_num_threads().max(1))
-        .max(1);
-    let results: Vec<((TermId, TermId), Decided)> = todo
-        .par_chunks(chunk)
-        .flat_map_iter(|c| {
-            let mut n = Normalizer::new(terms);
-            c.iter()
-                .map(|&(a, b)| {
-                    let r = decide::decide_with_report(&mut n, a, b, opts);
-                    let recoveries = r
-                        .recoveries
-                        .iter()
-                        .map(|x| format!("{} ← {} ({})", x.name, x.value_seen, x.format))
-                        .collect();
-                    (
-                        (a, b),
-                        Decided {
-                            decision: r.decision,
-                            recoveries,
-                        },
-                    )
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let results = decide_rounds(terms, &todo, refuted, opts, tally.stop);
+    stats.decided = results.len() as u64;
+    stats.not_decided = (todo.len() - results.len()) as u64;
     for (key, d) in results {
         memo.put((terms.hash128(key.0), terms.hash128(key.1)), &d);
         decided.insert(key, d);
@@ -298,6 +330,7 @@ fn decide_and_tally(
                 refuted: 0,
                 unknown: 0,
                 identical: 0,
+                not_decided: 0,
                 failures: Vec::new(),
             }
         })
@@ -310,6 +343,12 @@ fn decide_and_tally(
             (Val::Term(a), Val::Term(b)) if a == b => {
                 tv.identical += 1;
                 None
+            }
+            (Val::Term(a), Val::Term(b))
+                if stats.not_decided > 0 && !decided.contains_key(&(*a, *b)) =>
+            {
+                tv.not_decided += 1;
+                continue;
             }
             (Val::Term(a), Val::Term(b)) => match decided.get(&(*a, *b)).map(|d| {
                 recoveries.extend(d.recoveries.iter().cloned());
@@ -400,6 +439,77 @@ fn decide_and_tally(
         tensors: out,
         recoveries: recoveries.into_iter().collect(),
         stats,
+    }
+}
+
+/// Decides `todo` (sorted) in parallel and returns the decisions made:
+/// all of them without a stop rule, else in rounds (see [`StopRule`])
+/// until `refuted` (those known before) plus the refutations found reach
+/// its limit.
+///
+/// `todo` is split into one contiguous block per worker up front (it is
+/// sorted by term id, which keeps elements built together — one row —
+/// together), and each worker keeps one [`Normalizer`] for its block
+/// across rounds, so the sub-terms a block's elements share (a row's
+/// variance, a softmax denominator) are normalised once, as in a single
+/// round; a round decides the next slice of every block.
+fn decide_rounds(
+    terms: &Terms,
+    todo: &[(TermId, TermId)],
+    mut refuted: u64,
+    opts: &DecideOptions,
+    stop: StopRule,
+) -> Vec<((TermId, TermId), Decided)> {
+    let workers = rayon::current_num_threads().max(1);
+    let block = todo.len().div_ceil(workers).max(1);
+    let blocks: Vec<&[(TermId, TermId)]> = todo.chunks(block).collect();
+    let normalizers: Vec<std::sync::Mutex<Normalizer<'_>>> = blocks
+        .iter()
+        .map(|_| std::sync::Mutex::new(Normalizer::new(terms)))
+        .collect();
+    let mut out = Vec::with_capacity(todo.len());
+    let mut done = 0;
+    let mut per_block = if stop.max_refuted.is_some() {
+        first_round(stop, workers).div_ceil(workers).max(1)
+    } else {
+        block
+    };
+    while done < block && !stop.reached(refuted) {
+        let range = done..(done + per_block).min(block);
+        done = range.end;
+        per_block = per_block.saturating_mul(2);
+        let results: Vec<((TermId, TermId), Decided)> = blocks
+            .par_iter()
+            .zip(&normalizers)
+            .flat_map_iter(|(b, n)| {
+                let mut n = n.lock().unwrap_or_else(|e| e.into_inner());
+                let slice = b.get(range.start.min(b.len())..range.end.min(b.len()));
+                slice
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|&(a, c)| ((a, c), decide_one(&mut n, a, c, opts)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        refuted += results
+            .iter()
+            .filter(|(_, d)| matches!(d.decision, ElementDecision::Refuted(_)))
+            .count() as u64;
+        out.extend(results);
+    }
+    out
+}
+
+/// One element pair's decision with the constant recoveries it used.
+fn decide_one(n: &mut Normalizer<'_>, a: TermId, b: TermId, opts: &DecideOptions) -> Decided {
+    let r = decide::decide_with_report(n, a, b, opts);
+    Decided {
+        decision: r.decision,
+        recoveries: r
+            .recoveries
+            .iter()
+            .map(|x| format!("{} ← {} ({})", x.name, x.value_seen, x.format))
+            .collect(),
     }
 }
 
@@ -651,3 +761,6 @@ mod tests;
 
 #[cfg(test)]
 mod tests_scope;
+
+#[cfg(test)]
+mod tests_stop;

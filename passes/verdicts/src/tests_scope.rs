@@ -48,7 +48,14 @@ fn scope(tensors: &[TensorInfo], region: Option<Vec<[u64; 2]>>, complete: [bool;
 }
 
 fn run(r: &SymbolicState, c: &SymbolicState, s: &Scope<'_>) -> Verdicts {
-    compare_scoped(&[r], &[c], s, &NoMemo, &DecideOptions::default())
+    compare_scoped(
+        &[r],
+        &[c],
+        s,
+        &NoMemo,
+        &DecideOptions::default(),
+        StopRule::ALL,
+    )
 }
 
 #[test]

@@ -40,6 +40,15 @@ pub struct Naming<'a> {
 /// most: beyond it the formula would be a list of elements, not a formula.
 const MAX_POSITIONAL: usize = 4;
 
+/// Instances of one sub-term generalised at most: beyond it a
+/// deterministic pseudo-random sample of this many (the first and last
+/// kept) stands for them. Anti-unification only proposes the formula —
+/// every element is then proved equal to its instance — so a sample
+/// costs nothing in soundness, while nested reductions (attention:
+/// elements × keys × head dimensions) would otherwise multiply the
+/// instances into the billions.
+const SAMPLE: usize = 512;
+
 /// An input leaf: tensor number and flat index.
 type Leaf = (u32, u64);
 
@@ -50,31 +59,80 @@ pub type Why = String;
 enum G {
     Const(Rat),
     Inf(bool),
-    /// Input `tensor` at the flat index `c0 + Σ coef[v]·var[v]`.
+    /// Input `tensor` at the flat index `c0 + Σ coef[v]·var[v]`; `subs`:
+    /// the same read as one affine subscript per dimension, when each
+    /// dimension's coordinate fits on its own (it then prints as is, and
+    /// its bounds can guard a reduction).
     Input {
         tensor: u32,
         c0: i64,
         coef: Vec<i64>,
+        subs: Option<Vec<Aff>>,
     },
     Recip(Box<G>),
     Exp(Box<G>),
     Func(Func, Box<G>),
     Pow(Box<G>, Box<G>),
     Nary(Op, Vec<G>),
-    /// `op(var in 0..len, body)`.
+    /// `op(v0 in 0..n0, v1 in 0..n1, …, where(guard, body, identity))`:
+    /// one range per index (several when a group's rank splits into a
+    /// convolution's channel and taps); an upper bound `n` may be affine in
+    /// the enclosing indices (a causal prefix `0..i0 + 1`); every `guard`
+    /// condition is `aff >= 0` (a padded convolution's in-bounds taps).
     Reduce {
         op: Op,
-        var: usize,
-        len: usize,
+        ranges: Vec<(usize, Aff)>,
+        guard: Vec<Aff>,
         body: Box<G>,
     },
-    /// `op(v0 in 0..n0, v1 in 0..n1, …, body)`: a group of operands whose
-    /// rank splits into several indices (a convolution's channel and taps).
-    ReduceMulti {
-        op: Op,
-        vars: Vec<(usize, usize)>,
-        body: Box<G>,
-    },
+}
+
+/// An affine integer expression `c0 + Σ coef[v]·var_v` over the index
+/// variables (element coordinates, then enclosing reduction indices).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Aff {
+    c0: i64,
+    coef: Vec<i64>,
+}
+
+impl Aff {
+    fn constant(c0: i64) -> Aff {
+        Aff {
+            c0,
+            coef: Vec::new(),
+        }
+    }
+
+    fn as_const(&self) -> Option<i64> {
+        self.coef.iter().all(|&c| c == 0).then_some(self.c0)
+    }
+
+    fn at(&self, vars: &[i64]) -> i64 {
+        self.c0
+            + self
+                .coef
+                .iter()
+                .zip(vars)
+                .map(|(c, v)| c * v)
+                .sum::<i64>()
+    }
+
+    fn uses(&self, v: usize) -> bool {
+        self.coef.get(v).is_some_and(|&c| c != 0)
+    }
+
+    /// `self - other`.
+    fn minus(&self, other: &Aff) -> Aff {
+        let n = self.coef.len().max(other.coef.len());
+        Aff {
+            c0: self.c0 - other.c0,
+            coef: (0..n)
+                .map(|k| {
+                    self.coef.get(k).copied().unwrap_or(0) - other.coef.get(k).copied().unwrap_or(0)
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +149,8 @@ type Inst = (Vec<i64>, TermId);
 
 struct Lifter<'t> {
     terms: &'t Terms,
+    /// Input shapes by input number (scalars: none).
+    shapes: &'t [Vec<u64>],
     shape: HashMap<TermId, u64>,
     least: HashMap<TermId, (u32, u64)>,
 }
@@ -109,6 +169,7 @@ pub fn lift_tensor(
     }
     let mut l = Lifter {
         terms,
+        shapes: naming.shapes,
         shape: HashMap::new(),
         least: HashMap::new(),
     };
@@ -116,7 +177,10 @@ pub fn lift_tensor(
         .iter()
         .map(|(c, t)| (c.iter().map(|&x| x as i64).collect(), *t))
         .collect();
-    let g = l.generalise(&insts, rank)?;
+    let g = match l.generalise(&insts, rank) {
+        Ok(g) => g,
+        Err(why) => l.majority(&insts, rank).ok_or(why)?,
+    };
     let vars: Vec<String> = (0..rank).map(var_name).collect();
     let mut out = String::new();
     let _ = write!(out, "{name}[{}] = ", vars.join(", "));
@@ -180,9 +244,21 @@ impl Lifter<'_> {
                 };
                 let mut hs: Vec<u64> = kids.into_iter().map(|c| self.shape(c)).collect();
                 if op_of(&n).is_some() {
+                    // Operands unordered, and counted only as one or
+                    // several: a reduction's length may vary between
+                    // elements (a causal prefix, a padded border).
                     hs.sort_unstable();
+                    let mut counted: Vec<(u64, bool)> = Vec::new();
+                    for h in hs {
+                        match counted.last_mut() {
+                            Some((l, many)) if *l == h => *many = true,
+                            _ => counted.push((h, false)),
+                        }
+                    }
+                    counted.hash(&mut s);
+                } else {
+                    hs.hash(&mut s);
                 }
-                hs.hash(&mut s);
             }
         }
         let h = s.finish();
@@ -265,6 +341,26 @@ impl Lifter<'_> {
         k
     }
 
+    /// The elements whose terms share the most common shape, generalised
+    /// alone when the others differ (the first row of a causal attention
+    /// reduces to `v[0, c]`). Only a candidate: the caller verifies it at
+    /// every element, the others included.
+    fn majority(&mut self, insts: &[Inst], rank: usize) -> Option<G> {
+        let mut classes: Vec<(u64, Vec<Inst>)> = Vec::new();
+        for i in insts {
+            let s = self.shape(i.1);
+            match classes.iter_mut().find(|c| c.0 == s) {
+                Some(c) => c.1.push(i.clone()),
+                None => classes.push((s, vec![i.clone()])),
+            }
+        }
+        if classes.len() < 2 {
+            return None;
+        }
+        let most = classes.into_iter().max_by_key(|c| c.1.len())?.1;
+        (most.len() > 1).then(|| self.generalise(&most, rank).ok())?
+    }
+
     fn differ(&self, insts: &[Inst], what: &str) -> Why {
         let a = insts[0].1;
         let b = insts
@@ -280,6 +376,10 @@ impl Lifter<'_> {
     }
 
     fn generalise(&mut self, insts: &[Inst], nvars: usize) -> Result<G, Why> {
+        if insts.len() > SAMPLE {
+            let s = sample(insts, SAMPLE);
+            return self.generalise(&s, nvars);
+        }
         let first = self.node(insts[0].1).clone();
         let same_kind = insts
             .iter()
@@ -310,6 +410,7 @@ impl Lifter<'_> {
                         _ => return Err("the elements read different tensors at one place".into()),
                     }
                 }
+                let subs = self.fit_subscripts(tensor, &rows, nvars);
                 let (c0, coef) = fit_affine(&rows, nvars).ok_or_else(|| {
                     let shown: Vec<String> = rows
                         .iter()
@@ -322,7 +423,12 @@ impl Lifter<'_> {
                         shown.join(", ")
                     )
                 })?;
-                Ok(G::Input { tensor, c0, coef })
+                Ok(G::Input {
+                    tensor,
+                    c0,
+                    coef,
+                    subs,
+                })
             }
             Node::Recip(_) | Node::Exp(_) | Node::Func(..) => {
                 let mut kids = Vec::with_capacity(insts.len());
@@ -379,7 +485,9 @@ impl Lifter<'_> {
     }
 
     /// A flattened n-ary node: operands grouped by shape; singletons in
-    /// place, larger groups as reductions (else operand by operand).
+    /// place, larger groups as reductions (else operand by operand). A
+    /// group whose size differs between elements is a reduction over a
+    /// range that varies ([`Lifter::varying`]).
     fn nary(&mut self, insts: &[Inst], nvars: usize, op: Op) -> Result<G, Why> {
         let mut grouped: Vec<Vec<(u64, Vec<TermId>)>> = Vec::with_capacity(insts.len());
         for (_, t) in insts {
@@ -396,21 +504,33 @@ impl Lifter<'_> {
             for g in &mut groups {
                 g.1 = self.ordered(&g.1);
             }
-            groups.sort_by_key(|g| (g.1.len(), g.0));
             grouped.push(groups);
         }
-        let layout: Vec<(u64, usize)> = grouped[0].iter().map(|g| (g.0, g.1.len())).collect();
-        if grouped
-            .iter()
-            .any(|g| g.iter().map(|x| (x.0, x.1.len())).collect::<Vec<_>>() != layout)
-        {
-            return Err(format!(
-                "the operands of a {} differ in number or shape between elements",
-                op_word(op)
-            ));
+        // The groups in the first element's order (singletons first), every
+        // element's groups aligned to it by shape.
+        grouped[0].sort_by_key(|g| (g.1.len(), g.0));
+        let layout: Vec<u64> = grouped[0].iter().map(|g| g.0).collect();
+        for g in grouped.iter_mut().skip(1) {
+            let mut shapes: Vec<u64> = g.iter().map(|x| x.0).collect();
+            let mut want = layout.clone();
+            shapes.sort_unstable();
+            want.sort_unstable();
+            if shapes != want {
+                return Err(format!(
+                    "the operands of a {} differ in shape between elements",
+                    op_word(op)
+                ));
+            }
+            g.sort_by_key(|x| layout.iter().position(|&s| s == x.0));
         }
         let mut parts = Vec::with_capacity(layout.len());
-        for (gi, &(_, len)) in layout.iter().enumerate() {
+        for gi in 0..layout.len() {
+            let lens: Vec<usize> = grouped.iter().map(|g| g[gi].1.len()).collect();
+            let len = lens[0];
+            if lens.iter().any(|&l| l != len) {
+                parts.push(self.varying(insts, &grouped, gi, nvars, op, &lens)?);
+                continue;
+            }
             let at = |r: usize| -> Vec<Inst> {
                 insts
                     .iter()
@@ -423,19 +543,11 @@ impl Lifter<'_> {
                 continue;
             }
             // A reduction over the group: its index is the operand's rank.
-            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
-            for ((v, _), g) in insts.iter().zip(&grouped) {
-                for (r, &o) in g[gi].1.iter().enumerate() {
-                    let mut w = v.clone();
-                    w.push(r as i64);
-                    sub.push((w, o));
-                }
-            }
-            match self.generalise(&sub, nvars + 1) {
+            match self.ranked(insts, &grouped, gi, nvars, &[len]) {
                 Ok(body) => parts.push(G::Reduce {
                     op,
-                    var: nvars,
-                    len,
+                    ranges: vec![(nvars, Aff::constant(len as i64))],
+                    guard: Vec::new(),
                     body: Box::new(body),
                 }),
                 Err(_) if let Some(g) = self.factored(insts, &grouped, gi, nvars, op, len) => {
@@ -465,6 +577,28 @@ impl Lifter<'_> {
         })
     }
 
+    /// The body of group `gi` generalised with the operand's rank as the
+    /// new indices: the rank split into mixed-radix digits over `dims`
+    /// (outermost first; one dimension: the rank itself).
+    fn ranked(
+        &mut self,
+        insts: &[Inst],
+        grouped: &[Vec<(u64, Vec<TermId>)>],
+        gi: usize,
+        nvars: usize,
+        dims: &[usize],
+    ) -> Result<G, Why> {
+        let mut sub: Vec<Inst> = Vec::new();
+        for ((v, _), g) in insts.iter().zip(grouped) {
+            for (r, &o) in g[gi].1.iter().enumerate() {
+                let mut w = v.clone();
+                w.extend(digits(r, dims));
+                sub.push((w, o));
+            }
+        }
+        self.generalise(&sub, nvars + dims.len())
+    }
+
     /// The group `gi` as a reduction over several indices: the operand's
     /// rank split into mixed-radix digits, for each way of writing `len` as
     /// a product of two or three factors (outermost first), the first
@@ -479,34 +613,241 @@ impl Lifter<'_> {
         len: usize,
     ) -> Option<G> {
         for dims in factorizations(len) {
-            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
-            for ((v, _), g) in insts.iter().zip(grouped) {
-                for (r, &o) in g[gi].1.iter().enumerate() {
-                    let mut w = v.clone();
-                    let mut digits = vec![0i64; dims.len()];
-                    let mut rest = r;
-                    for (d, &n) in dims.iter().enumerate().rev() {
-                        digits[d] = (rest % n) as i64;
-                        rest /= n;
-                    }
-                    w.extend(digits);
-                    sub.push((w, o));
-                }
-            }
-            if let Ok(body) = self.generalise(&sub, nvars + dims.len()) {
-                return Some(G::ReduceMulti {
+            if let Ok(body) = self.ranked(insts, grouped, gi, nvars, &dims) {
+                return Some(G::Reduce {
                     op,
-                    vars: dims
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &n)| (nvars + k, n))
-                        .collect(),
+                    ranges: ranges_of(nvars, &dims),
+                    guard: Vec::new(),
                     body: Box::new(body),
                 });
             }
         }
         None
     }
+
+    /// A group whose number of operands (`lens`, per element) differs
+    /// between elements, tried two ways:
+    ///
+    /// - a prefix: operand `r` is index `r`, the length is affine in the
+    ///   enclosing indices (causal attention's `0..i0 + 1`);
+    /// - a guarded range: the elements with the most operands give the
+    ///   body over one or several indices; the reads of the body whose
+    ///   subscripts involve those indices must stay inside their tensors
+    ///   (`0 <= h + r - 1 <= 15`, a zero-padded convolution), and at every
+    ///   element the operands must be exactly the index tuples where those
+    ///   bounds hold (in order).
+    ///
+    /// Either is a candidate like the rest: verified at every element by
+    /// the caller.
+    fn varying(
+        &mut self,
+        insts: &[Inst],
+        grouped: &[Vec<(u64, Vec<TermId>)>],
+        gi: usize,
+        nvars: usize,
+        op: Op,
+        lens: &[usize],
+    ) -> Result<G, Why> {
+        let prefix = self.ranked(insts, grouped, gi, nvars, &[0]).and_then(|body| {
+            let rows: Vec<(Vec<i64>, i64)> = insts
+                .iter()
+                .zip(lens)
+                .map(|((v, _), &l)| (v.clone(), l as i64))
+                .collect();
+            let (c0, coef) = fit_affine(&rows, nvars)
+                .ok_or("the number of operands is not affine in the enclosing indices")?;
+            Ok(G::Reduce {
+                op,
+                ranges: vec![(nvars, Aff { c0, coef })],
+                guard: Vec::new(),
+                body: Box::new(body),
+            })
+        });
+        let why = match prefix {
+            Ok(g) => return Ok(g),
+            Err(why) => why,
+        };
+        let most = lens.iter().copied().max().unwrap_or(0);
+        let full: Vec<usize> = (0..insts.len()).filter(|&e| lens[e] == most).collect();
+        let full_insts: Vec<Inst> = full.iter().map(|&e| insts[e].clone()).collect();
+        let full_grouped: Vec<Vec<(u64, Vec<TermId>)>> =
+            full.iter().map(|&e| grouped[e].clone()).collect();
+        let mut candidates = vec![vec![most]];
+        candidates.extend(factorizations(most));
+        for dims in candidates {
+            let Ok(body) = self.ranked(&full_insts, &full_grouped, gi, nvars, &dims) else {
+                continue;
+            };
+            let new: Vec<usize> = (nvars..nvars + dims.len()).collect();
+            // Bounds that hold over the whole range at every element (a
+            // subscript that is the index itself) say nothing: dropped.
+            let mut tuples: Vec<Vec<i64>> = Vec::with_capacity(insts.len() * most);
+            for (v, _) in insts {
+                for r in 0..most {
+                    let mut w = v.clone();
+                    w.extend(digits(r, &dims));
+                    tuples.push(w);
+                }
+            }
+            let guard: Vec<Aff> = self
+                .bounds(&body, &new)
+                .into_iter()
+                .filter(|a| tuples.iter().any(|w| a.at(w) < 0))
+                .collect();
+            if guard.is_empty() {
+                continue;
+            }
+            // Every element's operands against the index tuples that
+            // pass the guard, in order.
+            let mut sub: Vec<Inst> = Vec::new();
+            let mut fits = true;
+            'elements: for ((v, _), g) in insts.iter().zip(grouped) {
+                let mut present = Vec::new();
+                for r in 0..most {
+                    let mut w = v.clone();
+                    w.extend(digits(r, &dims));
+                    if guard.iter().all(|a| a.at(&w) >= 0) {
+                        present.push(w);
+                    }
+                }
+                if present.len() != g[gi].1.len() {
+                    fits = false;
+                    break 'elements;
+                }
+                sub.extend(present.into_iter().zip(g[gi].1.iter().copied()));
+            }
+            if !fits {
+                continue;
+            }
+            if let Ok(body) = self.generalise(&sub, nvars + dims.len()) {
+                return Ok(G::Reduce {
+                    op,
+                    ranges: ranges_of(nvars, &dims),
+                    guard,
+                    body: Box::new(body),
+                });
+            }
+        }
+        Err(format!(
+            "the operands of a {} differ in number between elements ({} to {most}) and are \
+             neither a prefix whose length is affine in the indices ({why}) nor the in-bounds \
+             part of a range",
+            op_word(op),
+            lens.iter().copied().min().unwrap_or(0)
+        ))
+    }
+
+    /// The bounds `0 <= s` and `s <= n - 1` of every subscript `s` of an
+    /// input read in `g` that involves one of the indices `vars` (`n`: the
+    /// dimension), as conditions `aff >= 0`, without repeats.
+    fn bounds(&self, g: &G, vars: &[usize]) -> Vec<Aff> {
+        let mut out: Vec<Aff> = Vec::new();
+        let mut add = |a: Aff| {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        };
+        let mut stack = vec![g];
+        while let Some(g) = stack.pop() {
+            match g {
+                G::Input {
+                    tensor,
+                    subs: Some(subs),
+                    ..
+                } => {
+                    let Some(shape) = self.shapes.get(*tensor as usize) else {
+                        continue;
+                    };
+                    for (s, &n) in subs.iter().zip(shape) {
+                        if vars.iter().any(|&v| s.uses(v)) {
+                            add(s.clone());
+                            add(Aff::constant(n as i64 - 1).minus(s));
+                        }
+                    }
+                }
+                G::Const(_) | G::Inf(_) | G::Input { .. } => {}
+                G::Recip(a) | G::Exp(a) | G::Func(_, a) => stack.push(a),
+                G::Pow(a, b) => stack.extend([&**a, &**b]),
+                G::Nary(_, parts) => stack.extend(parts),
+                G::Reduce { body, .. } => stack.push(body),
+            }
+        }
+        out
+    }
+
+    /// One affine subscript per dimension of input `tensor` read at the
+    /// flat indices of `rows`, when every dimension's coordinate fits.
+    fn fit_subscripts(&self, tensor: u32, rows: &[(Vec<i64>, i64)], nvars: usize) -> Option<Vec<Aff>> {
+        let shape = self.shapes.get(tensor as usize)?;
+        if shape.is_empty() {
+            return None;
+        }
+        let mut per_dim: Vec<Vec<(Vec<i64>, i64)>> = vec![Vec::with_capacity(rows.len()); shape.len()];
+        for (v, f) in rows {
+            let mut rest = u64::try_from(*f).ok()?;
+            for d in (0..shape.len()).rev() {
+                let n = shape[d].max(1);
+                per_dim[d].push((v.clone(), (rest % n) as i64));
+                rest /= n;
+            }
+            if rest != 0 {
+                return None;
+            }
+        }
+        per_dim
+            .iter()
+            .map(|rows| fit_affine(rows, nvars).map(|(c0, coef)| Aff { c0, coef }))
+            .collect()
+    }
+}
+
+/// `n` of `insts` (the first and last among them), chosen by a fixed
+/// pseudo-random sequence so that no index is sampled on a stride (a
+/// stride that divides a reduction's length would hide its index), in
+/// their original order.
+fn sample(insts: &[Inst], n: usize) -> Vec<Inst> {
+    let len = insts.len();
+    let mut idx: Vec<usize> = (0..len).collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    // Partial Fisher-Yates over positions 1..len-1 (0 and len-1 kept).
+    let inner = len.saturating_sub(2);
+    let take = n.saturating_sub(2).min(inner);
+    for k in 0..take {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = k + (x % (inner - k) as u64) as usize;
+        idx.swap(1 + k, 1 + j);
+    }
+    let mut chosen: Vec<usize> = idx[1..1 + take].to_vec();
+    chosen.push(0);
+    chosen.push(len - 1);
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen.into_iter().map(|i| insts[i].clone()).collect()
+}
+
+/// `r` as mixed-radix digits over `dims` (outermost first); a single
+/// dimension (whatever its size) is `r` itself.
+fn digits(r: usize, dims: &[usize]) -> Vec<i64> {
+    if dims.len() == 1 {
+        return vec![r as i64];
+    }
+    let mut out = vec![0i64; dims.len()];
+    let mut rest = r;
+    for (d, &n) in dims.iter().enumerate().rev() {
+        out[d] = (rest % n) as i64;
+        rest /= n;
+    }
+    out
+}
+
+/// Index `nvars + k` over `0..dims[k]`.
+fn ranges_of(nvars: usize, dims: &[usize]) -> Vec<(usize, Aff)> {
+    dims.iter()
+        .enumerate()
+        .map(|(k, &n)| (nvars + k, Aff::constant(n as i64)))
+        .collect()
 }
 
 /// The ways of writing `n` as an ordered product of two, then three,
@@ -645,7 +986,16 @@ fn uses(g: &G, v: usize) -> bool {
         G::Recip(a) | G::Exp(a) | G::Func(_, a) => uses(a, v),
         G::Pow(a, b) => uses(a, v) || uses(b, v),
         G::Nary(_, parts) => parts.iter().any(|p| uses(p, v)),
-        G::Reduce { body, .. } | G::ReduceMulti { body, .. } => uses(body, v),
+        G::Reduce {
+            ranges,
+            guard,
+            body,
+            ..
+        } => {
+            ranges.iter().any(|(_, n)| n.uses(v))
+                || guard.iter().any(|a| a.uses(v))
+                || uses(body, v)
+        }
     }
 }
 
@@ -666,13 +1016,23 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
         }
         G::Inf(true) => out.push_str("inf"),
         G::Inf(false) => out.push_str("(-inf)"),
-        G::Input { tensor, c0, coef } => {
+        G::Input {
+            tensor,
+            c0,
+            coef,
+            subs,
+        } => {
             let name = naming
                 .names
                 .get(*tensor as usize)
                 .ok_or_else(|| format!("input number {tensor} has no name"))?;
             if *tensor >= naming.first_symbol {
                 out.push_str(name);
+                return Ok(());
+            }
+            if let Some(subs) = subs {
+                let subs: Vec<String> = subs.iter().map(aff_text).collect();
+                let _ = write!(out, "{name}[{}]", subs.join(", "));
                 return Ok(());
             }
             let shape = naming
@@ -735,41 +1095,119 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
         }
         // A reduction whose body does not use its index: `x * x` is a
         // product of two equal operands, printed `x^2`.
-        G::Reduce { op, var, len, body } if !uses(body, *var) => match op {
-            Op::Mul => {
-                out.push('(');
-                print(body, naming, out)?;
-                let _ = write!(out, ")^{len}");
+        G::Reduce {
+            op,
+            ranges,
+            guard,
+            body,
+        } if guard.is_empty()
+            && ranges.len() == 1
+            && !uses(body, ranges[0].0)
+            && ranges[0].1.as_const().is_some() =>
+        {
+            let len = ranges[0].1.as_const().unwrap_or(0);
+            match op {
+                Op::Mul => {
+                    out.push('(');
+                    print(body, naming, out)?;
+                    let _ = write!(out, ")^{len}");
+                }
+                Op::Add => {
+                    let _ = write!(out, "{len} * (");
+                    print(body, naming, out)?;
+                    out.push(')');
+                }
+                Op::Max | Op::Min => print(body, naming, out)?,
             }
-            Op::Add => {
-                let _ = write!(out, "{len} * (");
-                print(body, naming, out)?;
-                out.push(')');
-            }
-            Op::Max | Op::Min => print(body, naming, out)?,
-        },
-        G::Reduce { op, var, len, body } => {
-            let word = match op {
-                Op::Add => "sum",
-                Op::Mul => "prod",
-                Op::Max => "max",
-                Op::Min => "min",
-            };
-            let _ = write!(out, "{word}({} in 0..{len}, ", var_name(*var));
-            print(body, naming, out)?;
-            out.push(')');
         }
-        G::ReduceMulti { op, vars, body } => {
-            let ranges: Vec<String> = vars
+        G::Reduce {
+            op,
+            ranges,
+            guard,
+            body,
+        } => {
+            let ranges: Vec<String> = ranges
                 .iter()
-                .map(|&(v, n)| format!("{} in 0..{n}", var_name(v)))
+                .map(|(v, n)| format!("{} in 0..{}", var_name(*v), aff_text(n)))
                 .collect();
             let _ = write!(out, "{}({}, ", op_word_fn(*op), ranges.join(", "));
-            print(body, naming, out)?;
+            if guard.is_empty() {
+                print(body, naming, out)?;
+            } else {
+                let conds: Vec<String> = guard.iter().map(cond_text).collect();
+                let _ = write!(out, "where({}, ", conds.join(" && "));
+                print(body, naming, out)?;
+                let _ = write!(out, ", {})", identity_text(*op));
+            }
             out.push(')');
         }
     }
     Ok(())
+}
+
+/// The value a guarded-out operand of `op` contributes.
+fn identity_text(op: Op) -> &'static str {
+    match op {
+        Op::Add => "0",
+        Op::Mul => "1",
+        Op::Max => "-inf",
+        Op::Min => "inf",
+    }
+}
+
+/// `Σ coef·var` terms: `(positive part, negated negative part)`, each as
+/// text (`2 * i1 + i4`), empty when none.
+fn aff_sides(a: &Aff) -> (Vec<String>, Vec<String>) {
+    let mut pos = Vec::new();
+    let mut neg = Vec::new();
+    for (v, &c) in a.coef.iter().enumerate() {
+        let t = match c.abs() {
+            0 => continue,
+            1 => var_name(v),
+            m => format!("{m} * {}", var_name(v)),
+        };
+        if c > 0 { pos.push(t) } else { neg.push(t) }
+    }
+    (pos, neg)
+}
+
+/// An affine index expression as formula text (`i1 + i4 - 1`).
+fn aff_text(a: &Aff) -> String {
+    let (pos, neg) = aff_sides(a);
+    let mut s = pos.join(" + ");
+    for n in neg {
+        if s.is_empty() {
+            s = format!("-{n}");
+        } else {
+            let _ = write!(s, " - {n}");
+        }
+    }
+    match (s.is_empty(), a.c0) {
+        (true, c) => c.to_string(),
+        (false, 0) => s,
+        (false, c) if c > 0 => format!("{s} + {c}"),
+        (false, c) => format!("{s} - {}", -c),
+    }
+}
+
+/// The condition `a >= 0` as readable text: `i2 <= i0`, `i1 + i4 >= 1`,
+/// `i1 + i4 <= 16`.
+fn cond_text(a: &Aff) -> String {
+    let (pos, neg) = aff_sides(a);
+    let (p, n) = (pos.join(" + "), neg.join(" + "));
+    match (p.is_empty(), n.is_empty()) {
+        (true, true) => format!("{} >= 0", a.c0),
+        (false, true) => format!("{p} >= {}", -a.c0),
+        (true, false) => format!("{n} <= {}", a.c0),
+        (false, false) if a.c0 >= 0 => {
+            if a.c0 == 0 {
+                format!("{n} <= {p}")
+            } else {
+                format!("{n} <= {p} + {}", a.c0)
+            }
+        }
+        (false, false) => format!("{p} >= {n} + {}", -a.c0),
+    }
 }
 
 /// The subscripts of a flat index `c0 + Σ coef[v]·i_v` into `shape`: each

@@ -136,3 +136,15 @@ fn a_lifted_bug_kernel_differs_from_the_intended_formula() {
         CheckVerdict::NotEquivalent
     );
 }
+
+#[test]
+fn tmp_print_piecewise() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/formula");
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    for name in names {
+        let t = std::time::Instant::now();
+        let r = std::panic::catch_unwind(|| lift(&name));
+        eprintln!("CENSUS {name} ({:.1}s): {:?}", t.elapsed().as_secs_f64(), r.map_err(|_| "panic"));
+    }
+}

@@ -22,11 +22,12 @@
 //! differ between elements, a non-affine index) is an error naming it.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 use num_rational::BigRational;
 use num_traits::{One, Zero};
 use ptxeq_terms::{Func, Node, Rat, TermId, Terms};
+
+use crate::lifted::{self, Def};
 
 /// The names and shapes of the input numbers (the check's tensors, then
 /// its symbolic scalars from `first_symbol` on).
@@ -156,14 +157,15 @@ struct Lifter<'t> {
 }
 
 /// The candidate formula of output `name` (rank `rank`) from its element
-/// terms (`(coordinates, term)`), as one definition `name[i0, …] = …;`.
+/// terms (`(coordinates, term)`), as one definition `name[i0, …] = …;`
+/// ([`Def::text`] is its spec text).
 pub fn lift_tensor(
     terms: &Terms,
     name: &str,
     rank: usize,
     elements: &[(Vec<u64>, TermId)],
     naming: &Naming<'_>,
-) -> Result<String, Why> {
+) -> Result<Def, Why> {
     if elements.is_empty() {
         return Err("no element written".into());
     }
@@ -181,12 +183,11 @@ pub fn lift_tensor(
         Ok(g) => g,
         Err(why) => l.majority(&insts, rank).ok_or(why)?,
     };
-    let vars: Vec<String> = (0..rank).map(var_name).collect();
-    let mut out = String::new();
-    let _ = write!(out, "{name}[{}] = ", vars.join(", "));
-    print(&g, naming, &mut out)?;
-    out.push(';');
-    Ok(out)
+    Ok(Def {
+        tensor: name.to_string(),
+        vars: (0..rank).map(var_name).collect(),
+        value: to_ast(&g, naming)?,
+    })
 }
 
 fn op_of(n: &Node) -> Option<(Op, &[TermId])> {
@@ -900,16 +901,6 @@ fn kind_word(n: &Node) -> &'static str {
     }
 }
 
-/// The reduction function of `op` in the formula language.
-fn op_word_fn(op: Op) -> &'static str {
-    match op {
-        Op::Add => "sum",
-        Op::Mul => "prod",
-        Op::Max => "max",
-        Op::Min => "min",
-    }
-}
-
 fn op_word(op: Op) -> &'static str {
     match op {
         Op::Add => "sum",
@@ -1005,17 +996,40 @@ fn var_name(v: usize) -> String {
     format!("i{v}")
 }
 
-/// Prints `g` in the formula language.
-fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
-    match g {
-        G::Const(r) if r.is_negative() => {
-            let _ = write!(out, "({r})");
-        }
-        G::Const(r) => {
-            let _ = write!(out, "{r}");
-        }
-        G::Inf(true) => out.push_str("inf"),
-        G::Inf(false) => out.push_str("(-inf)"),
+/// `a` with the index variables named.
+fn index_of(a: &Aff) -> lifted::Index {
+    lifted::Index {
+        constant: a.c0,
+        terms: a
+            .coef
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0)
+            .map(|(v, c)| (var_name(v), *c))
+            .collect(),
+    }
+}
+
+fn lifted_op(op: Op) -> lifted::Op {
+    match op {
+        Op::Add => lifted::Op::Sum,
+        Op::Mul => lifted::Op::Prod,
+        Op::Max => lifted::Op::Max,
+        Op::Min => lifted::Op::Min,
+    }
+}
+
+/// `g` as a formula tree. Operands of `+` and `*` are put in a reading
+/// order: in a product the constant first, in a sum the negated terms
+/// (printed as subtractions) and then the constant last; otherwise by the
+/// first tensor they read (the spec's order), then by their text.
+fn to_ast(g: &G, naming: &Naming<'_>) -> Result<lifted::Expr, Why> {
+    use lifted::Expr;
+    Ok(match g {
+        G::Const(r) => Expr::Num {
+            value: r.to_string(),
+        },
+        G::Inf(pos) => Expr::Inf { negative: !pos },
         G::Input {
             tensor,
             c0,
@@ -1025,76 +1039,76 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
             let name = naming
                 .names
                 .get(*tensor as usize)
-                .ok_or_else(|| format!("input number {tensor} has no name"))?;
+                .ok_or_else(|| format!("input number {tensor} has no name"))?
+                .clone();
             if *tensor >= naming.first_symbol {
-                out.push_str(name);
-                return Ok(());
+                return Ok(Expr::Scalar { name });
             }
-            if let Some(subs) = subs {
-                let subs: Vec<String> = subs.iter().map(aff_text).collect();
-                let _ = write!(out, "{name}[{}]", subs.join(", "));
-                return Ok(());
+            let subs = match subs {
+                Some(s) => s.clone(),
+                None => {
+                    let shape = naming
+                        .shapes
+                        .get(*tensor as usize)
+                        .ok_or_else(|| format!("input number {tensor} has no shape"))?;
+                    subscripts(*c0, coef, shape).ok_or_else(|| {
+                        format!(
+                            "an index of `{name}` does not split into subscripts of its \
+                             shape {shape:?}"
+                        )
+                    })?
+                }
+            };
+            Expr::Read {
+                tensor: name,
+                index: subs.iter().map(index_of).collect(),
             }
-            let shape = naming
-                .shapes
-                .get(*tensor as usize)
-                .ok_or_else(|| format!("input number {tensor} has no shape"))?;
-            let subs = subscripts(*c0, coef, shape).ok_or_else(|| {
-                format!(
-                    "an index of `{name}` does not split into subscripts of its shape {shape:?}"
-                )
-            })?;
-            let _ = write!(out, "{name}[{}]", subs.join(", "));
         }
-        G::Recip(a) => {
-            out.push_str("1 / (");
-            print(a, naming, out)?;
-            out.push(')');
-        }
-        G::Exp(a) => {
-            out.push_str("exp(");
-            print(a, naming, out)?;
-            out.push(')');
-        }
-        G::Func(f, a) => {
-            let name = match f {
+        G::Recip(a) => Expr::Recip {
+            arg: Box::new(to_ast(a, naming)?),
+        },
+        G::Exp(a) => Expr::Call {
+            func: "exp".into(),
+            args: vec![to_ast(a, naming)?],
+        },
+        G::Func(f, a) => Expr::Call {
+            func: match f {
                 Func::Ex2 => "exp2",
                 Func::Lg2 => "log2",
                 f => f.name(),
-            };
-            let _ = write!(out, "{name}(");
-            print(a, naming, out)?;
-            out.push(')');
-        }
-        G::Pow(a, b) => {
-            out.push_str("pow(");
-            print(a, naming, out)?;
-            out.push_str(", ");
-            print(b, naming, out)?;
-            out.push(')');
-        }
-        G::Nary(op @ (Op::Add | Op::Mul), parts) => {
-            out.push('(');
-            for (k, p) in parts.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(if *op == Op::Add { " + " } else { " * " });
-                }
-                print(p, naming, out)?;
             }
-            out.push(')');
-        }
+            .into(),
+            args: vec![to_ast(a, naming)?],
+        },
+        G::Pow(a, b) => Expr::Call {
+            func: "pow".into(),
+            args: vec![to_ast(a, naming)?, to_ast(b, naming)?],
+        },
         G::Nary(op, parts) => {
-            out.push_str(if *op == Op::Max { "max(" } else { "min(" });
-            for (k, p) in parts.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(", ");
-                }
-                print(p, naming, out)?;
+            let mut keyed: Vec<((u8, u32, String), Expr)> = Vec::with_capacity(parts.len());
+            for p in parts {
+                let e = to_ast(p, naming)?;
+                let constant = matches!(p, G::Const(_));
+                let negated = matches!(p, G::Nary(Op::Mul, f)
+                    if f.iter().any(|x| matches!(x, G::Const(r) if r.is_negative())));
+                let class = match (op, constant) {
+                    (Op::Mul, true) => 0,
+                    (Op::Add, false) if negated => 1,
+                    (Op::Add | Op::Max | Op::Min, false) | (Op::Mul, false) => 0,
+                    _ => 2,
+                };
+                let mut text = String::new();
+                e.write(&mut text);
+                keyed.push(((class, first_read(p), text), e));
             }
-            out.push(')');
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            Expr::Nary {
+                op: lifted_op(*op),
+                args: keyed.into_iter().map(|(_, e)| e).collect(),
+            }
         }
         // A reduction whose body does not use its index: `x * x` is a
-        // product of two equal operands, printed `x^2`.
+        // product of two equal operands, written `x^2`.
         G::Reduce {
             op,
             ranges,
@@ -1106,18 +1120,20 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
             && ranges[0].1.as_const().is_some() =>
         {
             let len = ranges[0].1.as_const().unwrap_or(0);
+            let b = to_ast(body, naming)?;
+            let n = Expr::Num {
+                value: len.to_string(),
+            };
             match op {
-                Op::Mul => {
-                    out.push('(');
-                    print(body, naming, out)?;
-                    let _ = write!(out, ")^{len}");
-                }
-                Op::Add => {
-                    let _ = write!(out, "{len} * (");
-                    print(body, naming, out)?;
-                    out.push(')');
-                }
-                Op::Max | Op::Min => print(body, naming, out)?,
+                Op::Mul => Expr::Call {
+                    func: "pow".into(),
+                    args: vec![b, n],
+                },
+                Op::Add => Expr::Nary {
+                    op: lifted::Op::Prod,
+                    args: vec![n, b],
+                },
+                Op::Max | Op::Min => b,
             }
         }
         G::Reduce {
@@ -1125,88 +1141,30 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
             ranges,
             guard,
             body,
-        } => {
-            let ranges: Vec<String> = ranges
+        } => Expr::Reduce {
+            op: lifted_op(*op),
+            ranges: ranges
                 .iter()
-                .map(|(v, n)| format!("{} in 0..{}", var_name(*v), aff_text(n)))
-                .collect();
-            let _ = write!(out, "{}({}, ", op_word_fn(*op), ranges.join(", "));
-            if guard.is_empty() {
-                print(body, naming, out)?;
-            } else {
-                let conds: Vec<String> = guard.iter().map(cond_text).collect();
-                let _ = write!(out, "where({}, ", conds.join(" && "));
-                print(body, naming, out)?;
-                let _ = write!(out, ", {})", identity_text(*op));
-            }
-            out.push(')');
-        }
-    }
-    Ok(())
+                .map(|(v, n)| lifted::Range {
+                    var: var_name(*v),
+                    hi: index_of(n),
+                })
+                .collect(),
+            guard: guard.iter().map(index_of).collect(),
+            body: Box::new(to_ast(body, naming)?),
+        },
+    })
 }
 
-/// The value a guarded-out operand of `op` contributes.
-fn identity_text(op: Op) -> &'static str {
-    match op {
-        Op::Add => "0",
-        Op::Mul => "1",
-        Op::Max => "-inf",
-        Op::Min => "inf",
-    }
-}
-
-/// `Σ coef·var` terms: `(positive part, negated negative part)`, each as
-/// text (`2 * i1 + i4`), empty when none.
-fn aff_sides(a: &Aff) -> (Vec<String>, Vec<String>) {
-    let mut pos = Vec::new();
-    let mut neg = Vec::new();
-    for (v, &c) in a.coef.iter().enumerate() {
-        let t = match c.abs() {
-            0 => continue,
-            1 => var_name(v),
-            m => format!("{m} * {}", var_name(v)),
-        };
-        if c > 0 { pos.push(t) } else { neg.push(t) }
-    }
-    (pos, neg)
-}
-
-/// An affine index expression as formula text (`i1 + i4 - 1`).
-fn aff_text(a: &Aff) -> String {
-    let (pos, neg) = aff_sides(a);
-    let mut s = pos.join(" + ");
-    for n in neg {
-        if s.is_empty() {
-            s = format!("-{n}");
-        } else {
-            let _ = write!(s, " - {n}");
-        }
-    }
-    match (s.is_empty(), a.c0) {
-        (true, c) => c.to_string(),
-        (false, 0) => s,
-        (false, c) if c > 0 => format!("{s} + {c}"),
-        (false, c) => format!("{s} - {}", -c),
-    }
-}
-
-/// The condition `a >= 0` as readable text: `i2 <= i0`, `i1 + i4 >= 1`,
-/// `i1 + i4 <= 16`.
-fn cond_text(a: &Aff) -> String {
-    let (pos, neg) = aff_sides(a);
-    let (p, n) = (pos.join(" + "), neg.join(" + "));
-    match (p.is_empty(), n.is_empty()) {
-        (true, true) => format!("{} >= 0", a.c0),
-        (false, true) => format!("{p} >= {}", -a.c0),
-        (true, false) => format!("{n} <= {}", a.c0),
-        (false, false) if a.c0 >= 0 => {
-            if a.c0 == 0 {
-                format!("{n} <= {p}")
-            } else {
-                format!("{n} <= {p} + {}", a.c0)
-            }
-        }
-        (false, false) => format!("{p} >= {n} + {}", -a.c0),
+/// The least input number `g` reads (ordering key of operands).
+fn first_read(g: &G) -> u32 {
+    match g {
+        G::Const(_) | G::Inf(_) => u32::MAX,
+        G::Input { tensor, .. } => *tensor,
+        G::Recip(a) | G::Exp(a) | G::Func(_, a) => first_read(a),
+        G::Pow(a, b) => first_read(a).min(first_read(b)),
+        G::Nary(_, parts) => parts.iter().map(first_read).min().unwrap_or(u32::MAX),
+        G::Reduce { body, .. } => first_read(body),
     }
 }
 
@@ -1215,13 +1173,19 @@ fn cond_text(a: &Aff) -> String {
 /// (its multiplier below the next outer stride), the constant splits by
 /// mixed radix. The lifted formula is verified, so a split that reads the
 /// wrong element cannot pass.
-fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<String>> {
+fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<Aff>> {
     let rank = shape.len();
     let mut strides = vec![1i64; rank];
     for d in (0..rank.saturating_sub(1)).rev() {
         strides[d] = strides[d + 1].checked_mul(i64::try_from(shape[d + 1]).ok()?)?;
     }
-    let mut parts: Vec<Vec<String>> = vec![Vec::new(); rank];
+    let mut out: Vec<Aff> = vec![
+        Aff {
+            c0: 0,
+            coef: vec![0; coef.len()],
+        };
+        rank
+    ];
     for (v, &a) in coef.iter().enumerate() {
         if a == 0 {
             continue;
@@ -1229,31 +1193,14 @@ fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<String>> {
         let d = (0..rank).rev().find(|&d| {
             a % strides[d] == 0 && (d == 0 || (a / strides[d]).abs() < shape[d] as i64)
         })?;
-        let m = a / strides[d];
-        parts[d].push(if m == 1 {
-            var_name(v)
-        } else {
-            format!("{m} * {}", var_name(v))
-        });
+        out[d].coef[v] += a / strides[d];
     }
     let mut rest = c0;
-    let mut consts = vec![0i64; rank];
     for d in 0..rank {
-        consts[d] = rest.div_euclid(strides[d]);
+        out[d].c0 = rest.div_euclid(strides[d]);
         rest = rest.rem_euclid(strides[d]);
     }
-    Some(
-        (0..rank)
-            .map(|d| {
-                let s = parts[d].join(" + ");
-                match (s.is_empty(), consts[d]) {
-                    (true, c) => c.to_string(),
-                    (false, 0) => s,
-                    (false, c) => format!("{s} + {c}"),
-                }
-            })
-            .collect(),
-    )
+    Some(out)
 }
 
 #[cfg(test)]
@@ -1274,14 +1221,11 @@ mod tests {
 
     #[test]
     fn subscripts_split_by_stride() {
-        assert_eq!(
-            subscripts(1, &[8, 1], &[4, 8]),
-            Some(vec!["i0".to_string(), "i1 + 1".to_string()])
-        );
-        assert_eq!(
-            subscripts(0, &[1, 4], &[8, 4]),
-            Some(vec!["i1".to_string(), "i0".to_string()])
-        );
+        let text = |s: Option<Vec<Aff>>| -> Vec<String> {
+            s.expect("splits").iter().map(|a| index_of(a).text()).collect()
+        };
+        assert_eq!(text(subscripts(1, &[8, 1], &[4, 8])), ["i0", "i1 + 1"]);
+        assert_eq!(text(subscripts(0, &[1, 4], &[8, 4])), ["i1", "i0"]);
     }
 
     fn naming<'a>(names: &'a [String], shapes: &'a [Vec<u64>]) -> Naming<'a> {
@@ -1309,10 +1253,12 @@ mod tests {
         }
         let names = ["x".to_string(), "w".into(), "b".into()];
         let shapes = [vec![3, 40], vec![40], vec![3]];
-        let f = lift_tensor(&t, "y", 1, &elems, &naming(&names, &shapes)).expect("lifts");
+        let f = lift_tensor(&t, "y", 1, &elems, &naming(&names, &shapes))
+            .expect("lifts")
+            .text();
         assert_eq!(
             f,
-            "y[i0] = (b[i0] + sum(i1 in 0..40, (w[i1] * x[i0, i1])));"
+            "y[i0] = (sum(i1 in 0..40, (x[i0, i1] * w[i1])) + b[i0]);"
         );
     }
 

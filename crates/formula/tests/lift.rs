@@ -55,7 +55,8 @@ fn round_trip(src: &str, ctx: &Context) -> String {
     };
     let elems: Vec<(Vec<u64>, _)> = idx.iter().cloned().zip(originals.iter().copied()).collect();
     let lifted = lift_tensor(&terms, "y", y.shape.len(), &elems, &naming)
-        .unwrap_or_else(|why| panic!("{src}: not lifted: {why}"));
+        .unwrap_or_else(|why| panic!("{src}: not lifted: {why}"))
+        .text();
     let lc = compile(&lifted, ctx).unwrap_or_else(|d| panic!("{}", render(&d, "lifted", &lifted)));
     let again: Vec<_> = {
         let mut inst = lc.instance(&mut terms);

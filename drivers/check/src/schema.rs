@@ -213,10 +213,28 @@ pub struct LiftKernel {
     pub ptx: String,
     /// Why nothing was lifted.
     pub problem: Option<String>,
-    /// Per tensor: `name`, `elements`, `formula`, `why_not`, `candidate`.
-    pub tensors: Vec<Value>,
+    pub tensors: Vec<LiftTensor>,
     /// Every lifted formula, as spec text.
     pub formula: String,
+}
+
+/// One output tensor of a lift.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiftTensor {
+    pub name: String,
+    /// Elements the kernel writes in the CTAs run (each one proved).
+    pub elements: u64,
+    /// The verified formula, as spec text.
+    pub formula: Option<String>,
+    /// Why it did not lift.
+    pub why_not: Option<String>,
+    /// The generalised formula that did not verify (never a lift).
+    pub candidate: Option<String>,
+    /// The verified formula as a tree (`formula` is its text): an
+    /// optional field added within `/1`; see README "Lifting a kernel".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ast: Option<ptxeq_formula::lifted::Def>,
 }
 
 /// Any report, told apart by its `"schema"`.

@@ -158,7 +158,8 @@ struct Lifter<'t> {
 
 /// The candidate formula of output `name` (rank `rank`) from its element
 /// terms (`(coordinates, term)`), as one definition `name[i0, …] = …;`
-/// ([`Def::text`] is its spec text).
+/// with its repeated reductions bound by `let`s ([`Def::text`] is its
+/// spec text).
 pub fn lift_tensor(
     terms: &Terms,
     name: &str,
@@ -183,11 +184,13 @@ pub fn lift_tensor(
         Ok(g) => g,
         Err(why) => l.majority(&insts, rank).ok_or(why)?,
     };
-    Ok(Def {
+    let def = Def {
         tensor: name.to_string(),
         vars: (0..rank).map(var_name).collect(),
+        lets: Vec::new(),
         value: to_ast(&g, naming)?,
-    })
+    };
+    Ok(def.folded(naming.names))
 }
 
 fn op_of(n: &Node) -> Option<(Op, &[TermId])> {
@@ -1094,7 +1097,8 @@ fn to_ast(g: &G, naming: &Naming<'_>) -> Result<lifted::Expr, Why> {
                 let class = match (op, constant) {
                     (Op::Mul, true) => 0,
                     (Op::Add, false) if negated => 1,
-                    (Op::Add | Op::Max | Op::Min, false) | (Op::Mul, false) => 0,
+                    (Op::Add | Op::Max | Op::Min, false) => 0,
+                    (Op::Mul, false) => 1,
                     _ => 2,
                 };
                 let mut text = String::new();

@@ -13,11 +13,24 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-/// One output tensor's definition: `tensor[vars…] = value;`.
+/// One output tensor's definition: `tensor[vars…] = value;`, after the
+/// `let` bindings its value refers to ([`Expr::Ref`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Def {
     pub tensor: String,
+    pub vars: Vec<String>,
+    /// Bindings in dependency order (each refers only to earlier ones).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lets: Vec<Let>,
+    pub value: Expr,
+}
+
+/// `let name[vars…] = value;`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Let {
+    pub name: String,
     pub vars: Vec<String>,
     pub value: Expr,
 }
@@ -90,6 +103,8 @@ pub enum Expr {
     Call { func: String, args: Vec<Expr> },
     /// `a + b + …`, `a * b * …`, `max(a, b, …)`, `min(a, b, …)`.
     Nary { op: Op, args: Vec<Expr> },
+    /// An element of a `let` binding.
+    Ref { name: String, args: Vec<Index> },
     /// `op(v0 in 0..n0, …, where(guard0 >= 0 && …, body, identity))`.
     Reduce {
         op: Op,
@@ -103,10 +118,268 @@ pub enum Expr {
 impl Def {
     /// The definition as formula text, `y[i0, i1] = …;`.
     pub fn text(&self) -> String {
-        let mut out = format!("{}[{}] = ", self.tensor, self.vars.join(", "));
+        let mut out = String::new();
+        for l in &self.lets {
+            if l.vars.is_empty() {
+                let _ = write!(out, "let {} = ", l.name);
+            } else {
+                let _ = write!(out, "let {}[{}] = ", l.name, l.vars.join(", "));
+            }
+            l.value.write(&mut out);
+            out.push_str(";\n");
+        }
+        let _ = write!(out, "{}[{}] = ", self.tensor, self.vars.join(", "));
         self.value.write(&mut out);
         out.push(';');
         out
+    }
+
+    /// The definition with every reduction that occurs more than once (up
+    /// to the names of its indices) bound once by a `let` and referred to
+    /// by its free indices: `let y_max1[i0] = max(k0 in 0..N, x[i0, k0]);`.
+    /// `taken`: names the bindings must not shadow (the spec's tensors and
+    /// scalars).
+    pub fn folded(&self, taken: &[String]) -> Def {
+        let mut keys: Vec<(String, usize)> = Vec::new();
+        count_reductions(&self.value, &mut keys);
+        let repeated: Vec<String> = keys
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(k, _)| k)
+            .collect();
+        if repeated.is_empty() {
+            return self.clone();
+        }
+        let mut lets: Vec<(String, Let)> = Vec::new();
+        let mut counter = 0usize;
+        for key in &repeated {
+            // The first occurrence, its free indices renamed i0, i1, ….
+            let Some(e) = find_reduction(&self.value, key) else {
+                continue;
+            };
+            let (canon, free) = canonical(e, "i", "k");
+            let _ = free;
+            let op = match &canon {
+                Expr::Reduce { op, .. } => op.word(),
+                _ => "let",
+            };
+            let name = loop {
+                counter += 1;
+                let n = format!("{}_{op}{counter}", self.tensor);
+                if !taken.contains(&n) {
+                    break n;
+                }
+            };
+            let vars = (0..free_count(e)).map(|k| format!("i{k}")).collect();
+            let value = replace_inner(&canon, &lets);
+            lets.push((
+                key.clone(),
+                Let {
+                    name,
+                    vars,
+                    value,
+                },
+            ));
+        }
+        Def {
+            tensor: self.tensor.clone(),
+            vars: self.vars.clone(),
+            value: replace(&self.value, &lets),
+            lets: lets.into_iter().map(|(_, l)| l).collect(),
+        }
+    }
+}
+
+/// Every reduction in `e` (innermost first) by its key, with its count.
+fn count_reductions(e: &Expr, out: &mut Vec<(String, usize)>) {
+    for c in children(e) {
+        count_reductions(c, out);
+    }
+    if matches!(e, Expr::Reduce { .. }) {
+        let key = key_of(e);
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => out.push((key, 1)),
+        }
+    }
+}
+
+fn children(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Num { .. }
+        | Expr::Inf { .. }
+        | Expr::Scalar { .. }
+        | Expr::Read { .. }
+        | Expr::Ref { .. } => Vec::new(),
+        Expr::Recip { arg } => vec![arg],
+        Expr::Call { args, .. } | Expr::Nary { args, .. } => args.iter().collect(),
+        Expr::Reduce { body, .. } => vec![body],
+    }
+}
+
+/// The text of `e` with its bound indices and its free ones renamed in
+/// order of appearance: equal for occurrences that differ only in names.
+fn key_of(e: &Expr) -> String {
+    let (c, _) = canonical(e, "f", "b");
+    let mut s = String::new();
+    c.write(&mut s);
+    s
+}
+
+fn free_count(e: &Expr) -> usize {
+    canonical(e, "f", "b").1.len()
+}
+
+fn find_reduction<'e>(e: &'e Expr, key: &str) -> Option<&'e Expr> {
+    for c in children(e) {
+        if let Some(f) = find_reduction(c, key) {
+            return Some(f);
+        }
+    }
+    (matches!(e, Expr::Reduce { .. }) && key_of(e) == key).then_some(e)
+}
+
+/// `e` with free indices renamed `{free}0, {free}1, …` and bound ones
+/// `{bound}0, …` in order of appearance; the original free names in that
+/// order.
+fn canonical(e: &Expr, free: &str, bound: &str) -> (Expr, Vec<String>) {
+    struct R<'a> {
+        free: Vec<String>,
+        bound_n: usize,
+        scopes: Vec<(String, String)>,
+        fp: &'a str,
+        bp: &'a str,
+    }
+    impl R<'_> {
+        fn name(&mut self, v: &str) -> String {
+            if let Some((_, n)) = self.scopes.iter().rev().find(|(o, _)| o == v) {
+                return n.clone();
+            }
+            let k = match self.free.iter().position(|f| f == v) {
+                Some(k) => k,
+                None => {
+                    self.free.push(v.to_string());
+                    self.free.len() - 1
+                }
+            };
+            format!("{}{k}", self.fp)
+        }
+        fn index(&mut self, i: &Index) -> Index {
+            Index {
+                constant: i.constant,
+                terms: i.terms.iter().map(|(v, c)| (self.name(v), *c)).collect(),
+            }
+        }
+        fn expr(&mut self, e: &Expr) -> Expr {
+            match e {
+                Expr::Read { tensor, index } => Expr::Read {
+                    tensor: tensor.clone(),
+                    index: index.iter().map(|i| self.index(i)).collect(),
+                },
+                Expr::Ref { name, args } => Expr::Ref {
+                    name: name.clone(),
+                    args: args.iter().map(|i| self.index(i)).collect(),
+                },
+                Expr::Recip { arg } => Expr::Recip {
+                    arg: Box::new(self.expr(arg)),
+                },
+                Expr::Call { func, args } => Expr::Call {
+                    func: func.clone(),
+                    args: args.iter().map(|a| self.expr(a)).collect(),
+                },
+                Expr::Nary { op, args } => Expr::Nary {
+                    op: *op,
+                    args: args.iter().map(|a| self.expr(a)).collect(),
+                },
+                Expr::Reduce {
+                    op,
+                    ranges,
+                    guard,
+                    body,
+                } => {
+                    let depth = self.scopes.len();
+                    let mut rs = Vec::new();
+                    for r in ranges {
+                        // A range's bound is read outside its own index.
+                        let hi = self.index(&r.hi);
+                        let n = format!("{}{}", self.bp, self.bound_n);
+                        self.bound_n += 1;
+                        self.scopes.push((r.var.clone(), n.clone()));
+                        rs.push(Range { var: n, hi });
+                    }
+                    let guard = guard.iter().map(|g| self.index(g)).collect();
+                    let body = Box::new(self.expr(body));
+                    self.scopes.truncate(depth);
+                    Expr::Reduce {
+                        op: *op,
+                        ranges: rs,
+                        guard,
+                        body,
+                    }
+                }
+                other => other.clone(),
+            }
+        }
+    }
+    let mut r = R {
+        free: Vec::new(),
+        bound_n: 0,
+        scopes: Vec::new(),
+        fp: free,
+        bp: bound,
+    };
+    let c = r.expr(e);
+    (c, r.free)
+}
+
+/// `e` with every reduction bound by one of `lets` replaced by a
+/// reference to it.
+fn replace(e: &Expr, lets: &[(String, Let)]) -> Expr {
+    if matches!(e, Expr::Reduce { .. }) {
+        let key = key_of(e);
+        if let Some((_, l)) = lets.iter().find(|(k, _)| *k == key) {
+            let (_, free) = canonical(e, "f", "b");
+            return Expr::Ref {
+                name: l.name.clone(),
+                args: free
+                    .into_iter()
+                    .map(|v| Index {
+                        constant: 0,
+                        terms: vec![(v, 1)],
+                    })
+                    .collect(),
+            };
+        }
+    }
+    replace_inner(e, lets)
+}
+
+/// [`replace`] below `e`'s own node.
+fn replace_inner(e: &Expr, lets: &[(String, Let)]) -> Expr {
+    match e {
+        Expr::Recip { arg } => Expr::Recip {
+            arg: Box::new(replace(arg, lets)),
+        },
+        Expr::Call { func, args } => Expr::Call {
+            func: func.clone(),
+            args: args.iter().map(|a| replace(a, lets)).collect(),
+        },
+        Expr::Nary { op, args } => Expr::Nary {
+            op: *op,
+            args: args.iter().map(|a| replace(a, lets)).collect(),
+        },
+        Expr::Reduce {
+            op,
+            ranges,
+            guard,
+            body,
+        } => Expr::Reduce {
+            op: *op,
+            ranges: ranges.clone(),
+            guard: guard.clone(),
+            body: Box::new(replace(body, lets)),
+        },
+        other => other.clone(),
     }
 }
 
@@ -212,6 +485,11 @@ impl Expr {
             Expr::Read { tensor, index } => {
                 let subs: Vec<String> = index.iter().map(Index::text).collect();
                 let _ = write!(out, "{tensor}[{}]", subs.join(", "));
+            }
+            Expr::Ref { name, args } if args.is_empty() => out.push_str(name),
+            Expr::Ref { name, args } => {
+                let subs: Vec<String> = args.iter().map(Index::text).collect();
+                let _ = write!(out, "{name}[{}]", subs.join(", "));
             }
             Expr::Recip { arg } => {
                 out.push_str("1 / (");
@@ -382,6 +660,7 @@ mod tests {
         let d = Def {
             tensor: "y".into(),
             vars: vec!["i0".into()],
+            lets: Vec::new(),
             value: Expr::Reduce {
                 op: Op::Sum,
                 ranges: vec![Range {

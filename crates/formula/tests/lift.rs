@@ -166,3 +166,14 @@ fn zero_padded_borders_round_trip() {
     );
     assert!(f.contains("where(i0 + i1 >= 1 && i0 + i1 <= 10"), "{f}");
 }
+
+#[test]
+fn repeated_reductions_are_bound_once() {
+    let c = ctx(vec![t("x", 0, &[3, 6], true), t("y", 1, &[3, 6], false)]);
+    let f = round_trip("y[i, j] = softmax(x[i, :])[j];", &c);
+    assert!(
+        f.starts_with("let y_max1[i0] = max(k0 in 0..6, x[i0, k0]);\n"),
+        "{f}"
+    );
+    assert!(f.contains("(x[i0, i1] - y_max1[i0])"), "{f}");
+}

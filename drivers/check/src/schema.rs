@@ -274,6 +274,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_lift_report_with_its_tree_round_trips() {
+        let lift = serde_json::json!({
+            "schema": LIFT,
+            "kernels": [{
+                "role": "candidate", "entry": "k", "ptx": "k.ptx", "problem": null,
+                "formula": "y[i0] = sum(i1 in 0..i0 + 1, x[i1]);",
+                "tensors": [{
+                    "name": "y", "elements": 8,
+                    "formula": "y[i0] = sum(i1 in 0..i0 + 1, x[i1]);",
+                    "why_not": null, "candidate": null,
+                    "ast": {
+                        "tensor": "y", "vars": ["i0"],
+                        "value": {
+                            "kind": "reduce", "op": "sum",
+                            "ranges": [{"var": "i1", "hi": {"constant": 1, "terms": [["i0", 1]]}}],
+                            "guard": [],
+                            "body": {"kind": "read", "tensor": "x",
+                                     "index": [{"constant": 0, "terms": [["i1", 1]]}]},
+                        },
+                    },
+                }],
+            }],
+        });
+        let Ok(AnyReport::Lift(r)) = parse(&lift) else {
+            panic!("not a lift report: {:?}", parse(&lift))
+        };
+        let t = &r.kernels[0].tensors[0];
+        let ast = t.ast.as_ref().expect("a tree");
+        assert_eq!(Some(ast.text()), t.formula);
+        assert_eq!(serde_json::to_value(&r).expect("serialises"), lift);
+        let mut bad = lift;
+        bad["kernels"][0]["tensors"][0]["ast"]["value"]["kind"] = "lambda".into();
+        assert!(parse(&bad).is_err());
+    }
+
+    #[test]
     fn unknown_fields_and_schemas_are_rejected() {
         let race = serde_json::json!({
             "schema": RACE, "verdict": "race-free", "kernels": [],

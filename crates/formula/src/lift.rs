@@ -109,13 +109,7 @@ impl Aff {
     }
 
     fn at(&self, vars: &[i64]) -> i64 {
-        self.c0
-            + self
-                .coef
-                .iter()
-                .zip(vars)
-                .map(|(c, v)| c * v)
-                .sum::<i64>()
+        self.c0 + self.coef.iter().zip(vars).map(|(c, v)| c * v).sum::<i64>()
     }
 
     fn uses(&self, v: usize) -> bool {
@@ -652,21 +646,23 @@ impl Lifter<'_> {
         op: Op,
         lens: &[usize],
     ) -> Result<G, Why> {
-        let prefix = self.ranked(insts, grouped, gi, nvars, &[0]).and_then(|body| {
-            let rows: Vec<(Vec<i64>, i64)> = insts
-                .iter()
-                .zip(lens)
-                .map(|((v, _), &l)| (v.clone(), l as i64))
-                .collect();
-            let (c0, coef) = fit_affine(&rows, nvars)
-                .ok_or("the number of operands is not affine in the enclosing indices")?;
-            Ok(G::Reduce {
-                op,
-                ranges: vec![(nvars, Aff { c0, coef })],
-                guard: Vec::new(),
-                body: Box::new(body),
-            })
-        });
+        let prefix = self
+            .ranked(insts, grouped, gi, nvars, &[0])
+            .and_then(|body| {
+                let rows: Vec<(Vec<i64>, i64)> = insts
+                    .iter()
+                    .zip(lens)
+                    .map(|((v, _), &l)| (v.clone(), l as i64))
+                    .collect();
+                let (c0, coef) = fit_affine(&rows, nvars)
+                    .ok_or("the number of operands is not affine in the enclosing indices")?;
+                Ok(G::Reduce {
+                    op,
+                    ranges: vec![(nvars, Aff { c0, coef })],
+                    guard: Vec::new(),
+                    body: Box::new(body),
+                })
+            });
         let why = match prefix {
             Ok(g) => return Ok(g),
             Err(why) => why,
@@ -781,12 +777,18 @@ impl Lifter<'_> {
 
     /// One affine subscript per dimension of input `tensor` read at the
     /// flat indices of `rows`, when every dimension's coordinate fits.
-    fn fit_subscripts(&self, tensor: u32, rows: &[(Vec<i64>, i64)], nvars: usize) -> Option<Vec<Aff>> {
+    fn fit_subscripts(
+        &self,
+        tensor: u32,
+        rows: &[(Vec<i64>, i64)],
+        nvars: usize,
+    ) -> Option<Vec<Aff>> {
         let shape = self.shapes.get(tensor as usize)?;
         if shape.is_empty() {
             return None;
         }
-        let mut per_dim: Vec<Vec<(Vec<i64>, i64)>> = vec![Vec::with_capacity(rows.len()); shape.len()];
+        let mut per_dim: Vec<Vec<(Vec<i64>, i64)>> =
+            vec![Vec::with_capacity(rows.len()); shape.len()];
         for (v, f) in rows {
             let mut rest = u64::try_from(*f).ok()?;
             for d in (0..shape.len()).rev() {
@@ -1226,7 +1228,10 @@ mod tests {
     #[test]
     fn subscripts_split_by_stride() {
         let text = |s: Option<Vec<Aff>>| -> Vec<String> {
-            s.expect("splits").iter().map(|a| index_of(a).text()).collect()
+            s.expect("splits")
+                .iter()
+                .map(|a| index_of(a).text())
+                .collect()
         };
         assert_eq!(text(subscripts(1, &[8, 1], &[4, 8])), ["i0", "i1 + 1"]);
         assert_eq!(text(subscripts(0, &[1, 4], &[8, 4])), ["i1", "i0"]);

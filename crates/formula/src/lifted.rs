@@ -172,14 +172,7 @@ impl Def {
             };
             let vars = (0..free_count(e)).map(|k| format!("i{k}")).collect();
             let value = replace_inner(&canon, &lets);
-            lets.push((
-                key.clone(),
-                Let {
-                    name,
-                    vars,
-                    value,
-                },
-            ));
+            lets.push((key.clone(), Let { name, vars, value }));
         }
         Def {
             tensor: self.tensor.clone(),
@@ -394,11 +387,7 @@ impl Index {
                 1 => v.clone(),
                 m => format!("{m} * {v}"),
             };
-            if *c > 0 {
-                pos.push(t)
-            } else {
-                neg.push(t)
-            }
+            if *c > 0 { pos.push(t) } else { neg.push(t) }
         }
         (pos, neg)
     }
@@ -443,11 +432,7 @@ impl Expr {
     /// A negative constant factor of a product (`-1 * x` prints `- x`
     /// inside a sum).
     fn negated(&self) -> Option<Expr> {
-        let Expr::Nary {
-            op: Op::Prod,
-            args,
-        } = self
-        else {
+        let Expr::Nary { op: Op::Prod, args } = self else {
             return None;
         };
         let k = args
@@ -635,7 +620,10 @@ mod tests {
         };
         assert_eq!(i(&[("i0", 1), ("i2", -1)], 0).cond_text(), "i2 <= i0");
         assert_eq!(i(&[("i1", 1), ("i4", 1)], -1).cond_text(), "i1 + i4 >= 1");
-        assert_eq!(i(&[("i1", -1), ("i4", -1)], 16).cond_text(), "i1 + i4 <= 16");
+        assert_eq!(
+            i(&[("i1", -1), ("i4", -1)], 16).cond_text(),
+            "i1 + i4 <= 16"
+        );
         assert_eq!(i(&[("i1", 2), ("i4", -1)], -3).text(), "2 * i1 - i4 - 3");
         let e = Expr::Nary {
             op: Op::Sum,
@@ -643,10 +631,7 @@ mod tests {
                 read("x", &[("i0", 1)], 0),
                 Expr::Nary {
                     op: Op::Prod,
-                    args: vec![
-                        Expr::Num { value: "-1".into() },
-                        read("m", &[("i0", 1)], 0),
-                    ],
+                    args: vec![Expr::Num { value: "-1".into() }, read("m", &[("i0", 1)], 0)],
                 },
             ],
         };

@@ -158,7 +158,10 @@ fn zero_padded_borders_round_trip() {
                  x[c, h + r - 1, q + s - 1] * w[o, c, r, s], 0));",
         &c,
     );
-    assert!(f.contains("where(") && f.contains("x[i3, i1 + i4 - 1, i2 + i5 - 1]"), "{f}");
+    assert!(
+        f.contains("where(") && f.contains("x[i3, i1 + i4 - 1, i2 + i5 - 1]"),
+        "{f}"
+    );
     let c = ctx(vec![t("x", 0, &[10], true), t("y", 1, &[10], false)]);
     let f = round_trip(
         "y[i] = sum(r in 0..3, where(i + r >= 1 && i + r <= 10, x[i + r - 1], 0));",

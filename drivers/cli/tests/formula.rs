@@ -166,7 +166,9 @@ fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
         "{out}"
     );
     assert!(
-        out.contains("C[i0, i1] = ((3/2 * sum(i2 in 0..64, (A[i0, i2] * B[i2, i1]))) - (3/4 * C[i0, i1]));"),
+        out.contains(
+            "C[i0, i1] = ((3/2 * sum(i2 in 0..64, (A[i0, i2] * B[i2, i1]))) - (3/4 * C[i0, i1]));"
+        ),
         "{out}"
     );
     // A padded convolution lifts as a guarded sum; the JSON carries the
@@ -206,8 +208,5 @@ fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     let t = &v["kernels"][0]["tensors"][0];
     assert!(t["formula"].is_null() && t.get("ast").is_none(), "{t}");
-    assert!(
-        t["why_not"].as_str().unwrap().contains("not affine"),
-        "{t}"
-    );
+    assert!(t["why_not"].as_str().unwrap().contains("not affine"), "{t}");
 }

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 /// Sources (relative to this crate) that determine cached artifacts.
 const INPUTS: &[&str] = &[
-    "../ir/src",
-    "../exec/src",
-    "../terms/src",
-    "../spec/src",
+    "../../crates/ir/src",
+    "../../crates/exec/src",
+    "../../crates/terms/src",
+    "../../crates/decide/src",
+    "../../crates/spec/src",
     "../../passes/unroll/src",
     "../../passes/symex/src",
     "../../passes/verdicts/src",
@@ -36,6 +37,12 @@ fn main() {
     let mut all = Vec::new();
     for i in INPUTS {
         println!("cargo:rerun-if-changed={i}");
+        // A moved input would silently drop out of the fingerprint (stale
+        // artifacts served after engine edits): fail the build instead.
+        assert!(
+            Path::new(i).exists(),
+            "drivers/db/build.rs: fingerprint input `{i}` does not exist (moved?)"
+        );
         files(Path::new(i), &mut all);
     }
     all.sort();

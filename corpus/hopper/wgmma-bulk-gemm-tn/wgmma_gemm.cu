@@ -107,6 +107,12 @@ gemm_tn_wgmma_bulk(const __half* __restrict__ A, const __half* __restrict__ W, f
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.f;
+  // Pin the accumulator initialisation before wgmma.fence (CUTLASS's
+  // warpgroup_fence_operand): otherwise nvcc sinks the zeroing movs past
+  // the fence, and the ISA requires a wgmma.fence between a register write
+  // and the mma_async that reads the register.
+#pragma unroll
+  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
   for (int kk = 0; kk < kK / 16; ++kk)

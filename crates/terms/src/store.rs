@@ -51,6 +51,9 @@ pub struct Terms {
     /// `as_rational` can hand out a reference (big constants hold theirs).
     small_bigs: HashMap<u32, BigRational>,
     pub(crate) tensor_names: Vec<String>,
+    /// Shapes of the input tensors, by tensor number, so that `display`
+    /// prints an element by its coordinates (`x[0,41]`, not `x[41]`).
+    pub(crate) tensor_shapes: Vec<Vec<u64>>,
     /// Input numbers from here on are scalars (symbolic spec scalars such
     /// as `alpha`): they print without an index. `None`: no scalars.
     pub(crate) first_scalar: Option<u32>,
@@ -184,6 +187,39 @@ impl Terms {
         &self.tensor_names
     }
 
+    /// Shapes of the input tensors, by tensor number (row-major): `display`
+    /// prints elements of a tensor of two or more dimensions by their
+    /// coordinates. A tensor without a shape prints its flat index.
+    pub fn set_tensor_shapes(&mut self, shapes: Vec<Vec<u64>>) {
+        self.tensor_shapes = shapes;
+    }
+
+    /// The coordinates of flat element `index` of input `tensor` (row-major
+    /// over its shape), or `[index]` where no shape of two or more
+    /// dimensions is known or the index lies outside it.
+    pub fn input_coords(&self, tensor: u32, index: u64) -> Vec<u64> {
+        let shape = self
+            .tensor_shapes
+            .get(tensor as usize)
+            .map_or(&[][..], |s| s);
+        let total = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+        if shape.len() < 2 || shape.contains(&0) || total.is_none_or(|t| index >= t) {
+            return vec![index];
+        }
+        let mut rest = index;
+        let mut coords = vec![0u64; shape.len()];
+        for (c, &d) in coords.iter_mut().zip(shape).rev() {
+            *c = rest % d;
+            rest /= d;
+        }
+        coords
+    }
+
+    /// Whether input `tensor` is a symbolic scalar (printed by name alone).
+    pub(crate) fn is_scalar_input(&self, tensor: u32) -> bool {
+        self.first_scalar.is_some_and(|f| tensor >= f)
+    }
+
     /// Input numbers `first..` are scalars, one element each (symbolic spec
     /// scalars): `display` prints them by name alone (`alpha`, not
     /// `alpha[0]`).
@@ -194,10 +230,18 @@ impl Terms {
     /// How an input element is written: `x[3]`, `alpha` for a scalar,
     /// `x0[3]` for an unnamed tensor.
     pub fn input_label(&self, tensor: u32, index: u64) -> String {
+        let at = || {
+            let c: Vec<String> = self
+                .input_coords(tensor, index)
+                .iter()
+                .map(u64::to_string)
+                .collect();
+            c.join(",")
+        };
         match self.tensor_names.get(tensor as usize) {
-            Some(n) if self.first_scalar.is_some_and(|f| tensor >= f) => n.clone(),
-            Some(n) => format!("{n}[{index}]"),
-            None => format!("x{tensor}[{index}]"),
+            Some(n) if self.is_scalar_input(tensor) => n.clone(),
+            Some(n) => format!("{n}[{}]", at()),
+            None => format!("x{tensor}[{}]", at()),
         }
     }
 

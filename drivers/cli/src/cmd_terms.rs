@@ -34,12 +34,16 @@ pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Ex
         );
         return Exit::of_verdict(outcome.verdict);
     }
-    let (tensor_names, first_symbol) = match reports.iter().find_map(|r| r.input.as_ref()) {
-        Some(i) => (i.input_names(), i.first_symbol()),
+    let (tensor_names, first_symbol, shapes) = match reports.iter().find_map(|r| r.input.as_ref()) {
+        Some(i) => (
+            i.input_names(),
+            i.first_symbol(),
+            i.tensors.iter().map(|t| t.shape.clone()).collect(),
+        ),
         None => {
             let names: Vec<String> = loaded.spec.spec(db).tensors.keys().cloned().collect();
             let n = names.len() as u32;
-            (names, n)
+            (names, n, Vec::new())
         }
     };
     for r in reports {
@@ -62,6 +66,7 @@ pub fn run(target: &Path, args: &SpecFlagArgs, limit: usize, width: usize) -> Ex
             }
             let mut terms = Terms::new();
             terms.set_tensor_names(tensor_names.clone());
+            terms.set_tensor_shapes(shapes.clone());
             terms.set_scalar_inputs(first_symbol);
             let roots = terms.import(&state.graph);
             for t in &state.outputs {

@@ -165,6 +165,7 @@ pub fn describe(
     let (rf, cf) = (file(Slot::Reference)?, file(Slot::Candidate)?);
     let mut terms = Terms::new();
     terms.set_tensor_names(names.names.clone());
+    terms.set_tensor_shapes(names.shapes.clone());
     terms.set_scalar_inputs(names.first_symbol);
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);

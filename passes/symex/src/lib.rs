@@ -67,6 +67,7 @@ impl SymbolicState {
 pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState {
     let mut terms = Terms::new();
     terms.set_tensor_names(input.input_names());
+    terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
     terms.set_scalar_inputs(input.first_symbol());
     // The corpus kernels build at most about one node per two executed
     // instructions; reserving that up front saves growing (rehashing) the
@@ -165,6 +166,7 @@ pub fn symbolic_grid_state(
     let first = ctas.first().copied().unwrap_or([0, 0, 0]);
     let mut terms = Terms::new();
     terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
+    terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
     let (g, domain) = ptxeq_exec::run_grid(input, &ctas, TermDomain::new(terms));
     let mut stats = Stats::default();
     for (run, u) in g.runs.iter().zip(&unrolled.ctas) {

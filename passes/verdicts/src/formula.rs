@@ -129,6 +129,7 @@ fn pair_formula(
 ) -> Result<Paired, Box<Diagnostic>> {
     let tensors = scope.tensors;
     terms.set_tensor_names(scope.input_names.clone());
+    terms.set_tensor_shapes(tensors.iter().map(|t| t.shape.clone()).collect());
     terms.set_scalar_inputs(scope.first_symbol);
     let mut imported = Vec::new();
     let cand_out = values_of(candidate, terms, &mut imported);

@@ -417,6 +417,7 @@ fn pair_elements(
 ) -> (Vec<u32>, Vec<(u32, u64, Val, Val)>, HashMap<u32, u64>) {
     let tensors = scope.tensors;
     terms.set_tensor_names(scope.input_names.clone());
+    terms.set_tensor_shapes(tensors.iter().map(|t| t.shape.clone()).collect());
     terms.set_scalar_inputs(scope.first_symbol);
     let mut imported = Vec::new();
     let ref_out = values_of(reference, terms, &mut imported);

@@ -55,6 +55,8 @@ struct Copy {
     dst: (u32, u64, u64),
     /// Source (none when nothing is read).
     src: Option<(u32, u64, u64)>,
+    /// A `wgmma.mma_async` operand read (no destination; `wgmma.rs`).
+    wgmma: bool,
 }
 
 /// Outstanding copies of all threads.
@@ -156,6 +158,18 @@ impl<D: Domain> Engine<'_, D> {
             cta: None,
         };
         let side = if dst { "writes" } else { "reads" };
+        if c.wgmma {
+            let why = format!(
+                "the wgmma.mma_async of {}'s warpgroup at {} reads its shared-memory operands asynchronously until the wgmma.wait_group that retires its group, and the {} by {} at {} happened before that wait",
+                first.thread,
+                first.instr,
+                kind.word(),
+                second.thread,
+                second.instr
+            );
+            self.async_race(r, byte, first, second, why);
+            return;
+        }
         let why = format!(
             "the asynchronous copy by {} at {} {side} these bytes at some moment until the wait that covers it (cp.async.wait_group / wait_all of that thread, or the mbarrier phase it completes on), and none had when the {} by {} at {} happened",
             first.thread,
@@ -279,6 +293,7 @@ impl<D: Domain> Engine<'_, D> {
             instr: self.cur_instr,
             dst: (dr, doff, u64::from(cp)),
             src: src_at,
+            wgmma: false,
         };
         self.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -311,7 +326,11 @@ impl<D: Domain> Engine<'_, D> {
         let Some(v) = self.load(t, info, StateSpace::Global, src, 16)? else {
             return Ok(None);
         };
-        self.store(t, info, StateSpace::Shared, dst, v, 16)?;
+        // The bulk copy writes through the async proxy (`proxy.rs`).
+        self.proxy.async_store = true;
+        let stored = self.store(t, info, StateSpace::Shared, dst, v, 16);
+        self.proxy.async_store = false;
+        stored?;
         let src_at = Some(src_at).filter(|(r, _, _)| self.shadows[*r as usize].is_some());
         let id = self.asyncs.next;
         self.asyncs.next += 1;
@@ -320,6 +339,7 @@ impl<D: Domain> Engine<'_, D> {
             instr: self.cur_instr,
             dst: (dr, doff, 16),
             src: src_at,
+            wgmma: false,
         };
         self.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -327,6 +347,25 @@ impl<D: Domain> Engine<'_, D> {
         }
         self.asyncs.copies.insert(id, c);
         Ok(Some(id))
+    }
+
+    /// An asynchronous read of `(region, offset, length)` by the
+    /// `wgmma.mma_async` at the current instruction, attributed to thread
+    /// `t`: in flight until [`Engine::complete_copy_as`] (a write to the
+    /// bytes meanwhile races). Returns its id.
+    pub(crate) fn track_wgmma_read(&mut self, t: u32, src: (u32, u64, u64)) -> u32 {
+        let id = self.asyncs.next;
+        self.asyncs.next += 1;
+        let c = Copy {
+            tid: t,
+            instr: self.cur_instr,
+            dst: (src.0, src.1, 0),
+            src: Some(src),
+            wgmma: true,
+        };
+        self.asyncs.index(id, src, true);
+        self.asyncs.copies.insert(id, c);
+        id
     }
 
     /// `cp.async.commit_group`: the uncommitted copies form a group (an
@@ -406,7 +445,7 @@ impl<D: Domain> Engine<'_, D> {
             ..Acc::default()
         };
         for (side, write) in [(Some(c.dst), true), (c.src, false)] {
-            let Some((r, off, len)) = side else {
+            let Some((r, off, len)) = side.filter(|s| s.2 > 0) else {
                 continue;
             };
             let Some(sh) = self.shadows[r as usize].as_mut() else {
@@ -446,10 +485,15 @@ impl<D: Domain> Engine<'_, D> {
                     cta: None,
                 };
                 let why = format!(
-                    "the {} by {} at {} and the cp.async by {} at {} (in flight until its wait) are not ordered by any synchronisation",
+                    "the {} by {} at {} and the {} by {} at {} (in flight until its wait) are not ordered by any synchronisation",
                     prev.kind.word(),
                     prev.thread,
                     prev.instr,
+                    if c.wgmma {
+                        "wgmma.mma_async operand read"
+                    } else {
+                        "cp.async"
+                    },
                     copy.thread,
                     copy.instr
                 );

@@ -206,6 +206,12 @@ impl<D: Domain> Engine<'_, D> {
         if D::BIT_EXACT {
             self.d.set_mode(crate::ieee::mode_of(&ins.instr));
         }
+        if self.wg.busy_threads > 0 {
+            self.wgmma_busy_check(t, info, ins);
+        }
+        if self.wg.fence_track {
+            self.wgmma_note_writes(t, info, ins);
+        }
         match &ins.instr {
             Instr::Add { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, false),
             Instr::Sub { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, true),
@@ -949,10 +955,17 @@ impl<D: Domain> Engine<'_, D> {
                 Ok(Flow::Next)
             }
             Instr::Fence(k) => {
+                if let ptxeq_ir::FenceKind::Proxy {
+                    proxy: ptxeq_ir::FenceProxy::Async,
+                    ..
+                } = k
+                {
+                    self.proxy_fence(t);
+                }
                 self.fence(t, k)?;
                 Ok(Flow::Next)
             }
-            Instr::Setmaxnreg { .. } => Ok(Flow::Next),
+            Instr::Setmaxnreg { .. } => self.wgmma(t, info, ins, &ptxeq_ir::WgmmaOp::Fence),
             Instr::Isspacep { space } => {
                 let a = self.read_int(t, info, op(1), 64)?;
                 let r = match a {
@@ -1029,9 +1042,10 @@ impl<D: Domain> Engine<'_, D> {
                 self.mbarrier(t, info, ins)
             }
             Instr::CpAsyncBulk(_) => self.cp_async_bulk(t, info, ins),
-            Instr::CpAsyncBulkCommitGroup
-            | Instr::CpAsyncBulkWaitGroup { .. }
-            | Instr::Wgmma(_) => Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic())),
+            Instr::Wgmma(w) => self.wgmma(t, info, ins, w),
+            Instr::CpAsyncBulkCommitGroup | Instr::CpAsyncBulkWaitGroup { .. } => {
+                Err(self.unsupported(t, ISSUE7, ins.instr.mnemonic()))
+            }
             Instr::Idiom {
                 func: IdiomFn::Pow,
                 ty,

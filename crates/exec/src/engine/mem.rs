@@ -413,6 +413,12 @@ impl<D: Domain> Engine<'_, D> {
         if self.mbars.any() {
             self.mbar_access(t, r, off, width);
         }
+        if self.proxy.on
+            && kind != AccessKind::Read
+            && self.regions[ri].space == crate::memory::Space::Shared
+        {
+            self.proxy_note_write(t, r, off, width);
+        }
         if let Some(fp) = self.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }

@@ -31,9 +31,11 @@ mod intdata;
 mod matrix;
 mod mbarrier;
 mod mem;
+mod proxy;
 mod spin;
 mod sync;
 mod values;
+mod wgmma;
 mod wmma_check;
 
 use std::collections::VecDeque;
@@ -232,6 +234,10 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Whether the clocks hold a second slot per thread (`t + nthreads`:
     /// its async agent, for copies completing on an mbarrier).
     pub mbar_agents: bool,
+    /// `wgmma` warpgroup rendezvous, groups and busy registers.
+    pub wg: wgmma::WgmmaState<D::Val>,
+    /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
+    pub proxy: proxy::ProxyState,
 }
 
 /// Packs a function index and instruction index.
@@ -397,6 +403,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         let mut var_region: Vec<Vec<Option<u32>>> = Vec::new();
         let mut by_name: FxHashMap<String, u32> = FxHashMap::default();
         let mut counters = [1u64, 1]; // shared, const
+        let packed_shared = funcs.iter().any(|f| wgmma::uses_descriptors(&f.ir));
+        let mut next_packed = wgmma::SHARED_PACK_BASE;
         let mut dynamic: Option<u32> = None;
         let mut pending_init: Vec<(u32, usize, usize)> = Vec::new(); // (region, func, var)
         for (fi, f) in funcs.iter().enumerate() {
@@ -442,6 +450,25 @@ impl<'a, D: Domain> Engine<'a, D> {
                             ));
                         }
                     },
+                    Space::Shared if packed_shared => {
+                        // wgmma descriptors hold 18 address bits: the
+                        // kernel's shared variables are packed into one
+                        // 256 KiB window (`wgmma::SHARED_PACK_*`).
+                        match wgmma::pack_shared(&mut next_packed, size) {
+                            Some(b) => b,
+                            None => {
+                                let what = format!("variable `{}`", v.name);
+                                return Err((
+                                    address_map(
+                                        &what,
+                                        size,
+                                        "256 KiB of shared memory in a kernel with wgmma descriptors",
+                                    ),
+                                    d,
+                                ));
+                            }
+                        }
+                    }
                     _ => {
                         let k = usize::from(space != Space::Shared);
                         counters[k] += 1;
@@ -665,6 +692,8 @@ impl<'a, D: Domain> Engine<'a, D> {
                 )
             })
         });
+        let funcs_async_readers = funcs.iter().any(|f| proxy::has_async_proxy_reads(&f.ir));
+        let wg = wgmma::WgmmaState::new(nthreads as usize, funcs.iter().map(|f| &*f.ir));
         let mut e = Engine {
             input,
             funcs: Rc::new(funcs),
@@ -712,6 +741,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             cov: None,
             mbars: mbarrier::Mbarriers::default(),
             mbar_agents,
+            wg,
+            proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {

@@ -1129,6 +1129,9 @@ impl<D: Domain> Engine<'_, D> {
             }
         }
         groups.extend(self.mbar_wait_groups());
+        let wg = self.wgmma_wait_groups();
+        collective |= !wg.is_empty();
+        groups.extend(wg);
         for (w, ws) in self.warps.iter().enumerate() {
             for c in &ws.pending {
                 collective = true;

@@ -2,11 +2,17 @@
 //!
 //! `x[3] - max(x[0], x[1])`, `exp(a) / (b + c)`, `(x[0] < 0 ? 0 : x[0])`.
 //! Products print with their coefficient and reciprocal factors as a
-//! fraction, sums print `(-1)·b` operands as subtraction. Shared sub-terms
+//! fraction, sums print `(-1)·b` operands as subtraction, in index order,
+//! with regular runs folded into `Σ_{k<n} …` ([`sums`]). Elements of
+//! tensors with a known shape print by coordinates (`x[0,41]`); a long
+//! constant that is exactly a double prints as its shortest decimal. Shared sub-terms
 //! are printed as often as they occur, so output is capped at a number of
 //! characters and ends in `…` when cut. The printer is iterative (an
 //! explicit task stack) so million-deep terms do not touch the call stack.
 
+mod sums;
+
+use std::collections::HashMap;
 use std::fmt::{self, Write};
 
 use crate::node::{Node, TermId};
@@ -41,8 +47,11 @@ impl fmt::Display for Display<'_> {
             out: f,
             remaining: self.limit,
             stack: Vec::new(),
+            labels: None,
+            leads: sums::Leads::default(),
+            depth: 0,
         }
-        .run(self.root)
+        .run(self.root, 0)
     }
 }
 
@@ -62,6 +71,30 @@ impl Terms {
     }
 }
 
+/// A fraction longer than this many characters is printed as a decimal
+/// when it is exactly a double whose shortest decimal has at most
+/// [`LONG_DECIMAL`] characters (f32 and f64 constants of a kernel).
+const LONG_FRACTION: usize = 12;
+const LONG_DECIMAL: usize = 24;
+
+/// A constant as printed: `3`, `1/3`, and a long fraction that is exactly
+/// a double as that double's shortest decimal (`0.7978845834732056`, not
+/// `13383899/16777216`) — the decimal reads back as the same value.
+fn constant_text(r: &Rat) -> String {
+    let text = r.to_string();
+    if text.len() <= LONG_FRACTION || r.is_integer() {
+        return text;
+    }
+    let v = r.to_f64();
+    if v.is_finite() && Rat::of_f64(v).as_ref() == Some(r) {
+        let d = format!("{v}");
+        if d.len() <= LONG_DECIMAL {
+            return d;
+        }
+    }
+    text
+}
+
 enum Task {
     /// Print a term in a context requiring precedence `ctx`.
     Term(TermId, u8),
@@ -76,6 +109,12 @@ struct Printer<'a, 'f> {
     out: &'f mut dyn Write,
     remaining: usize,
     stack: Vec<Task>,
+    /// Inside the body of a folded sum: the text of the inputs that vary
+    /// with the enclosing sums' indices (`x[k]`).
+    labels: Option<&'a HashMap<TermId, String>>,
+    leads: sums::Leads,
+    /// Folds this printer is inside (names the next fold's index).
+    depth: usize,
 }
 
 /// A product split for printing: sign, coefficient magnitude, numerator
@@ -88,8 +127,8 @@ struct Fraction {
 }
 
 impl Printer<'_, '_> {
-    fn run(mut self, root: TermId) -> fmt::Result {
-        self.stack.push(Task::Term(root, 0));
+    fn run(mut self, root: TermId, ctx: u8) -> fmt::Result {
+        self.stack.push(Task::Term(root, ctx));
         while let Some(task) = self.stack.pop() {
             match task {
                 Task::Str(s) => {
@@ -146,6 +185,35 @@ impl Printer<'_, '_> {
         }
     }
 
+    /// `Σ_{k<count} body` (or `max_…`, `min_…`, per `op`) with the
+    /// varying inputs of `body` labelled; the body is parenthesised unless
+    /// it is a single atom.
+    fn folded(
+        &mut self,
+        op: &str,
+        body: TermId,
+        count: usize,
+        labels: &HashMap<TermId, String>,
+    ) -> String {
+        let k = sums::index_name(self.terms, self.depth);
+        let mut text = format!("{op}_{{{k}<{count}}} ");
+        // The body sees the enclosing folds' labels too (disjoint from
+        // this fold's: `arrange` refuses a fold that would relabel one).
+        let mut all = self.labels.cloned().unwrap_or_default();
+        all.extend(labels.iter().map(|(id, l)| (*id, l.clone())));
+        let _ = Printer {
+            terms: self.terms,
+            out: &mut text,
+            remaining: self.remaining,
+            stack: Vec::new(),
+            labels: Some(&all),
+            leads: sums::Leads::default(),
+            depth: self.depth + 1,
+        }
+        .run(body, ATOM);
+        text
+    }
+
     fn is_negative(&self, t: TermId) -> bool {
         match self.terms.node(t) {
             Node::Const(r) => r.is_negative(),
@@ -192,26 +260,51 @@ impl Printer<'_, '_> {
                 } else {
                     MUL
                 };
-                self.push_seq(prec, ctx, vec![Task::Owned(r.to_string())]);
+                self.push_seq(prec, ctx, vec![Task::Owned(constant_text(&r))]);
             }
             Node::PosInf => self.stack.push(Task::Str("inf")),
             Node::NegInf if magnitude => self.stack.push(Task::Str("inf")),
             Node::NegInf => self.push_seq(UNARY, ctx, vec![Task::Str("-inf")]),
-            Node::Input { tensor, index } => {
-                self.stack
-                    .push(Task::Owned(terms.input_label(*tensor, *index)));
+            Node::Input { tensor, index } | Node::IntInput { tensor, index, .. } => {
+                let label = match self.labels.and_then(|l| l.get(&t)) {
+                    Some(l) => l.clone(),
+                    None => terms.input_label(*tensor, *index),
+                };
+                self.stack.push(Task::Owned(label));
             }
             Node::Add(ops) => {
-                let mut parts = Vec::with_capacity(2 * ops.len());
-                for (i, &o) in ops.iter().enumerate() {
-                    if i == 0 {
-                        parts.push(Task::Term(o, ADD));
-                    } else if self.is_negative(o) {
-                        parts.push(Task::Str(" - "));
-                        parts.push(Task::Magnitude(o, MUL));
-                    } else {
-                        parts.push(Task::Str(" + "));
-                        parts.push(Task::Term(o, ADD));
+                let arranged = sums::arrange(
+                    terms,
+                    &mut self.leads,
+                    sums::Kind::Add,
+                    ops,
+                    self.labels,
+                    &sums::index_name(terms, self.depth),
+                );
+                let mut parts = Vec::with_capacity(2 * arranged.len());
+                for (i, part) in arranged.into_iter().enumerate() {
+                    match part {
+                        sums::Part::One(o) => {
+                            if i == 0 {
+                                parts.push(Task::Term(o, ADD));
+                            } else if self.is_negative(o) {
+                                parts.push(Task::Str(" - "));
+                                parts.push(Task::Magnitude(o, MUL));
+                            } else {
+                                parts.push(Task::Str(" + "));
+                                parts.push(Task::Term(o, ADD));
+                            }
+                        }
+                        sums::Part::Fold {
+                            body,
+                            count,
+                            labels,
+                        } => {
+                            if i > 0 {
+                                parts.push(Task::Str(" + "));
+                            }
+                            parts.push(Task::Owned(self.folded("Σ", body, count, &labels)));
+                        }
                     }
                 }
                 self.push_seq(ADD, ctx, parts);
@@ -222,15 +315,31 @@ impl Printer<'_, '_> {
                 if f.negative && !magnitude {
                     parts.push(Task::Str("-"));
                 }
-                let (cn, cd) = f.coef.parts();
+                let (cn, mut cd) = f.coef.parts();
                 let one = num_bigint::BigInt::from(1);
-                if cn != one || f.num.is_empty() {
+                let decimal = constant_text(&f.coef);
+                let as_decimal = decimal.contains('.');
+                if as_decimal {
+                    // The coefficient prints whole as a decimal: no
+                    // denominator of its own.
+                    cd = one.clone();
+                    parts.push(Task::Owned(decimal));
+                    if !f.num.is_empty() {
+                        parts.push(Task::Str(" * "));
+                    }
+                } else if cn != one || f.num.is_empty() {
                     parts.push(Task::Owned(cn.to_string()));
                     if !f.num.is_empty() {
                         parts.push(Task::Str(" * "));
                     }
                 }
-                for (i, &x) in f.num.iter().enumerate() {
+                // Factors in index order (`a[2,k] * b[k,3]`), as sums are.
+                let mut num = f.num.clone();
+                num.sort_by_cached_key(|&x| {
+                    let l = sums::order_key(terms, &mut self.leads, x);
+                    (l.is_empty(), l)
+                });
+                for (i, &x) in num.iter().enumerate() {
                     if i > 0 {
                         parts.push(Task::Str(" * "));
                     }
@@ -301,17 +410,39 @@ impl Printer<'_, '_> {
                 ],
             ),
             Node::Max(ops) | Node::Min(ops) => {
-                let name = if matches!(terms.node(t), Node::Max(_)) {
-                    "max("
+                let (name, kind) = if matches!(terms.node(t), Node::Max(_)) {
+                    ("max", sums::Kind::Max)
                 } else {
-                    "min("
+                    ("min", sums::Kind::Min)
                 };
-                let mut parts = vec![Task::Str(name)];
-                for (i, &o) in ops.iter().enumerate() {
+                let k = sums::index_name(terms, self.depth);
+                let arranged = sums::arrange(terms, &mut self.leads, kind, ops, self.labels, &k);
+                if let [
+                    sums::Part::Fold {
+                        body,
+                        count,
+                        labels,
+                    },
+                ] = &arranged[..]
+                {
+                    // One regular run: `max_{k<128} x[k]`.
+                    let text = self.folded(name, *body, *count, labels);
+                    self.push_seq(ATOM, ctx, vec![Task::Owned(text)]);
+                    return;
+                }
+                let mut parts = vec![Task::Str(name), Task::Str("(")];
+                for (i, part) in arranged.into_iter().enumerate() {
                     if i > 0 {
                         parts.push(Task::Str(", "));
                     }
-                    parts.push(Task::Term(o, 0));
+                    match part {
+                        sums::Part::One(o) => parts.push(Task::Term(o, 0)),
+                        sums::Part::Fold {
+                            body,
+                            count,
+                            labels,
+                        } => parts.push(Task::Owned(self.folded(name, body, count, &labels))),
+                    }
                 }
                 parts.push(Task::Str(")"));
                 self.push_seq(ATOM, ctx, parts);
@@ -365,13 +496,6 @@ impl Printer<'_, '_> {
                 let x = if magnitude { x.abs() } else { x };
                 let prec = if x < 0 { UNARY } else { ATOM };
                 self.push_seq(prec, ctx, vec![Task::Owned(x.to_string())]);
-            }
-            Node::IntInput { tensor, index, .. } => {
-                let name = match terms.tensor_names.get(*tensor as usize) {
-                    Some(n) => format!("{n}[{index}]"),
-                    None => format!("x{tensor}[{index}]"),
-                };
-                self.stack.push(Task::Owned(name));
             }
             Node::IntAdd(_, ops) => {
                 let mut parts = Vec::with_capacity(2 * ops.len());
@@ -486,12 +610,123 @@ mod tests {
         assert_eq!(t.display(l).to_string(), "log(x[1])");
         let m3 = t.int(-3);
         let sum = t.add(x[0], m3);
-        assert_eq!(t.display(sum).to_string(), "-3 + x[0]");
+        // Constants go after the operands that read inputs.
+        assert_eq!(t.display(sum).to_string(), "x[0] - 3");
         let nc = t.not(c);
         let both = t.and(nc, c);
         assert_eq!(t.display(both).to_string(), "false");
         let inf = t.neg_inf();
         assert_eq!(t.display(inf).to_string(), "-inf");
+    }
+
+    #[test]
+    fn sums_print_in_index_order_and_fold_regular_runs() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into(), "a".into(), "b".into()]);
+        t.set_tensor_shapes(vec![vec![8], vec![4, 8], vec![8, 4]]);
+        // A short sum: index order, no fold.
+        let x: Vec<_> = (0..8).map(|i| t.input(0, i)).collect();
+        let short = t.add_many(&[x[2], x[0], x[1]]);
+        assert_eq!(t.display(short).to_string(), "x[0] + x[1] + x[2]");
+        // A whole run folds; a gap ends it.
+        let all = t.add_many(&x);
+        assert_eq!(t.display(all).to_string(), "Σ_{k<8} x[k]");
+        let gappy = t.add_many(&[x[0], x[1], x[2], x[3], x[5], x[7]]);
+        assert_eq!(t.display(gappy).to_string(), "Σ_{k<4} x[k] + x[5] + x[7]");
+        // A dot product of row 2 of a with column 3 of b, by coordinates.
+        let prods: Vec<_> = (0..8)
+            .map(|k| {
+                let ak = t.input(1, 2 * 8 + k);
+                let bk = t.input(2, k * 4 + 3);
+                t.mul(ak, bk)
+            })
+            .collect();
+        let dot = t.add_many(&prods);
+        let text = t.display(dot).to_string();
+        assert!(text == "Σ_{k<8} (a[2,k] * b[k,3])", "{text}");
+        // Every second element, and a negated run after a constant.
+        let even = t.add_many(&[x[0], x[2], x[4], x[6]]);
+        assert_eq!(t.display(even).to_string(), "Σ_{k<4} x[2*k]");
+        let negs: Vec<_> = (0..4).map(|i| t.neg(x[i])).collect();
+        let one = t.int(1);
+        let mut ops = negs.clone();
+        ops.push(one);
+        let neg_sum = t.add_many(&ops);
+        assert_eq!(t.display(neg_sum).to_string(), "Σ_{k<4} (-x[k]) + 1");
+        // Nested sums and maxima read as one, in index order.
+        let lo = t.add_many(&[x[4], x[6], x[5], x[7]]);
+        let hi = t.add_many(&[x[1], x[0], x[3], x[2]]);
+        let nested = t.add(lo, hi);
+        assert_eq!(t.display(nested).to_string(), "Σ_{k<8} x[k]");
+        let m1 = t.max_many(&[x[3], x[1]]);
+        let m2 = t.max_many(&[x[0], x[2]]);
+        let m = t.max(m1, m2);
+        assert_eq!(t.display(m).to_string(), "max_{k<4} x[k]");
+    }
+
+    /// A run whose varying input also occurs inside a shared sub-term (the
+    /// row maximum of a softmax) is not folded: labels are by node, and
+    /// relabelling `x[1]` would change the maximum too. The operands stay
+    /// listed, in index order, each with its maximum intact.
+    #[test]
+    fn a_fold_never_relabels_a_shared_sub_term() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into()]);
+        let x: Vec<_> = (0..40).map(|i| t.input(0, i)).collect();
+        let m = t.max_many(&x);
+        let e: Vec<_> = x
+            .iter()
+            .map(|&xi| {
+                let d = t.sub(xi, m);
+                t.exp(d)
+            })
+            .collect();
+        let s = t.add_many(&e);
+        let text = t.display(s).to_string();
+        assert!(!text.contains('Σ'), "{text}");
+        assert_eq!(text.matches("max_{k<40} x[k]").count(), 40, "{text}");
+        let at = |i: usize| text.find(&format!("x[{i}])")).unwrap();
+        assert!(at(1) < at(2) && at(2) < at(39), "{text}");
+    }
+
+    #[test]
+    fn the_index_name_avoids_tensor_names() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["k".into(), "j".into()]);
+        let ks: Vec<_> = (0..4).map(|i| t.input(0, i)).collect();
+        let s = t.add_many(&ks);
+        assert_eq!(t.display(s).to_string(), "Σ_{i<4} k[i]");
+    }
+
+    #[test]
+    fn long_constants_that_are_doubles_print_as_decimals() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into()]);
+        let x = t.input(0, 0);
+        let c = t.constant(crate::Rat::of_f64(0.7978845834732056).unwrap());
+        assert_eq!(t.display(c).to_string(), "0.7978845834732056");
+        let p = t.mul(c, x);
+        assert_eq!(t.display(p).to_string(), "0.7978845834732056 * x[0]");
+        // Short fractions and non-dyadic ones stay exact fractions.
+        let third = t.rational(num_rational::BigRational::new(1.into(), 3.into()));
+        assert_eq!(t.display(third).to_string(), "1/3");
+        let big = t.rational(num_rational::BigRational::new(
+            1.into(),
+            3_000_000_000_000u64.into(),
+        ));
+        assert_eq!(t.display(big).to_string(), "1/3000000000000");
+    }
+
+    #[test]
+    fn elements_print_by_coordinates_when_the_shape_is_known() {
+        let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into(), "v".into()]);
+        t.set_tensor_shapes(vec![vec![2, 64], vec![64]]);
+        assert_eq!(t.input_label(0, 41), "x[0,41]");
+        assert_eq!(t.input_label(0, 105), "x[1,41]");
+        assert_eq!(t.input_label(1, 41), "v[41]");
+        // Outside the shape: the flat index, never a wrong coordinate.
+        assert_eq!(t.input_label(0, 200), "x[200]");
     }
 
     #[test]
@@ -547,6 +782,13 @@ mod tests {
         let mut acc = t.input(0, 0);
         for i in 1..1_000_000u64 {
             let xi = t.input(0, i);
+            acc = t.add(acc, xi);
+        }
+        // A million nested additions read as one regular sum.
+        assert_eq!(t.display(acc).to_string(), "Σ_{k<1000000} x0[k]");
+        let mut acc = t.input(0, 0);
+        for i in 1..1_000_000u64 {
+            let xi = t.input(0, i * i);
             acc = t.add(acc, xi);
         }
         let text = t.display(acc).to_string();

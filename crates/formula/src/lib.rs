@@ -24,6 +24,7 @@ mod eval;
 pub mod hir;
 pub mod lexer;
 pub mod lift;
+pub mod lifted;
 pub mod parser;
 mod resolve;
 pub mod span;

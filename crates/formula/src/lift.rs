@@ -22,11 +22,12 @@
 //! differ between elements, a non-affine index) is an error naming it.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 use num_rational::BigRational;
 use num_traits::{One, Zero};
 use ptxeq_terms::{Func, Node, Rat, TermId, Terms};
+
+use crate::lifted::{self, Def};
 
 /// The names and shapes of the input numbers (the check's tensors, then
 /// its symbolic scalars from `first_symbol` on).
@@ -40,6 +41,15 @@ pub struct Naming<'a> {
 /// most: beyond it the formula would be a list of elements, not a formula.
 const MAX_POSITIONAL: usize = 4;
 
+/// Instances of one sub-term generalised at most: beyond it a
+/// deterministic pseudo-random sample of this many (the first and last
+/// kept) stands for them. Anti-unification only proposes the formula —
+/// every element is then proved equal to its instance — so a sample
+/// costs nothing in soundness, while nested reductions (attention:
+/// elements × keys × head dimensions) would otherwise multiply the
+/// instances into the billions.
+const SAMPLE: usize = 512;
+
 /// An input leaf: tensor number and flat index.
 type Leaf = (u32, u64);
 
@@ -50,31 +60,74 @@ pub type Why = String;
 enum G {
     Const(Rat),
     Inf(bool),
-    /// Input `tensor` at the flat index `c0 + Σ coef[v]·var[v]`.
+    /// Input `tensor` at the flat index `c0 + Σ coef[v]·var[v]`; `subs`:
+    /// the same read as one affine subscript per dimension, when each
+    /// dimension's coordinate fits on its own (it then prints as is, and
+    /// its bounds can guard a reduction).
     Input {
         tensor: u32,
         c0: i64,
         coef: Vec<i64>,
+        subs: Option<Vec<Aff>>,
     },
     Recip(Box<G>),
     Exp(Box<G>),
     Func(Func, Box<G>),
     Pow(Box<G>, Box<G>),
     Nary(Op, Vec<G>),
-    /// `op(var in 0..len, body)`.
+    /// `op(v0 in 0..n0, v1 in 0..n1, …, where(guard, body, identity))`:
+    /// one range per index (several when a group's rank splits into a
+    /// convolution's channel and taps); an upper bound `n` may be affine in
+    /// the enclosing indices (a causal prefix `0..i0 + 1`); every `guard`
+    /// condition is `aff >= 0` (a padded convolution's in-bounds taps).
     Reduce {
         op: Op,
-        var: usize,
-        len: usize,
+        ranges: Vec<(usize, Aff)>,
+        guard: Vec<Aff>,
         body: Box<G>,
     },
-    /// `op(v0 in 0..n0, v1 in 0..n1, …, body)`: a group of operands whose
-    /// rank splits into several indices (a convolution's channel and taps).
-    ReduceMulti {
-        op: Op,
-        vars: Vec<(usize, usize)>,
-        body: Box<G>,
-    },
+}
+
+/// An affine integer expression `c0 + Σ coef[v]·var_v` over the index
+/// variables (element coordinates, then enclosing reduction indices).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Aff {
+    c0: i64,
+    coef: Vec<i64>,
+}
+
+impl Aff {
+    fn constant(c0: i64) -> Aff {
+        Aff {
+            c0,
+            coef: Vec::new(),
+        }
+    }
+
+    fn as_const(&self) -> Option<i64> {
+        self.coef.iter().all(|&c| c == 0).then_some(self.c0)
+    }
+
+    fn at(&self, vars: &[i64]) -> i64 {
+        self.c0 + self.coef.iter().zip(vars).map(|(c, v)| c * v).sum::<i64>()
+    }
+
+    fn uses(&self, v: usize) -> bool {
+        self.coef.get(v).is_some_and(|&c| c != 0)
+    }
+
+    /// `self - other`.
+    fn minus(&self, other: &Aff) -> Aff {
+        let n = self.coef.len().max(other.coef.len());
+        Aff {
+            c0: self.c0 - other.c0,
+            coef: (0..n)
+                .map(|k| {
+                    self.coef.get(k).copied().unwrap_or(0) - other.coef.get(k).copied().unwrap_or(0)
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,24 +144,29 @@ type Inst = (Vec<i64>, TermId);
 
 struct Lifter<'t> {
     terms: &'t Terms,
+    /// Input shapes by input number (scalars: none).
+    shapes: &'t [Vec<u64>],
     shape: HashMap<TermId, u64>,
     least: HashMap<TermId, (u32, u64)>,
 }
 
 /// The candidate formula of output `name` (rank `rank`) from its element
-/// terms (`(coordinates, term)`), as one definition `name[i0, …] = …;`.
+/// terms (`(coordinates, term)`), as one definition `name[i0, …] = …;`
+/// with its repeated reductions bound by `let`s ([`Def::text`] is its
+/// spec text).
 pub fn lift_tensor(
     terms: &Terms,
     name: &str,
     rank: usize,
     elements: &[(Vec<u64>, TermId)],
     naming: &Naming<'_>,
-) -> Result<String, Why> {
+) -> Result<Def, Why> {
     if elements.is_empty() {
         return Err("no element written".into());
     }
     let mut l = Lifter {
         terms,
+        shapes: naming.shapes,
         shape: HashMap::new(),
         least: HashMap::new(),
     };
@@ -116,13 +174,17 @@ pub fn lift_tensor(
         .iter()
         .map(|(c, t)| (c.iter().map(|&x| x as i64).collect(), *t))
         .collect();
-    let g = l.generalise(&insts, rank)?;
-    let vars: Vec<String> = (0..rank).map(var_name).collect();
-    let mut out = String::new();
-    let _ = write!(out, "{name}[{}] = ", vars.join(", "));
-    print(&g, naming, &mut out)?;
-    out.push(';');
-    Ok(out)
+    let g = match l.generalise(&insts, rank) {
+        Ok(g) => g,
+        Err(why) => l.majority(&insts, rank).ok_or(why)?,
+    };
+    let def = Def {
+        tensor: name.to_string(),
+        vars: (0..rank).map(var_name).collect(),
+        lets: Vec::new(),
+        value: to_ast(&g, naming)?,
+    };
+    Ok(def.folded(naming.names))
 }
 
 fn op_of(n: &Node) -> Option<(Op, &[TermId])> {
@@ -180,9 +242,21 @@ impl Lifter<'_> {
                 };
                 let mut hs: Vec<u64> = kids.into_iter().map(|c| self.shape(c)).collect();
                 if op_of(&n).is_some() {
+                    // Operands unordered, and counted only as one or
+                    // several: a reduction's length may vary between
+                    // elements (a causal prefix, a padded border).
                     hs.sort_unstable();
+                    let mut counted: Vec<(u64, bool)> = Vec::new();
+                    for h in hs {
+                        match counted.last_mut() {
+                            Some((l, many)) if *l == h => *many = true,
+                            _ => counted.push((h, false)),
+                        }
+                    }
+                    counted.hash(&mut s);
+                } else {
+                    hs.hash(&mut s);
                 }
-                hs.hash(&mut s);
             }
         }
         let h = s.finish();
@@ -265,6 +339,26 @@ impl Lifter<'_> {
         k
     }
 
+    /// The elements whose terms share the most common shape, generalised
+    /// alone when the others differ (the first row of a causal attention
+    /// reduces to `v[0, c]`). Only a candidate: the caller verifies it at
+    /// every element, the others included.
+    fn majority(&mut self, insts: &[Inst], rank: usize) -> Option<G> {
+        let mut classes: Vec<(u64, Vec<Inst>)> = Vec::new();
+        for i in insts {
+            let s = self.shape(i.1);
+            match classes.iter_mut().find(|c| c.0 == s) {
+                Some(c) => c.1.push(i.clone()),
+                None => classes.push((s, vec![i.clone()])),
+            }
+        }
+        if classes.len() < 2 {
+            return None;
+        }
+        let most = classes.into_iter().max_by_key(|c| c.1.len())?.1;
+        (most.len() > 1).then(|| self.generalise(&most, rank).ok())?
+    }
+
     fn differ(&self, insts: &[Inst], what: &str) -> Why {
         let a = insts[0].1;
         let b = insts
@@ -280,6 +374,10 @@ impl Lifter<'_> {
     }
 
     fn generalise(&mut self, insts: &[Inst], nvars: usize) -> Result<G, Why> {
+        if insts.len() > SAMPLE {
+            let s = sample(insts, SAMPLE);
+            return self.generalise(&s, nvars);
+        }
         let first = self.node(insts[0].1).clone();
         let same_kind = insts
             .iter()
@@ -310,6 +408,7 @@ impl Lifter<'_> {
                         _ => return Err("the elements read different tensors at one place".into()),
                     }
                 }
+                let subs = self.fit_subscripts(tensor, &rows, nvars);
                 let (c0, coef) = fit_affine(&rows, nvars).ok_or_else(|| {
                     let shown: Vec<String> = rows
                         .iter()
@@ -322,7 +421,12 @@ impl Lifter<'_> {
                         shown.join(", ")
                     )
                 })?;
-                Ok(G::Input { tensor, c0, coef })
+                Ok(G::Input {
+                    tensor,
+                    c0,
+                    coef,
+                    subs,
+                })
             }
             Node::Recip(_) | Node::Exp(_) | Node::Func(..) => {
                 let mut kids = Vec::with_capacity(insts.len());
@@ -379,7 +483,9 @@ impl Lifter<'_> {
     }
 
     /// A flattened n-ary node: operands grouped by shape; singletons in
-    /// place, larger groups as reductions (else operand by operand).
+    /// place, larger groups as reductions (else operand by operand). A
+    /// group whose size differs between elements is a reduction over a
+    /// range that varies ([`Lifter::varying`]).
     fn nary(&mut self, insts: &[Inst], nvars: usize, op: Op) -> Result<G, Why> {
         let mut grouped: Vec<Vec<(u64, Vec<TermId>)>> = Vec::with_capacity(insts.len());
         for (_, t) in insts {
@@ -396,21 +502,33 @@ impl Lifter<'_> {
             for g in &mut groups {
                 g.1 = self.ordered(&g.1);
             }
-            groups.sort_by_key(|g| (g.1.len(), g.0));
             grouped.push(groups);
         }
-        let layout: Vec<(u64, usize)> = grouped[0].iter().map(|g| (g.0, g.1.len())).collect();
-        if grouped
-            .iter()
-            .any(|g| g.iter().map(|x| (x.0, x.1.len())).collect::<Vec<_>>() != layout)
-        {
-            return Err(format!(
-                "the operands of a {} differ in number or shape between elements",
-                op_word(op)
-            ));
+        // The groups in the first element's order (singletons first), every
+        // element's groups aligned to it by shape.
+        grouped[0].sort_by_key(|g| (g.1.len(), g.0));
+        let layout: Vec<u64> = grouped[0].iter().map(|g| g.0).collect();
+        for g in grouped.iter_mut().skip(1) {
+            let mut shapes: Vec<u64> = g.iter().map(|x| x.0).collect();
+            let mut want = layout.clone();
+            shapes.sort_unstable();
+            want.sort_unstable();
+            if shapes != want {
+                return Err(format!(
+                    "the operands of a {} differ in shape between elements",
+                    op_word(op)
+                ));
+            }
+            g.sort_by_key(|x| layout.iter().position(|&s| s == x.0));
         }
         let mut parts = Vec::with_capacity(layout.len());
-        for (gi, &(_, len)) in layout.iter().enumerate() {
+        for gi in 0..layout.len() {
+            let lens: Vec<usize> = grouped.iter().map(|g| g[gi].1.len()).collect();
+            let len = lens[0];
+            if lens.iter().any(|&l| l != len) {
+                parts.push(self.varying(insts, &grouped, gi, nvars, op, &lens)?);
+                continue;
+            }
             let at = |r: usize| -> Vec<Inst> {
                 insts
                     .iter()
@@ -423,19 +541,11 @@ impl Lifter<'_> {
                 continue;
             }
             // A reduction over the group: its index is the operand's rank.
-            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
-            for ((v, _), g) in insts.iter().zip(&grouped) {
-                for (r, &o) in g[gi].1.iter().enumerate() {
-                    let mut w = v.clone();
-                    w.push(r as i64);
-                    sub.push((w, o));
-                }
-            }
-            match self.generalise(&sub, nvars + 1) {
+            match self.ranked(insts, &grouped, gi, nvars, &[len]) {
                 Ok(body) => parts.push(G::Reduce {
                     op,
-                    var: nvars,
-                    len,
+                    ranges: vec![(nvars, Aff::constant(len as i64))],
+                    guard: Vec::new(),
                     body: Box::new(body),
                 }),
                 Err(_) if let Some(g) = self.factored(insts, &grouped, gi, nvars, op, len) => {
@@ -465,6 +575,28 @@ impl Lifter<'_> {
         })
     }
 
+    /// The body of group `gi` generalised with the operand's rank as the
+    /// new indices: the rank split into mixed-radix digits over `dims`
+    /// (outermost first; one dimension: the rank itself).
+    fn ranked(
+        &mut self,
+        insts: &[Inst],
+        grouped: &[Vec<(u64, Vec<TermId>)>],
+        gi: usize,
+        nvars: usize,
+        dims: &[usize],
+    ) -> Result<G, Why> {
+        let mut sub: Vec<Inst> = Vec::new();
+        for ((v, _), g) in insts.iter().zip(grouped) {
+            for (r, &o) in g[gi].1.iter().enumerate() {
+                let mut w = v.clone();
+                w.extend(digits(r, dims));
+                sub.push((w, o));
+            }
+        }
+        self.generalise(&sub, nvars + dims.len())
+    }
+
     /// The group `gi` as a reduction over several indices: the operand's
     /// rank split into mixed-radix digits, for each way of writing `len` as
     /// a product of two or three factors (outermost first), the first
@@ -479,34 +611,249 @@ impl Lifter<'_> {
         len: usize,
     ) -> Option<G> {
         for dims in factorizations(len) {
-            let mut sub: Vec<Inst> = Vec::with_capacity(insts.len() * len);
-            for ((v, _), g) in insts.iter().zip(grouped) {
-                for (r, &o) in g[gi].1.iter().enumerate() {
-                    let mut w = v.clone();
-                    let mut digits = vec![0i64; dims.len()];
-                    let mut rest = r;
-                    for (d, &n) in dims.iter().enumerate().rev() {
-                        digits[d] = (rest % n) as i64;
-                        rest /= n;
-                    }
-                    w.extend(digits);
-                    sub.push((w, o));
-                }
-            }
-            if let Ok(body) = self.generalise(&sub, nvars + dims.len()) {
-                return Some(G::ReduceMulti {
+            if let Ok(body) = self.ranked(insts, grouped, gi, nvars, &dims) {
+                return Some(G::Reduce {
                     op,
-                    vars: dims
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &n)| (nvars + k, n))
-                        .collect(),
+                    ranges: ranges_of(nvars, &dims),
+                    guard: Vec::new(),
                     body: Box::new(body),
                 });
             }
         }
         None
     }
+
+    /// A group whose number of operands (`lens`, per element) differs
+    /// between elements, tried two ways:
+    ///
+    /// - a prefix: operand `r` is index `r`, the length is affine in the
+    ///   enclosing indices (causal attention's `0..i0 + 1`);
+    /// - a guarded range: the elements with the most operands give the
+    ///   body over one or several indices; the reads of the body whose
+    ///   subscripts involve those indices must stay inside their tensors
+    ///   (`0 <= h + r - 1 <= 15`, a zero-padded convolution), and at every
+    ///   element the operands must be exactly the index tuples where those
+    ///   bounds hold (in order).
+    ///
+    /// Either is a candidate like the rest: verified at every element by
+    /// the caller.
+    fn varying(
+        &mut self,
+        insts: &[Inst],
+        grouped: &[Vec<(u64, Vec<TermId>)>],
+        gi: usize,
+        nvars: usize,
+        op: Op,
+        lens: &[usize],
+    ) -> Result<G, Why> {
+        let prefix = self
+            .ranked(insts, grouped, gi, nvars, &[0])
+            .and_then(|body| {
+                let rows: Vec<(Vec<i64>, i64)> = insts
+                    .iter()
+                    .zip(lens)
+                    .map(|((v, _), &l)| (v.clone(), l as i64))
+                    .collect();
+                let (c0, coef) = fit_affine(&rows, nvars)
+                    .ok_or("the number of operands is not affine in the enclosing indices")?;
+                Ok(G::Reduce {
+                    op,
+                    ranges: vec![(nvars, Aff { c0, coef })],
+                    guard: Vec::new(),
+                    body: Box::new(body),
+                })
+            });
+        let why = match prefix {
+            Ok(g) => return Ok(g),
+            Err(why) => why,
+        };
+        let most = lens.iter().copied().max().unwrap_or(0);
+        let full: Vec<usize> = (0..insts.len()).filter(|&e| lens[e] == most).collect();
+        let full_insts: Vec<Inst> = full.iter().map(|&e| insts[e].clone()).collect();
+        let full_grouped: Vec<Vec<(u64, Vec<TermId>)>> =
+            full.iter().map(|&e| grouped[e].clone()).collect();
+        let mut candidates = vec![vec![most]];
+        candidates.extend(factorizations(most));
+        for dims in candidates {
+            let Ok(body) = self.ranked(&full_insts, &full_grouped, gi, nvars, &dims) else {
+                continue;
+            };
+            let new: Vec<usize> = (nvars..nvars + dims.len()).collect();
+            // Bounds that hold over the whole range at every element (a
+            // subscript that is the index itself) say nothing: dropped.
+            let mut tuples: Vec<Vec<i64>> = Vec::with_capacity(insts.len() * most);
+            for (v, _) in insts {
+                for r in 0..most {
+                    let mut w = v.clone();
+                    w.extend(digits(r, &dims));
+                    tuples.push(w);
+                }
+            }
+            let guard: Vec<Aff> = self
+                .bounds(&body, &new)
+                .into_iter()
+                .filter(|a| tuples.iter().any(|w| a.at(w) < 0))
+                .collect();
+            if guard.is_empty() {
+                continue;
+            }
+            // Every element's operands against the index tuples that
+            // pass the guard, in order.
+            let mut sub: Vec<Inst> = Vec::new();
+            let mut fits = true;
+            'elements: for ((v, _), g) in insts.iter().zip(grouped) {
+                let mut present = Vec::new();
+                for r in 0..most {
+                    let mut w = v.clone();
+                    w.extend(digits(r, &dims));
+                    if guard.iter().all(|a| a.at(&w) >= 0) {
+                        present.push(w);
+                    }
+                }
+                if present.len() != g[gi].1.len() {
+                    fits = false;
+                    break 'elements;
+                }
+                sub.extend(present.into_iter().zip(g[gi].1.iter().copied()));
+            }
+            if !fits {
+                continue;
+            }
+            if let Ok(body) = self.generalise(&sub, nvars + dims.len()) {
+                return Ok(G::Reduce {
+                    op,
+                    ranges: ranges_of(nvars, &dims),
+                    guard,
+                    body: Box::new(body),
+                });
+            }
+        }
+        Err(format!(
+            "the operands of a {} differ in number between elements ({} to {most}) and are \
+             neither a prefix whose length is affine in the indices ({why}) nor the in-bounds \
+             part of a range",
+            op_word(op),
+            lens.iter().copied().min().unwrap_or(0)
+        ))
+    }
+
+    /// The bounds `0 <= s` and `s <= n - 1` of every subscript `s` of an
+    /// input read in `g` that involves one of the indices `vars` (`n`: the
+    /// dimension), as conditions `aff >= 0`, without repeats.
+    fn bounds(&self, g: &G, vars: &[usize]) -> Vec<Aff> {
+        let mut out: Vec<Aff> = Vec::new();
+        let mut add = |a: Aff| {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        };
+        let mut stack = vec![g];
+        while let Some(g) = stack.pop() {
+            match g {
+                G::Input {
+                    tensor,
+                    subs: Some(subs),
+                    ..
+                } => {
+                    let Some(shape) = self.shapes.get(*tensor as usize) else {
+                        continue;
+                    };
+                    for (s, &n) in subs.iter().zip(shape) {
+                        if vars.iter().any(|&v| s.uses(v)) {
+                            add(s.clone());
+                            add(Aff::constant(n as i64 - 1).minus(s));
+                        }
+                    }
+                }
+                G::Const(_) | G::Inf(_) | G::Input { .. } => {}
+                G::Recip(a) | G::Exp(a) | G::Func(_, a) => stack.push(a),
+                G::Pow(a, b) => stack.extend([&**a, &**b]),
+                G::Nary(_, parts) => stack.extend(parts),
+                G::Reduce { body, .. } => stack.push(body),
+            }
+        }
+        out
+    }
+
+    /// One affine subscript per dimension of input `tensor` read at the
+    /// flat indices of `rows`, when every dimension's coordinate fits.
+    fn fit_subscripts(
+        &self,
+        tensor: u32,
+        rows: &[(Vec<i64>, i64)],
+        nvars: usize,
+    ) -> Option<Vec<Aff>> {
+        let shape = self.shapes.get(tensor as usize)?;
+        if shape.is_empty() {
+            return None;
+        }
+        let mut per_dim: Vec<Vec<(Vec<i64>, i64)>> =
+            vec![Vec::with_capacity(rows.len()); shape.len()];
+        for (v, f) in rows {
+            let mut rest = u64::try_from(*f).ok()?;
+            for d in (0..shape.len()).rev() {
+                let n = shape[d].max(1);
+                per_dim[d].push((v.clone(), (rest % n) as i64));
+                rest /= n;
+            }
+            if rest != 0 {
+                return None;
+            }
+        }
+        per_dim
+            .iter()
+            .map(|rows| fit_affine(rows, nvars).map(|(c0, coef)| Aff { c0, coef }))
+            .collect()
+    }
+}
+
+/// `n` of `insts` (the first and last among them), chosen by a fixed
+/// pseudo-random sequence so that no index is sampled on a stride (a
+/// stride that divides a reduction's length would hide its index), in
+/// their original order.
+fn sample(insts: &[Inst], n: usize) -> Vec<Inst> {
+    let len = insts.len();
+    let mut idx: Vec<usize> = (0..len).collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    // Partial Fisher-Yates over positions 1..len-1 (0 and len-1 kept).
+    let inner = len.saturating_sub(2);
+    let take = n.saturating_sub(2).min(inner);
+    for k in 0..take {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = k + (x % (inner - k) as u64) as usize;
+        idx.swap(1 + k, 1 + j);
+    }
+    let mut chosen: Vec<usize> = idx[1..1 + take].to_vec();
+    chosen.push(0);
+    chosen.push(len - 1);
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen.into_iter().map(|i| insts[i].clone()).collect()
+}
+
+/// `r` as mixed-radix digits over `dims` (outermost first); a single
+/// dimension (whatever its size) is `r` itself.
+fn digits(r: usize, dims: &[usize]) -> Vec<i64> {
+    if dims.len() == 1 {
+        return vec![r as i64];
+    }
+    let mut out = vec![0i64; dims.len()];
+    let mut rest = r;
+    for (d, &n) in dims.iter().enumerate().rev() {
+        out[d] = (rest % n) as i64;
+        rest /= n;
+    }
+    out
+}
+
+/// Index `nvars + k` over `0..dims[k]`.
+fn ranges_of(nvars: usize, dims: &[usize]) -> Vec<(usize, Aff)> {
+    dims.iter()
+        .enumerate()
+        .map(|(k, &n)| (nvars + k, Aff::constant(n as i64)))
+        .collect()
 }
 
 /// The ways of writing `n` as an ordered product of two, then three,
@@ -556,16 +903,6 @@ fn kind_word(n: &Node) -> &'static str {
         Node::Not(_) | Node::And(_) | Node::Or(_) | Node::Xor(_) | Node::BoolConst(_) => "boolean",
         Node::Apply(_) => "uninterpreted function",
         _ => "term",
-    }
-}
-
-/// The reduction function of `op` in the formula language.
-fn op_word_fn(op: Op) -> &'static str {
-    match op {
-        Op::Add => "sum",
-        Op::Mul => "prod",
-        Op::Max => "max",
-        Op::Min => "min",
     }
 }
 
@@ -645,7 +982,16 @@ fn uses(g: &G, v: usize) -> bool {
         G::Recip(a) | G::Exp(a) | G::Func(_, a) => uses(a, v),
         G::Pow(a, b) => uses(a, v) || uses(b, v),
         G::Nary(_, parts) => parts.iter().any(|p| uses(p, v)),
-        G::Reduce { body, .. } | G::ReduceMulti { body, .. } => uses(body, v),
+        G::Reduce {
+            ranges,
+            guard,
+            body,
+            ..
+        } => {
+            ranges.iter().any(|(_, n)| n.uses(v))
+                || guard.iter().any(|a| a.uses(v))
+                || uses(body, v)
+        }
     }
 }
 
@@ -655,121 +1001,177 @@ fn var_name(v: usize) -> String {
     format!("i{v}")
 }
 
-/// Prints `g` in the formula language.
-fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
-    match g {
-        G::Const(r) if r.is_negative() => {
-            let _ = write!(out, "({r})");
-        }
-        G::Const(r) => {
-            let _ = write!(out, "{r}");
-        }
-        G::Inf(true) => out.push_str("inf"),
-        G::Inf(false) => out.push_str("(-inf)"),
-        G::Input { tensor, c0, coef } => {
+/// `a` with the index variables named.
+fn index_of(a: &Aff) -> lifted::Index {
+    lifted::Index {
+        constant: a.c0,
+        terms: a
+            .coef
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0)
+            .map(|(v, c)| (var_name(v), *c))
+            .collect(),
+    }
+}
+
+fn lifted_op(op: Op) -> lifted::Op {
+    match op {
+        Op::Add => lifted::Op::Sum,
+        Op::Mul => lifted::Op::Prod,
+        Op::Max => lifted::Op::Max,
+        Op::Min => lifted::Op::Min,
+    }
+}
+
+/// `g` as a formula tree. Operands of `+` and `*` are put in a reading
+/// order: in a product the constant first, in a sum the negated terms
+/// (printed as subtractions) and then the constant last; otherwise by the
+/// first tensor they read (the spec's order), then by their text.
+fn to_ast(g: &G, naming: &Naming<'_>) -> Result<lifted::Expr, Why> {
+    use lifted::Expr;
+    Ok(match g {
+        G::Const(r) => Expr::Num {
+            value: r.to_string(),
+        },
+        G::Inf(pos) => Expr::Inf { negative: !pos },
+        G::Input {
+            tensor,
+            c0,
+            coef,
+            subs,
+        } => {
             let name = naming
                 .names
                 .get(*tensor as usize)
-                .ok_or_else(|| format!("input number {tensor} has no name"))?;
+                .ok_or_else(|| format!("input number {tensor} has no name"))?
+                .clone();
             if *tensor >= naming.first_symbol {
-                out.push_str(name);
-                return Ok(());
+                return Ok(Expr::Scalar { name });
             }
-            let shape = naming
-                .shapes
-                .get(*tensor as usize)
-                .ok_or_else(|| format!("input number {tensor} has no shape"))?;
-            let subs = subscripts(*c0, coef, shape).ok_or_else(|| {
-                format!(
-                    "an index of `{name}` does not split into subscripts of its shape {shape:?}"
-                )
-            })?;
-            let _ = write!(out, "{name}[{}]", subs.join(", "));
+            let subs = match subs {
+                Some(s) => s.clone(),
+                None => {
+                    let shape = naming
+                        .shapes
+                        .get(*tensor as usize)
+                        .ok_or_else(|| format!("input number {tensor} has no shape"))?;
+                    subscripts(*c0, coef, shape).ok_or_else(|| {
+                        format!(
+                            "an index of `{name}` does not split into subscripts of its \
+                             shape {shape:?}"
+                        )
+                    })?
+                }
+            };
+            Expr::Read {
+                tensor: name,
+                index: subs.iter().map(index_of).collect(),
+            }
         }
-        G::Recip(a) => {
-            out.push_str("1 / (");
-            print(a, naming, out)?;
-            out.push(')');
-        }
-        G::Exp(a) => {
-            out.push_str("exp(");
-            print(a, naming, out)?;
-            out.push(')');
-        }
-        G::Func(f, a) => {
-            let name = match f {
+        G::Recip(a) => Expr::Recip {
+            arg: Box::new(to_ast(a, naming)?),
+        },
+        G::Exp(a) => Expr::Call {
+            func: "exp".into(),
+            args: vec![to_ast(a, naming)?],
+        },
+        G::Func(f, a) => Expr::Call {
+            func: match f {
                 Func::Ex2 => "exp2",
                 Func::Lg2 => "log2",
                 f => f.name(),
-            };
-            let _ = write!(out, "{name}(");
-            print(a, naming, out)?;
-            out.push(')');
-        }
-        G::Pow(a, b) => {
-            out.push_str("pow(");
-            print(a, naming, out)?;
-            out.push_str(", ");
-            print(b, naming, out)?;
-            out.push(')');
-        }
-        G::Nary(op @ (Op::Add | Op::Mul), parts) => {
-            out.push('(');
-            for (k, p) in parts.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(if *op == Op::Add { " + " } else { " * " });
-                }
-                print(p, naming, out)?;
             }
-            out.push(')');
-        }
+            .into(),
+            args: vec![to_ast(a, naming)?],
+        },
+        G::Pow(a, b) => Expr::Call {
+            func: "pow".into(),
+            args: vec![to_ast(a, naming)?, to_ast(b, naming)?],
+        },
         G::Nary(op, parts) => {
-            out.push_str(if *op == Op::Max { "max(" } else { "min(" });
-            for (k, p) in parts.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(", ");
-                }
-                print(p, naming, out)?;
+            let mut keyed: Vec<((u8, u32, String), Expr)> = Vec::with_capacity(parts.len());
+            for p in parts {
+                let e = to_ast(p, naming)?;
+                let constant = matches!(p, G::Const(_));
+                let negated = matches!(p, G::Nary(Op::Mul, f)
+                    if f.iter().any(|x| matches!(x, G::Const(r) if r.is_negative())));
+                let class = match (op, constant) {
+                    (Op::Mul, true) => 0,
+                    (Op::Add, false) if negated => 1,
+                    (Op::Add | Op::Max | Op::Min, false) => 0,
+                    (Op::Mul, false) => 1,
+                    _ => 2,
+                };
+                let mut text = String::new();
+                e.write(&mut text);
+                keyed.push(((class, first_read(p), text), e));
             }
-            out.push(')');
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            Expr::Nary {
+                op: lifted_op(*op),
+                args: keyed.into_iter().map(|(_, e)| e).collect(),
+            }
         }
         // A reduction whose body does not use its index: `x * x` is a
-        // product of two equal operands, printed `x^2`.
-        G::Reduce { op, var, len, body } if !uses(body, *var) => match op {
-            Op::Mul => {
-                out.push('(');
-                print(body, naming, out)?;
-                let _ = write!(out, ")^{len}");
-            }
-            Op::Add => {
-                let _ = write!(out, "{len} * (");
-                print(body, naming, out)?;
-                out.push(')');
-            }
-            Op::Max | Op::Min => print(body, naming, out)?,
-        },
-        G::Reduce { op, var, len, body } => {
-            let word = match op {
-                Op::Add => "sum",
-                Op::Mul => "prod",
-                Op::Max => "max",
-                Op::Min => "min",
+        // product of two equal operands, written `x^2`.
+        G::Reduce {
+            op,
+            ranges,
+            guard,
+            body,
+        } if guard.is_empty()
+            && ranges.len() == 1
+            && !uses(body, ranges[0].0)
+            && ranges[0].1.as_const().is_some() =>
+        {
+            let len = ranges[0].1.as_const().unwrap_or(0);
+            let b = to_ast(body, naming)?;
+            let n = Expr::Num {
+                value: len.to_string(),
             };
-            let _ = write!(out, "{word}({} in 0..{len}, ", var_name(*var));
-            print(body, naming, out)?;
-            out.push(')');
+            match op {
+                Op::Mul => Expr::Call {
+                    func: "pow".into(),
+                    args: vec![b, n],
+                },
+                Op::Add => Expr::Nary {
+                    op: lifted::Op::Prod,
+                    args: vec![n, b],
+                },
+                Op::Max | Op::Min => b,
+            }
         }
-        G::ReduceMulti { op, vars, body } => {
-            let ranges: Vec<String> = vars
+        G::Reduce {
+            op,
+            ranges,
+            guard,
+            body,
+        } => Expr::Reduce {
+            op: lifted_op(*op),
+            ranges: ranges
                 .iter()
-                .map(|&(v, n)| format!("{} in 0..{n}", var_name(v)))
-                .collect();
-            let _ = write!(out, "{}({}, ", op_word_fn(*op), ranges.join(", "));
-            print(body, naming, out)?;
-            out.push(')');
-        }
+                .map(|(v, n)| lifted::Range {
+                    var: var_name(*v),
+                    hi: index_of(n),
+                })
+                .collect(),
+            guard: guard.iter().map(index_of).collect(),
+            body: Box::new(to_ast(body, naming)?),
+        },
+    })
+}
+
+/// The least input number `g` reads (ordering key of operands).
+fn first_read(g: &G) -> u32 {
+    match g {
+        G::Const(_) | G::Inf(_) => u32::MAX,
+        G::Input { tensor, .. } => *tensor,
+        G::Recip(a) | G::Exp(a) | G::Func(_, a) => first_read(a),
+        G::Pow(a, b) => first_read(a).min(first_read(b)),
+        G::Nary(_, parts) => parts.iter().map(first_read).min().unwrap_or(u32::MAX),
+        G::Reduce { body, .. } => first_read(body),
     }
-    Ok(())
 }
 
 /// The subscripts of a flat index `c0 + Σ coef[v]·i_v` into `shape`: each
@@ -777,13 +1179,19 @@ fn print(g: &G, naming: &Naming<'_>, out: &mut String) -> Result<(), Why> {
 /// (its multiplier below the next outer stride), the constant splits by
 /// mixed radix. The lifted formula is verified, so a split that reads the
 /// wrong element cannot pass.
-fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<String>> {
+fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<Aff>> {
     let rank = shape.len();
     let mut strides = vec![1i64; rank];
     for d in (0..rank.saturating_sub(1)).rev() {
         strides[d] = strides[d + 1].checked_mul(i64::try_from(shape[d + 1]).ok()?)?;
     }
-    let mut parts: Vec<Vec<String>> = vec![Vec::new(); rank];
+    let mut out: Vec<Aff> = vec![
+        Aff {
+            c0: 0,
+            coef: vec![0; coef.len()],
+        };
+        rank
+    ];
     for (v, &a) in coef.iter().enumerate() {
         if a == 0 {
             continue;
@@ -791,31 +1199,14 @@ fn subscripts(c0: i64, coef: &[i64], shape: &[u64]) -> Option<Vec<String>> {
         let d = (0..rank).rev().find(|&d| {
             a % strides[d] == 0 && (d == 0 || (a / strides[d]).abs() < shape[d] as i64)
         })?;
-        let m = a / strides[d];
-        parts[d].push(if m == 1 {
-            var_name(v)
-        } else {
-            format!("{m} * {}", var_name(v))
-        });
+        out[d].coef[v] += a / strides[d];
     }
     let mut rest = c0;
-    let mut consts = vec![0i64; rank];
     for d in 0..rank {
-        consts[d] = rest.div_euclid(strides[d]);
+        out[d].c0 = rest.div_euclid(strides[d]);
         rest = rest.rem_euclid(strides[d]);
     }
-    Some(
-        (0..rank)
-            .map(|d| {
-                let s = parts[d].join(" + ");
-                match (s.is_empty(), consts[d]) {
-                    (true, c) => c.to_string(),
-                    (false, 0) => s,
-                    (false, c) => format!("{s} + {c}"),
-                }
-            })
-            .collect(),
-    )
+    Some(out)
 }
 
 #[cfg(test)]
@@ -836,14 +1227,14 @@ mod tests {
 
     #[test]
     fn subscripts_split_by_stride() {
-        assert_eq!(
-            subscripts(1, &[8, 1], &[4, 8]),
-            Some(vec!["i0".to_string(), "i1 + 1".to_string()])
-        );
-        assert_eq!(
-            subscripts(0, &[1, 4], &[8, 4]),
-            Some(vec!["i1".to_string(), "i0".to_string()])
-        );
+        let text = |s: Option<Vec<Aff>>| -> Vec<String> {
+            s.expect("splits")
+                .iter()
+                .map(|a| index_of(a).text())
+                .collect()
+        };
+        assert_eq!(text(subscripts(1, &[8, 1], &[4, 8])), ["i0", "i1 + 1"]);
+        assert_eq!(text(subscripts(0, &[1, 4], &[8, 4])), ["i1", "i0"]);
     }
 
     fn naming<'a>(names: &'a [String], shapes: &'a [Vec<u64>]) -> Naming<'a> {
@@ -871,10 +1262,12 @@ mod tests {
         }
         let names = ["x".to_string(), "w".into(), "b".into()];
         let shapes = [vec![3, 40], vec![40], vec![3]];
-        let f = lift_tensor(&t, "y", 1, &elems, &naming(&names, &shapes)).expect("lifts");
+        let f = lift_tensor(&t, "y", 1, &elems, &naming(&names, &shapes))
+            .expect("lifts")
+            .text();
         assert_eq!(
             f,
-            "y[i0] = (b[i0] + sum(i1 in 0..40, (w[i1] * x[i0, i1])));"
+            "y[i0] = (sum(i1 in 0..40, (x[i0, i1] * w[i1])) + b[i0]);"
         );
     }
 

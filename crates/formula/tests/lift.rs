@@ -55,7 +55,8 @@ fn round_trip(src: &str, ctx: &Context) -> String {
     };
     let elems: Vec<(Vec<u64>, _)> = idx.iter().cloned().zip(originals.iter().copied()).collect();
     let lifted = lift_tensor(&terms, "y", y.shape.len(), &elems, &naming)
-        .unwrap_or_else(|why| panic!("{src}: not lifted: {why}"));
+        .unwrap_or_else(|why| panic!("{src}: not lifted: {why}"))
+        .text();
     let lc = compile(&lifted, ctx).unwrap_or_else(|d| panic!("{}", render(&d, "lifted", &lifted)));
     let again: Vec<_> = {
         let mut inst = lc.instance(&mut terms);
@@ -120,4 +121,62 @@ fn reductions_round_trip() {
     round_trip("y[i] = log(sum(k in 0..K, exp(x[i, k])));", &c);
     let c = ctx(vec![t("x", 0, &[3, 6], true), t("y", 1, &[3, 6], false)]);
     round_trip("y[i, j] = softmax(x[i, :])[j];", &c);
+}
+
+#[test]
+fn causal_prefixes_round_trip() {
+    // A reduction whose length grows with the row: a prefix range.
+    let c = ctx(vec![
+        t("x", 0, &[6, 6], true),
+        t("v", 1, &[6, 3], true),
+        t("y", 2, &[6, 3], false),
+    ]);
+    let f = round_trip(
+        "let m[i] = max(k in 0..i + 1, x[i, k]);
+         y[i, c] = sum(j in 0..i + 1, exp(x[i, j] - m[i]) * v[j, c])
+                 / sum(j in 0..i + 1, exp(x[i, j] - m[i]));",
+        &c,
+    );
+    assert!(f.contains("in 0..i0 + 1"), "{f}");
+    let c = ctx(vec![t("x", 0, &[8], true), t("y", 1, &[8], false)]);
+    let f = round_trip("y[i] = sum(j in 0..i + 1, x[j]);", &c);
+    assert!(f.contains("sum(i1 in 0..i0 + 1, x[i1])"), "{f}");
+}
+
+#[test]
+fn zero_padded_borders_round_trip() {
+    // Out-of-range taps are absent at the borders: a guarded range whose
+    // conditions are the reads' bounds.
+    let c = ctx(vec![
+        t("x", 0, &[2, 6, 6], true),
+        t("w", 1, &[3, 2, 3, 3], true),
+        t("y", 2, &[3, 6, 6], false),
+    ]);
+    let f = round_trip(
+        "y[o, h, q] = sum(c in 0..2, r in 0..3, s in 0..3,
+           where(h + r >= 1 && h + r <= 6 && q + s >= 1 && q + s <= 6,
+                 x[c, h + r - 1, q + s - 1] * w[o, c, r, s], 0));",
+        &c,
+    );
+    assert!(
+        f.contains("where(") && f.contains("x[i3, i1 + i4 - 1, i2 + i5 - 1]"),
+        "{f}"
+    );
+    let c = ctx(vec![t("x", 0, &[10], true), t("y", 1, &[10], false)]);
+    let f = round_trip(
+        "y[i] = sum(r in 0..3, where(i + r >= 1 && i + r <= 10, x[i + r - 1], 0));",
+        &c,
+    );
+    assert!(f.contains("where(i0 + i1 >= 1 && i0 + i1 <= 10"), "{f}");
+}
+
+#[test]
+fn repeated_reductions_are_bound_once() {
+    let c = ctx(vec![t("x", 0, &[3, 6], true), t("y", 1, &[3, 6], false)]);
+    let f = round_trip("y[i, j] = softmax(x[i, :])[j];", &c);
+    assert!(
+        f.starts_with("let y_max1[i0] = max(k0 in 0..6, x[i0, k0]);\n"),
+        "{f}"
+    );
+    assert!(f.contains("(x[i0, i1] - y_max1[i0])"), "{f}");
 }

@@ -228,10 +228,28 @@ pub struct LiftKernel {
     pub ptx: String,
     /// Why nothing was lifted.
     pub problem: Option<String>,
-    /// Per tensor: `name`, `elements`, `formula`, `why_not`, `candidate`.
-    pub tensors: Vec<Value>,
+    pub tensors: Vec<LiftTensor>,
     /// Every lifted formula, as spec text.
     pub formula: String,
+}
+
+/// One output tensor of a lift.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiftTensor {
+    pub name: String,
+    /// Elements the kernel writes in the CTAs run (each one proved).
+    pub elements: u64,
+    /// The verified formula, as spec text.
+    pub formula: Option<String>,
+    /// Why it did not lift.
+    pub why_not: Option<String>,
+    /// The generalised formula that did not verify (never a lift).
+    pub candidate: Option<String>,
+    /// The verified formula as a tree (`formula` is its text): an
+    /// optional field added within `/1`; see README "Lifting a kernel".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ast: Option<ptxeq_formula::lifted::Def>,
 }
 
 /// Any report, told apart by its `"schema"`.
@@ -269,6 +287,42 @@ pub fn parse(json: &Value) -> Result<AnyReport, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lift_report_with_its_tree_round_trips() {
+        let lift = serde_json::json!({
+            "schema": LIFT,
+            "kernels": [{
+                "role": "candidate", "entry": "k", "ptx": "k.ptx", "problem": null,
+                "formula": "y[i0] = sum(i1 in 0..i0 + 1, x[i1]);",
+                "tensors": [{
+                    "name": "y", "elements": 8,
+                    "formula": "y[i0] = sum(i1 in 0..i0 + 1, x[i1]);",
+                    "why_not": null, "candidate": null,
+                    "ast": {
+                        "tensor": "y", "vars": ["i0"],
+                        "value": {
+                            "kind": "reduce", "op": "sum",
+                            "ranges": [{"var": "i1", "hi": {"constant": 1, "terms": [["i0", 1]]}}],
+                            "guard": [],
+                            "body": {"kind": "read", "tensor": "x",
+                                     "index": [{"constant": 0, "terms": [["i1", 1]]}]},
+                        },
+                    },
+                }],
+            }],
+        });
+        let Ok(AnyReport::Lift(r)) = parse(&lift) else {
+            panic!("not a lift report: {:?}", parse(&lift))
+        };
+        let t = &r.kernels[0].tensors[0];
+        let ast = t.ast.as_ref().expect("a tree");
+        assert_eq!(Some(ast.text()), t.formula);
+        assert_eq!(serde_json::to_value(&r).expect("serialises"), lift);
+        let mut bad = lift;
+        bad["kernels"][0]["tensors"][0]["ast"]["value"]["kind"] = "lambda".into();
+        assert!(parse(&bad).is_err());
+    }
 
     #[test]
     fn unknown_fields_and_schemas_are_rejected() {

@@ -85,7 +85,14 @@ pub fn report_json(reports: &[LiftReport]) -> serde_json::Value {
                 tensors: r
                     .tensors
                     .iter()
-                    .map(|t| serde_json::to_value(t).unwrap_or_default())
+                    .map(|t| schema::LiftTensor {
+                        name: t.name.clone(),
+                        elements: t.elements,
+                        formula: t.formula.clone(),
+                        why_not: t.why_not.clone(),
+                        candidate: t.candidate.clone(),
+                        ast: t.ast.clone(),
+                    })
                     .collect(),
                 formula: ptxeq_db::lifted_text(r),
             })

@@ -166,23 +166,47 @@ fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
         "{out}"
     );
     assert!(
-        out.contains("C[i0, i1] = ((C[i0, i1] * (-3/4)) + (3/2 * sum(i2 in 0..64, (B[i2, i1] * A[i0, i2]))));"),
+        out.contains(
+            "C[i0, i1] = ((3/2 * sum(i2 in 0..64, (A[i0, i2] * B[i2, i1]))) - (3/4 * C[i0, i1]));"
+        ),
         "{out}"
     );
+    // A padded convolution lifts as a guarded sum; the JSON carries the
+    // formula's tree beside its text.
     let (code, out, err) = ptxeq(&[
         "lift",
         "corpus/formula/conv2d-halo-smem-padded/check.toml",
         "--format",
         "json",
     ]);
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["schema"], "ptxeq.lift/1");
     let t = &v["kernels"][0]["tensors"][0];
     assert_eq!(t["name"], "y");
-    assert!(t["formula"].is_null());
+    assert!(t["formula"].as_str().unwrap().contains("where("), "{t}");
+    let ast: ptxeq_formula::lifted::Def =
+        serde_json::from_value(t["ast"].clone()).expect("a lifted tree");
+    assert_eq!(ast.text(), t["formula"].as_str().unwrap());
     assert!(
-        t["why_not"].as_str().unwrap().contains("differ in number"),
+        matches!(&ast.value, ptxeq_formula::lifted::Expr::Reduce { guard, ranges, .. }
+            if guard.len() == 4 && ranges.len() == 3),
         "{t}"
     );
+    assert!(matches!(
+        ptxeq_check::schema::parse(&v),
+        Ok(ptxeq_check::schema::AnyReport::Lift(_))
+    ));
+    // Tiles stored at swapped offsets: not affine, not lifted, said why.
+    let (code, out, err) = ptxeq(&[
+        "lift",
+        "corpus/formula/bug-transpose-tile-index-swapped/check.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let t = &v["kernels"][0]["tensors"][0];
+    assert!(t["formula"].is_null() && t.get("ast").is_none(), "{t}");
+    assert!(t["why_not"].as_str().unwrap().contains("not affine"), "{t}");
 }

@@ -45,6 +45,8 @@ pub struct LiftedTensor {
     pub why_not: Option<String>,
     /// The generalised formula that failed verification, if one was found.
     pub candidate: Option<String>,
+    /// The verified formula as a tree (`formula` is its text).
+    pub ast: Option<ptxeq_formula::lifted::Def>,
 }
 
 /// What `ptxeq lift` reports.
@@ -162,6 +164,7 @@ pub fn lift(
             formula: None,
             why_not: None,
             candidate: None,
+            ast: None,
         };
         let data: Option<Vec<(Vec<u64>, ptxeq_terms::TermId)>> = elems
             .iter()
@@ -172,19 +175,21 @@ pub fn lift(
             report.tensors.push(lt);
             continue;
         };
-        let text = match lift_tensor(&terms, name, shape.len(), &data, &naming) {
-            Ok(t) => t,
+        let def = match lift_tensor(&terms, name, shape.len(), &data, &naming) {
+            Ok(d) => d,
             Err(why) => {
                 lt.why_not = Some(why);
                 report.tensors.push(lt);
                 continue;
             }
         };
+        let text = def.text();
         lt.candidate = Some(text.clone());
         match verify(&text, &ctx, &cands, &scope, &memo, fopts, tensor) {
             Ok(()) => {
                 lt.formula = Some(text);
                 lt.candidate = None;
+                lt.ast = Some(def);
             }
             Err(why) => lt.why_not = Some(format!("the generalised formula did not verify: {why}")),
         }

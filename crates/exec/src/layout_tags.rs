@@ -355,6 +355,7 @@ pub(crate) fn untag_run<V: Copy>(run: CtaRun<TVal<V>>) -> CtaRun<V> {
         .map(|t| TensorOutput {
             tensor: t.tensor,
             name: t.name,
+            writers: t.writers,
             elements: t
                 .elements
                 .into_iter()

@@ -88,7 +88,7 @@ pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
 pub use input::{CtaInput, InputError, Limits, ParamValue, SymbolInfo, TensorInfo};
 pub use layout_tags::LayoutTag;
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
-pub use result::{CtaRun, OutputValue, Stats, TensorOutput};
+pub use result::{CtaRun, OutputValue, Stats, StoreSite, TensorOutput};
 pub use trace::{ReplayMismatch, Segment, ThreadTrace, Trace};
 pub use value::{Part, Value};
 

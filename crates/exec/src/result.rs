@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::finding::{Finding, FindingKind};
+use crate::finding::{Finding, FindingKind, InstrRef, ThreadRef};
 use crate::footprint::GlobalFootprint;
 use crate::trace::Trace;
 
@@ -45,6 +45,31 @@ pub struct TensorOutput<V> {
     pub tensor: u32,
     pub name: String,
     pub elements: Vec<(u64, OutputValue<V>)>,
+    /// Per written element (sorted by index), the store that wrote its
+    /// final value: the provenance a refuted element's report names
+    /// (`engine/writers.rs`). An element whose writer was not recorded
+    /// (written by an earlier CTA of a grid-level run) is absent.
+    #[serde(default)]
+    pub writers: Vec<(u64, StoreSite)>,
+}
+
+/// The store (or atomic) that wrote an element's final value: which
+/// instruction, executed by which thread of which CTA.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct StoreSite {
+    pub instr: InstrRef,
+    pub thread: ThreadRef,
+    pub cta: [u32; 3],
+}
+
+impl<V> TensorOutput<V> {
+    /// The store that wrote element `index`, when recorded.
+    pub fn writer(&self, index: u64) -> Option<StoreSite> {
+        self.writers
+            .binary_search_by_key(&index, |w| w.0)
+            .ok()
+            .map(|i| self.writers[i].1)
+    }
 }
 
 /// Everything one CTA run produced.

@@ -115,6 +115,76 @@ pub struct ElementFailure {
     /// `{"kind": "refuted" | "written-by-one" | "bits-differ" | "unknown"
     /// | "unsupported", …}` with the counterexample or the reason.
     pub failure: Value,
+    /// The store that wrote the reference kernel's value (absent for a
+    /// formula reference, an element the reference does not write, or a
+    /// writer not recorded). Optional, added within `/1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_store: Option<Store>,
+    /// The store that wrote the candidate kernel's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_store: Option<Store>,
+    /// The whole formulas, when `reference` or `candidate` was cut at the
+    /// display width. Optional, added within `/1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full: Option<FullFormulas>,
+}
+
+/// A failing element's whole formulas: as text when each fits
+/// `--json-formula-chars`, else as one DAG with sharing (README "JSON
+/// reports").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FullFormulas {
+    /// The reference's formula text (null: not a kernel term — a formula
+    /// reference, an unwritten element — or given as the DAG).
+    pub reference: Option<String>,
+    pub candidate: Option<String>,
+    /// Both formulas as one DAG, when either text is too long.
+    pub dag: Option<FormulaDag>,
+}
+
+/// Terms as a DAG: every node once, children before parents.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormulaDag {
+    /// `{"op": "add" | "mul" | "input" | "const" | …, "args": [ids of
+    /// earlier nodes], …}`: leaves carry their `text`, operators what
+    /// they need beside their operands (`width`, `name`, `cmp`).
+    pub nodes: Vec<Value>,
+    /// The id of the reference's root (null: not a kernel term).
+    pub reference: Option<u32>,
+    pub candidate: Option<u32>,
+}
+
+/// The store instruction that wrote an output element's final value, as
+/// a kernel engineer finds it: the PTX instruction, its file and line,
+/// the CUDA/Python line `.loc` names, and the thread and CTA that ran it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Store {
+    /// The `.entry` or `.func` holding the instruction.
+    pub function: String,
+    /// Its index among that function's instructions (as `ptxeq ir`
+    /// prints them).
+    pub index: u32,
+    /// The decoded instruction.
+    pub instruction: String,
+    /// The PTX file.
+    pub ptx: String,
+    /// 1-based line in the PTX file.
+    pub ptx_line: Option<u32>,
+    /// `file.cu:line:col` from `.loc`, when the PTX has line info.
+    pub source: Option<String>,
+    /// The `.file` path and line of the outermost `.loc` (the user's code
+    /// when the store was inlined) and that line's text when the file is
+    /// found on disk.
+    pub source_file: Option<String>,
+    pub source_line: Option<u32>,
+    pub source_text: Option<String>,
+    /// `%tid` of the thread that executed the store.
+    pub thread: [u32; 3],
+    /// `%ctaid` of its CTA.
+    pub cta: [u32; 3],
 }
 
 /// Element decisions of a check.

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use ptxeq_check::{Checker, Mode, Outcome, Request, SmtKind, Verdict, schema};
-use ptxeq_db::{CheckReport, Database};
+use ptxeq_db::{CheckReport, Database, Slot};
 use ptxeq_spec::CheckSpec;
 use ptxeq_verdicts::{ElementFailure, Failure, TensorVerdicts};
 
@@ -34,6 +34,9 @@ pub struct CheckOptions {
     pub formula_max_steps: Option<u64>,
     /// `--max-refuted N`, or `None` with `--all-elements`.
     pub max_refuted: Option<u64>,
+    /// `--json-formula-chars N`: whole formulas in JSON as text up to N
+    /// characters, as a DAG beyond.
+    pub json_formula_chars: usize,
 }
 
 pub fn run(
@@ -106,7 +109,7 @@ pub fn run(
     };
     match opts.format {
         ReportFormat::Human => print_human(db, &loaded, &outcome, opts.show),
-        ReportFormat::Json => print_json(db, &loaded, &outcome),
+        ReportFormat::Json => print_json(db, &loaded, &outcome, opts.json_formula_chars),
         ReportFormat::Sarif => {
             let names = InputNames::of(db, &loaded, report);
             let log = crate::sarif::render_check(db, report, &names);
@@ -341,6 +344,16 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
     }
     outln!();
     let names = InputNames::of(db, loaded, report);
+    let stores = crate::stores::Stores::new(db, &report.kernels);
+    // The element terms, imported again to measure the formulas that were
+    // cut (only then).
+    let any_cut = tensors(report)
+        .iter()
+        .flat_map(|t| t.failures.iter().take(show))
+        .any(|f| was_cut(&f.reference) || was_cut(&f.candidate));
+    let full = any_cut.then(|| {
+        crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, &names)
+    });
     for t in tensors(report) {
         let region = match &t.compare_region {
             Some(r) => format!(
@@ -387,7 +400,19 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
                     )
                 })
                 .flatten();
-            print_failure(&t.name, &names, f, diff);
+            let cut = [
+                (Slot::Reference, &f.reference),
+                (Slot::Candidate, &f.candidate),
+            ]
+            .map(|(slot, text)| {
+                let e = full.as_ref().filter(|_| was_cut(text))?;
+                let len = e.length(e.get(slot, t.tensor, f.index)?, TEXT_CHARS);
+                Some(format!(
+                    "      (cut at {} of {len}; --format json carries the whole formula)",
+                    ptxeq_verdicts::FORMULA_WIDTH
+                ))
+            });
+            print_failure(&t.name, &names, f, diff, cut, store_lines(&stores, f));
         }
         let failing = (t.refuted + t.unknown) as usize;
         let shown = t.failures.len().min(show);
@@ -458,12 +483,41 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
 /// Inputs of a counterexample printed before eliding.
 const WITNESS_SHOWN: usize = 12;
 
+/// How far the length of a cut formula is counted (the human report's
+/// note; JSON uses `--json-formula-chars`).
+const TEXT_CHARS: usize = crate::full_formulas::DEFAULT_TEXT_CHARS;
+
 /// Characters of each differing sub-term printed.
 const DIFF_WIDTH: usize = 160;
 
+/// The lines naming the store that wrote a failing element's value in
+/// each kernel, with its source line (`k.cu:11 | y[i] = acc;`) when the PTX has line info.
+fn store_lines(stores: &crate::stores::Stores<'_>, f: &ElementFailure) -> Vec<String> {
+    let mut out = Vec::new();
+    for (slot, site) in [
+        (Slot::Reference, f.reference_store),
+        (Slot::Candidate, f.candidate_store),
+    ] {
+        if let Some(st) = stores.name(slot, site) {
+            out.push(format!("    stored by the {}: {}", slot.word(), st.line()));
+            if let Some(e) = &st.excerpt {
+                out.push(format!("      {e}"));
+            }
+        }
+    }
+    out
+}
+
 /// One failing element: both formulas, where they first differ (`diff`,
 /// reference then candidate) and the witness.
-fn print_failure(name: &str, names: &InputNames, f: &ElementFailure, diff: Option<[String; 2]>) {
+fn print_failure(
+    name: &str,
+    names: &InputNames,
+    f: &ElementFailure,
+    diff: Option<[String; 2]>,
+    cut: [Option<String>; 2],
+    stores: Vec<String>,
+) {
     let coords: Vec<String> = f.coords.iter().map(|c| c.to_string()).collect();
     let what = match &f.failure {
         Failure::Refuted { .. } => "refuted".to_string(),
@@ -474,10 +528,19 @@ fn print_failure(name: &str, names: &InputNames, f: &ElementFailure, diff: Optio
     };
     outln!("  {name}[{}]: {what}", coords.join(","));
     outln!("    reference: {}", f.reference);
+    if let Some(note) = &cut[0] {
+        outln!("{note}");
+    }
     outln!("    candidate: {}", f.candidate);
+    if let Some(note) = &cut[1] {
+        outln!("{note}");
+    }
     if let Some([r, c]) = diff {
         outln!("    first difference: the reference has {r}");
         outln!("                      where the candidate has {c}");
+    }
+    for l in &stores {
+        outln!("{l}");
     }
     match &f.failure {
         Failure::Refuted { counterexample: cx } => {
@@ -530,8 +593,19 @@ fn reference_json(spec: &CheckSpec) -> schema::Reference {
     }
 }
 
-/// The schema form of an output tensor's element verdicts.
-fn output_json(t: &TensorVerdicts) -> schema::Output {
+/// Whether a formula of a failure was cut at the display width.
+fn was_cut(formula: &str) -> bool {
+    formula.ends_with('…')
+}
+
+/// The schema form of an output tensor's element verdicts; `full`: the
+/// element terms, for the whole formulas of those that were cut.
+fn output_json(
+    t: &TensorVerdicts,
+    stores: &crate::stores::Stores<'_>,
+    full: Option<&crate::full_formulas::ElementTerms>,
+    max_chars: usize,
+) -> schema::Output {
     schema::Output {
         tensor: t.tensor,
         name: t.name.clone(),
@@ -553,19 +627,50 @@ fn output_json(t: &TensorVerdicts) -> schema::Output {
                 reference: f.reference.clone(),
                 candidate: f.candidate.clone(),
                 failure: serde_json::to_value(&f.failure).unwrap_or_default(),
+                reference_store: stores
+                    .name(Slot::Reference, f.reference_store)
+                    .map(|s| s.json()),
+                candidate_store: stores
+                    .name(Slot::Candidate, f.candidate_store)
+                    .map(|s| s.json()),
+                full: full
+                    .filter(|_| was_cut(&f.reference) || was_cut(&f.candidate))
+                    .map(|e| {
+                        e.full(
+                            e.get(Slot::Reference, t.tensor, f.index),
+                            e.get(Slot::Candidate, t.tensor, f.index),
+                            max_chars,
+                        )
+                    }),
             })
             .collect(),
     }
 }
 
-fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) {
-    let out = report_json(db, loaded, outcome);
+fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome, max_chars: usize) {
+    let out = report_json_with(db, loaded, outcome, max_chars);
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
 }
 
 /// The `ptxeq.check/1` JSON report (`--format json`; also what the Python
 /// bindings convert into a `CheckResult`).
 pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> serde_json::Value {
+    report_json_with(
+        db,
+        loaded,
+        outcome,
+        crate::full_formulas::DEFAULT_TEXT_CHARS,
+    )
+}
+
+/// [`report_json`] with whole formulas as text up to `max_chars`
+/// characters (`--json-formula-chars`).
+pub fn report_json_with(
+    db: &Database,
+    loaded: &LoadedSpec,
+    outcome: &Outcome,
+    max_chars: usize,
+) -> serde_json::Value {
     let Some(report) = outcome.check_report() else {
         return serde_json::Value::Null;
     };
@@ -573,6 +678,15 @@ pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> ser
     let names = InputNames::of(db, loaded, report);
     let failing_kernel = outcome.decided_by.map(|s| s.word().to_string());
     let verdicts = report.verdicts.as_ref();
+    let stores = crate::stores::Stores::new(db, &report.kernels);
+    // The element terms, imported again only when some formula was cut.
+    let cut = tensors(report)
+        .iter()
+        .flat_map(|t| &t.failures)
+        .any(|f| was_cut(&f.reference) || was_cut(&f.candidate));
+    let full = cut.then(|| {
+        crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, &names)
+    });
     let out = schema::CheckReport {
         schema: SCHEMA.to_string(),
         verdict: outcome.verdict,
@@ -581,7 +695,10 @@ pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> ser
         kernels: crate::cmd_race::kernels_json(db, &report.kernels),
         symbolic_scalars: names.symbols().to_vec(),
         tensor_numbers: names.names.clone(),
-        outputs: tensors(report).iter().map(output_json).collect(),
+        outputs: tensors(report)
+            .iter()
+            .map(|t| output_json(t, &stores, full.as_ref(), max_chars))
+            .collect(),
         ctas: verdicts.map(|v| v.ctas.clone()),
         candidate_ctas: verdicts.map(|v| v.candidate_ctas.clone()),
         all_ctas_checked: verdicts.map(|v| v.complete),

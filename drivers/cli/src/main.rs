@@ -105,6 +105,11 @@ enum Command {
         /// for code-scanning tools).
         #[arg(long, value_enum, default_value = "human")]
         format: sarif::ReportFormat,
+        /// `--format json`: a failing element's whole formula is carried as
+        /// text up to N characters, as a DAG with sharing beyond (bounds
+        /// the report's size; README "JSON reports").
+        #[arg(long, value_name = "N", default_value_t = ptxeq_cli::full_formulas::DEFAULT_TEXT_CHARS)]
+        json_formula_chars: usize,
     },
     /// Check one kernel for data races, deadlocks, barrier divergence,
     /// out-of-bounds and uninitialised accesses, over all thread schedules.
@@ -385,6 +390,7 @@ fn main() -> ExitCode {
             show,
             emit_smt,
             format,
+            json_formula_chars,
         } => cmd_check::run(
             &targets,
             &spec,
@@ -398,6 +404,7 @@ fn main() -> ExitCode {
                 formula,
                 formula_max_steps,
                 max_refuted: (!all_elements).then_some(max_refuted),
+                json_formula_chars,
             },
         ),
         Command::Race {

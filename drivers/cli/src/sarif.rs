@@ -6,7 +6,10 @@
 //! `unsupported`); `locations` holds the PTX line of the first access (or
 //! waiting / offending instruction), `relatedLocations` the other access(es)
 //! and, where the PTX has `.loc` line info, the CUDA/Python line of each.
-//! A bug is level `error`; "could not decide" is a `warning`.
+//! A bug is level `error`; "could not decide" is a `warning`. A failing
+//! output element is located at the candidate's store of it (its
+//! CUDA/Python line when the PTX has `.loc` info, else its PTX line), with
+//! the reference's store among the related locations.
 
 use clap::ValueEnum;
 use ptxeq_check::Verdict;
@@ -85,6 +88,7 @@ pub fn render_check(
     names: &crate::cmd_check::InputNames,
 ) -> Value {
     let mut results = race_results(db, &report.kernels);
+    let stores = crate::stores::Stores::new(db, &report.kernels);
     let cand = report
         .kernels
         .iter()
@@ -142,12 +146,57 @@ pub fn render_check(
             } else {
                 "error"
             };
-            results.push(json!({
+            // Located at the candidate's store of the element: its
+            // CUDA/Python line when the PTX has line info (what a code
+            // scanner shows beside the user's code), its PTX line
+            // otherwise; the other lines are related locations.
+            let mut sites: Vec<Value> = Vec::new();
+            for (slot, site) in [
+                (Slot::Candidate, f.candidate_store),
+                (Slot::Reference, f.reference_store),
+            ] {
+                let Some(st) = stores.name(slot, site) else {
+                    continue;
+                };
+                let what = format!(
+                    "the {} stores {}[{}]: `{}`",
+                    slot.word(),
+                    t.name,
+                    coords.join(","),
+                    st.pos.text
+                );
+                if let (Some(file), Some(line)) = (&st.pos.source_file, st.pos.source_line) {
+                    let found = crate::source_lines::locate(std::path::Path::new(&st.ptx), file)
+                        .map(|p| p.to_string_lossy().into_owned());
+                    sites.push(location(
+                        found.as_deref().unwrap_or(file),
+                        Some(line),
+                        &st.pos.function,
+                        &what,
+                    ));
+                }
+                sites.push(location(&st.ptx, st.pos.ptx_line, &st.pos.function, &what));
+            }
+            if sites.is_empty() {
+                sites.push(location(&cand.0, None, &cand.1, "the candidate kernel"));
+            }
+            let first = sites.remove(0);
+            let mut v = json!({
                 "ruleId": rule,
                 "level": level,
                 "message": { "text": text },
-                "locations": [location(&cand.0, None, &cand.1, "the candidate kernel")],
-            }));
+                "locations": [first],
+            });
+            if !sites.is_empty() {
+                v["relatedLocations"] = Value::Array(
+                    sites
+                        .into_iter()
+                        .zip(1..)
+                        .map(|(l, id)| with_id(l, id))
+                        .collect(),
+                );
+            }
+            results.push(v);
         }
     }
     log(results)
@@ -310,7 +359,7 @@ fn artifact(path: &str) -> Value {
             .ok()
             .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.to_path_buf()))
     } else {
-        Some(p.components().collect())
+        Some(lexically_normal(p))
     };
     match relative {
         Some(r) => json!({
@@ -319,6 +368,24 @@ fn artifact(path: &str) -> Value {
         }),
         None => json!({ "uri": format!("file://{}", uri(path)) }),
     }
+}
+
+/// `a/b/../c` → `a/c` without touching the file system (a `.file` path
+/// nvcc wrote relative to the PTX's directory: `case/../other/k.cuh`).
+/// A leading `..` stays.
+fn lexically_normal(p: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
 }
 
 fn location(path: &str, line: Option<u32>, function: &str, message: &str) -> Value {
@@ -364,6 +431,15 @@ mod tests {
         let loaded = spec_args::load_checked(&db, &spec, &SpecFlagArgs::default()).unwrap();
         let reports = ptxeq_db::race_check(&db, loaded.spec, &loaded.kernels);
         render(&db, &reports)
+    }
+
+    #[test]
+    fn relative_uris_are_lexically_normal() {
+        let n = |p: &str| lexically_normal(std::path::Path::new(p));
+        assert_eq!(n("a/b/../c/k.cuh"), PathBuf::from("a/c/k.cuh"));
+        assert_eq!(n("./a/./k.cu"), PathBuf::from("a/k.cu"));
+        assert_eq!(n("../x/k.cu"), PathBuf::from("../x/k.cu"));
+        assert_eq!(n("a/../../k.cu"), PathBuf::from("../k.cu"));
     }
 
     /// The fields SARIF 2.1.0 requires (and code-scanning services read).

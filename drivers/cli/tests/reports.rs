@@ -232,3 +232,140 @@ fn deciding_stops_after_max_refuted_and_the_report_says_so() {
     );
     assert!(y["refuted"].as_u64().unwrap() > refuted, "{y}");
 }
+
+/// The PTX line of the one instruction starting with `needle` in the
+/// body of `.entry entry` — found in the file, not taken from the tool —
+/// and the source file (from `.file`) and line of the `.loc` before it
+/// (its `inlined_at` position when the store was inlined: the user's own
+/// code).
+fn store_line_in_ptx(ptx: &str, entry: &str, needle: &str) -> (u32, Option<(String, u32)>) {
+    let lines: Vec<&str> = ptx.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains(".entry") && l.contains(entry))
+        .unwrap_or_else(|| panic!("no entry {entry}"));
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.contains(".entry"))
+        .map_or(lines.len(), |p| start + 1 + p);
+    let hits: Vec<usize> = (start..end)
+        .filter(|&i| lines[i].trim_start().starts_with(needle))
+        .collect();
+    assert_eq!(hits.len(), 1, "`{needle}` in {entry}: {hits:?}");
+    let at = hits[0];
+    let file_path = |n: &str| -> String {
+        lines
+            .iter()
+            .map(|l| l.trim())
+            .find_map(|l| {
+                let rest = l.strip_prefix(".file")?.trim_start();
+                let (num, path) = rest.split_once(char::is_whitespace)?;
+                (num == n).then(|| path.trim().trim_matches('"').to_string())
+            })
+            .unwrap_or_else(|| panic!("no .file {n}"))
+    };
+    let loc = lines[start..at]
+        .iter()
+        .rev()
+        .find(|l| l.trim_start().starts_with(".loc"))
+        .map(|l| {
+            let l = l.trim();
+            // `.loc F L C[, function_name …, inlined_at F L C]`
+            let outer = l.rsplit_once("inlined_at").map_or(l, |(_, o)| o);
+            let nums: Vec<&str> = outer
+                .trim_start_matches(".loc")
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|w| !w.is_empty())
+                .collect();
+            (file_path(nums[0]), nums[1].parse::<u32>().unwrap())
+        });
+    (at as u32 + 1, loc)
+}
+
+/// A refuted element names the store that wrote it in both kernels: the
+/// PTX instruction and line (computed here from the PTX file), the CUDA
+/// line from `.loc` and its text.
+#[test]
+fn a_refuted_element_names_the_store_in_both_kernels() {
+    let case = "corpus/bugs/misc-relu6-dropped-clamp";
+    let (v, _) = json_report(&["check", &format!("{case}/check.toml")], 1);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ptx = std::fs::read_to_string(root.join(case).join("kernels.ptx")).unwrap();
+    let f = &v["outputs"][0]["failures"][0];
+    assert_eq!(f["failure"]["kind"], "refuted", "{f}");
+    for (side, entry, needle) in [
+        ("reference_store", "relu6_ref", "st.global.f32"),
+        (
+            "candidate_store",
+            "_Z10relu6_vec4ILi1EEvPK6float4PS0_",
+            "st.global.v4.f32",
+        ),
+    ] {
+        let st = &f[side];
+        let (line, src) = store_line_in_ptx(&ptx, entry, needle);
+        assert_eq!(st["ptx_line"], line, "{side}: {st}");
+        assert_eq!(st["function"], entry, "{st}");
+        assert!(
+            st["instruction"].as_str().unwrap().starts_with(needle),
+            "{st}"
+        );
+        assert!(st["ptx"].as_str().unwrap().ends_with("kernels.ptx"), "{st}");
+        let (file, src) = src.expect("the case's PTX has line info");
+        assert_eq!(st["source_line"], src, "{st}");
+        let source = std::fs::read_to_string(root.join(case).join(&file)).unwrap();
+        let text = source.lines().nth(src as usize - 1).unwrap().trim();
+        assert_eq!(st["source_text"], text, "{st}");
+        // The element's index says which thread stored it: y[i] by
+        // thread i (reference), y[4j..4j+3] by thread j (float4).
+        let i = f["index"].as_u64().unwrap();
+        let tid = if side == "reference_store" { i } else { i / 4 };
+        assert_eq!(st["thread"], serde_json::json!([tid, 0, 0]), "{st}");
+    }
+}
+
+#[test]
+fn json_sample_of_a_refuted_element() {
+    let (mut v, _) = json_report(
+        &[
+            "check",
+            "corpus/bugs/misc-relu6-dropped-clamp/check.toml",
+            "--max-refuted",
+            "1",
+        ],
+        1,
+    );
+    redact_json(&mut v);
+    insta::assert_snapshot!(serde_json::to_string_pretty(&v["outputs"]).unwrap());
+}
+
+#[test]
+fn sarif_sample_of_a_refuted_element() {
+    let (code, out, err) = ptxeq(&[
+        "check",
+        "corpus/bugs/misc-relu6-dropped-clamp/check.toml",
+        "--max-refuted",
+        "1",
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let refuted: Vec<&serde_json::Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "not-equivalent")
+        .collect();
+    assert!(!refuted.is_empty(), "{out}");
+    // Located at the candidate's store: its CUDA line (the PTX has
+    // `.loc` info: the header both kernels include), with a region.
+    let loc = &refuted[0]["locations"][0]["physicalLocation"];
+    assert!(
+        loc["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("relu6.cuh"),
+        "{loc}"
+    );
+    assert!(loc["region"]["startLine"].as_u64().is_some(), "{loc}");
+    insta::assert_snapshot!(serde_json::to_string_pretty(refuted[0]).unwrap());
+}

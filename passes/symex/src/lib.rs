@@ -115,6 +115,7 @@ fn number_roots(outputs: Vec<TensorOutput<TermId>>) -> (Vec<TensorOutput<u32>>, 
         .map(|t| TensorOutput {
             tensor: t.tensor,
             name: t.name,
+            writers: t.writers,
             elements: t
                 .elements
                 .into_iter()

@@ -73,7 +73,7 @@ pub fn compare_formula(
         ..scope.clone()
     };
     let paired = pair_formula(candidate, formula, &scope, &mut terms, fopts)?;
-    Ok(decide_and_tally(
+    let mut verdicts = decide_and_tally(
         &terms,
         paired,
         &scope,
@@ -86,7 +86,9 @@ pub fn compare_formula(
             reference_unwritten: "(the formula does not define this tensor)",
             stop: fopts.stop,
         },
-    ))
+    );
+    crate::attach_stores(&mut verdicts, &[], candidate);
+    Ok(verdicts)
 }
 
 /// Writes the verification condition of every compared element whose

@@ -211,7 +211,7 @@ pub fn compare_scoped(
     let start = Instant::now();
     let mut terms = Terms::new();
     let (numbers, pairs, outside) = pair_elements(reference, candidate, scope, &mut terms);
-    decide_and_tally(
+    let mut verdicts = decide_and_tally(
         &terms,
         Paired {
             numbers,
@@ -228,7 +228,34 @@ pub fn compare_scoped(
             reference_unwritten: "(not written)",
             stop,
         },
-    )
+    );
+    attach_stores(&mut verdicts, reference, candidate);
+    verdicts
+}
+
+/// Names, for every failing element kept, the store that wrote its value
+/// in each kernel (`ElementFailure::reference_store`, `candidate_store`):
+/// looked up in the kernels' symbolic states, which record the last
+/// writer of every output element (`ptxeq_exec::StoreSite`).
+fn attach_stores(
+    verdicts: &mut Verdicts,
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+) {
+    let writer = |states: &[&SymbolicState], tensor: u32, index: u64| {
+        states.iter().find_map(|s| {
+            s.outputs
+                .iter()
+                .filter(|t| t.tensor == tensor)
+                .find_map(|t| t.writer(index))
+        })
+    };
+    for t in &mut verdicts.tensors {
+        for f in &mut t.failures {
+            f.reference_store = writer(reference, t.tensor, f.index);
+            f.candidate_store = writer(candidate, t.tensor, f.index);
+        }
+    }
 }
 
 /// The element pairs of a comparison ([`pair_elements`],
@@ -426,6 +453,8 @@ fn decide_and_tally(
                         },
                         candidate: formula(terms, &vb),
                         failure: f,
+                        reference_store: None,
+                        candidate_store: None,
                     });
                 }
             }

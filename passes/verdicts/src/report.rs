@@ -3,6 +3,7 @@
 //! their formulas and witnesses.
 
 use ptxeq_decide::decide::Counterexample;
+use ptxeq_exec::StoreSite;
 use serde::{Deserialize, Serialize};
 
 /// Failing elements kept per tensor (the rest are counted only).
@@ -138,6 +139,12 @@ pub struct ElementFailure {
     /// The candidate kernel's formula (cut at a display limit).
     pub candidate: String,
     pub failure: Failure,
+    /// The store that wrote the reference kernel's value of the element
+    /// (`None`: a formula reference, an unwritten element, or a writer not
+    /// recorded).
+    pub reference_store: Option<StoreSite>,
+    /// The store that wrote the candidate kernel's value.
+    pub candidate_store: Option<StoreSite>,
 }
 
 /// Verdict counts of one output tensor.

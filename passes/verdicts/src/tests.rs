@@ -41,6 +41,7 @@ fn state(k: u32, f: impl FnOnce(&mut Terms) -> Vec<(u64, OutputValue<TermId>)>) 
         outputs: vec![TensorOutput {
             tensor: k,
             name: format!("t{k}"),
+            writers: Vec::new(),
             elements,
         }],
         graph: t.export(&roots),

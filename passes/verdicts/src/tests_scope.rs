@@ -25,6 +25,7 @@ fn state(f: impl FnOnce(&mut Terms) -> Vec<(u64, TermId)>) -> SymbolicState {
         outputs: vec![TensorOutput {
             tensor: 1,
             name: "y".into(),
+            writers: Vec::new(),
             elements: elems
                 .iter()
                 .enumerate()

@@ -40,6 +40,7 @@ fn state_with(
         outputs: vec![TensorOutput {
             tensor: 1,
             name: "y".into(),
+            writers: Vec::new(),
             elements,
         }],
         graph: t.export(&roots),

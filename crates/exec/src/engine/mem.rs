@@ -745,6 +745,9 @@ impl<D: Domain> Engine<'_, D> {
             };
             self.track(t, target, off, u64::from(width), a, Some(&v));
         }
+        if let Target::Cta(r) = target {
+            self.note_writer(t, r, off, width);
+        }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
             Target::Private(p) => store_value(
@@ -1015,6 +1018,9 @@ impl<D: Domain> Engine<'_, D> {
         self.cov_access(t, target, off, width, AccessKind::Atomic, Some(&new));
         if let Target::Cta(_) = target {
             self.layout_escape(t, &new, "combined into memory by an atomic")?;
+        }
+        if let Target::Cta(r) = target {
+            self.note_writer(t, r, off, width);
         }
         match target {
             Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &new, width),

@@ -38,6 +38,7 @@ mod tma;
 mod values;
 mod wgmma;
 mod wmma_check;
+pub(crate) mod writers;
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -239,6 +240,8 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub wg: wgmma::WgmmaState<D::Val>,
     /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
     pub proxy: proxy::ProxyState,
+    /// The last store into each output element (`writers.rs`).
+    pub writers: writers::Writers,
 }
 
 /// Packs a function index and instruction index.
@@ -744,6 +747,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             mbar_agents,
             wg,
             proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
+            writers: writers::Writers::new(input),
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -851,6 +855,20 @@ impl<'a, D: Domain> Engine<'a, D> {
         ThreadRef {
             tid: self.threads[t as usize].tid,
             linear: t,
+        }
+    }
+
+    /// Records the current instruction of thread `t` as the last writer
+    /// of `[off, off + width)` in CTA-wide region `r` (`writers.rs`).
+    #[inline]
+    pub(crate) fn note_writer(&mut self, t: u32, r: u32, off: u64, width: u8) {
+        if self.writers.wants(r) {
+            let site = crate::result::StoreSite {
+                instr: unpack_instr(self.cur_instr),
+                thread: self.thread_ref(t),
+                cta: self.cta,
+            };
+            self.writers.note(r, off, u64::from(width), site);
         }
     }
 
@@ -1157,10 +1175,12 @@ impl<'a, D: Domain> Engine<'a, D> {
             {
                 self.undefined_outputs(&t.name, &undefined);
             }
+            let writers = self.writers.of(i);
             out.push(TensorOutput {
                 tensor: i as u32,
                 name: t.name.clone(),
                 elements,
+                writers,
             });
         }
         out

@@ -103,6 +103,9 @@ struct GridMemory<V: Copy> {
     regions: Vec<Option<GlobalRegion<V>>>,
     reported: FxHashSet<(u32, u32, u32)>,
     cta_ids: Rc<[[u32; 3]]>,
+    /// The output elements' last writers (`engine::writers`), handed from
+    /// CTA to CTA with the memory.
+    writers: Option<crate::engine::writers::Writers>,
 }
 
 /// One sequential execution of the selected CTAs.
@@ -150,6 +153,9 @@ impl<D: Domain> Engine<'_, D> {
         let slots = self.nthreads as usize * if self.mbar_agents { 2 } else { 1 };
         self.clocks = Clocks::in_cta(slots, index);
         std::mem::swap(&mut self.reported, &mut mem.reported);
+        if let Some(w) = mem.writers.take() {
+            self.writers = w;
+        }
         self.cta_ids = mem.cta_ids.clone();
     }
 
@@ -169,6 +175,7 @@ impl<D: Domain> Engine<'_, D> {
             }
         }
         std::mem::swap(&mut self.reported, &mut mem.reported);
+        mem.writers = Some(std::mem::take(&mut self.writers));
     }
 }
 
@@ -186,6 +193,7 @@ fn execute<D: Domain>(
         regions: Vec::new(),
         reported: FxHashSet::default(),
         cta_ids: Rc::from(ctas.to_vec()),
+        writers: None,
     };
     let mut ex = Execution {
         runs: (0..n).map(|_| None).collect(),

@@ -369,3 +369,50 @@ fn sarif_sample_of_a_refuted_element() {
     assert!(loc["region"]["startLine"].as_u64().is_some(), "{loc}");
     insta::assert_snapshot!(serde_json::to_string_pretty(refuted[0]).unwrap());
 }
+
+/// JSON carries the whole formula of a failure whose `reference` /
+/// `candidate` was cut at the display width: as text when it fits
+/// `--json-formula-chars`, else as a DAG whose nodes refer only to
+/// earlier nodes.
+#[test]
+fn json_carries_whole_formulas_as_text_or_a_dag() {
+    let spec = "corpus/bugs/softmax-swapped-subtraction/check.toml";
+    let (v, _) = json_report(&["check", spec, "--max-refuted", "1"], 1);
+    let f = &v["outputs"][0]["failures"][0];
+    let cut = f["reference"].as_str().unwrap();
+    assert!(cut.ends_with('…'), "this case's formula is long: {cut}");
+    let full = f["full"]["reference"].as_str().expect("whole text");
+    assert!(!full.ends_with('…') && full.chars().count() > cut.chars().count());
+    assert!(full.starts_with(cut.trim_end_matches('…')), "{full}");
+    assert!(f["full"]["dag"].is_null());
+    let n = full.chars().count();
+
+    let bound = (n - 1).to_string();
+    let (v, _) = json_report(
+        &[
+            "check",
+            spec,
+            "--max-refuted",
+            "1",
+            "--json-formula-chars",
+            &bound,
+        ],
+        1,
+    );
+    let f = &v["outputs"][0]["failures"][0];
+    assert!(f["full"]["reference"].is_null(), "{}", f["full"]);
+    let dag = &f["full"]["dag"];
+    let nodes = dag["nodes"].as_array().expect("a DAG");
+    for (i, node) in nodes.iter().enumerate() {
+        for a in node["args"].as_array().into_iter().flatten() {
+            assert!(a.as_u64().unwrap() < i as u64, "node {i}: {node}");
+        }
+    }
+    for side in ["reference", "candidate"] {
+        let root = dag[side].as_u64().unwrap() as usize;
+        assert!(root < nodes.len());
+    }
+    // Shared sub-terms are listed once: fewer nodes than the text has
+    // characters.
+    assert!(nodes.len() < n, "{} nodes for {n} characters", nodes.len());
+}

@@ -572,6 +572,14 @@ pub trait Domain {
     }
     /// The instruction (packed id) about to run, named by new tags.
     fn layout_at(&mut self, _at: u32) {}
+
+    /// True for a domain that wants to know which instruction runs next
+    /// ([`Domain::at_instr`]): the term domain, to say which instruction
+    /// first built a term (reports name it; off unless asked for).
+    const AT_INSTR: bool = false;
+    /// The instruction (packed id, [`crate::InstrRef::from_packed`])
+    /// about to run (called only when [`Domain::AT_INSTR`]).
+    fn at_instr(&mut self, _at: u32) {}
 }
 
 #[cfg(test)]

@@ -18,6 +18,12 @@ pub struct InstrRef {
 }
 
 impl InstrRef {
+    /// The instruction of a packed id as the engine hands it to a domain
+    /// (`Domain::layout_at`, `Domain::at_instr`).
+    pub fn from_packed(p: u32) -> Self {
+        crate::engine::unpack_instr(p)
+    }
+
     pub fn kernel(index: u32) -> Self {
         InstrRef { func: 0, index }
     }

@@ -345,6 +345,7 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
     outln!();
     let names = InputNames::of(db, loaded, report);
     let stores = crate::stores::Stores::new(db, &report.kernels);
+    let mut origins = crate::formula_diff::Origins::default();
     // The element terms, imported again to measure the formulas that were
     // cut (only then).
     let any_cut = tensors(report)
@@ -397,6 +398,7 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
                         t.tensor,
                         f.index,
                         DIFF_WIDTH,
+                        &mut origins,
                     )
                 })
                 .flatten();
@@ -514,7 +516,7 @@ fn print_failure(
     name: &str,
     names: &InputNames,
     f: &ElementFailure,
-    diff: Option<[String; 2]>,
+    diff: Option<crate::formula_diff::Described>,
     cut: [Option<String>; 2],
     stores: Vec<String>,
 ) {
@@ -535,9 +537,13 @@ fn print_failure(
     if let Some(note) = &cut[1] {
         outln!("{note}");
     }
-    if let Some([r, c]) = diff {
+    if let Some(d) = diff {
+        let [r, c] = &d.sides;
         outln!("    first difference: the reference has {r}");
         outln!("                      where the candidate has {c}");
+        for l in &d.built {
+            outln!("      {l}");
+        }
     }
     for l in &stores {
         outln!("{l}");

@@ -9,6 +9,8 @@
 //! shows that summand, not a reordered list.
 
 use ptxeq_db::{CtaKey, Database, KernelSlot, Slot, SourceFile, SpecInput};
+use std::collections::HashMap;
+
 use ptxeq_terms::{Node, TermId, Terms};
 
 /// How many differing operands of one operator are named.
@@ -120,16 +122,16 @@ pub fn first_difference(terms: &Terms, a: TermId, b: TermId) -> Option<Differenc
     }
 }
 
-/// The output terms of one element of one kernel of a checked pair,
-/// imported into `terms`: from the first CTA (of those the kernel runs)
-/// that writes it.
+/// The output term of one element of one kernel of a checked pair,
+/// imported into `terms`, and the CTA it came from: the first CTA (of
+/// those the kernel runs) that writes it.
 fn element_term(
     db: &Database,
     terms: &mut Terms,
     k: KernelSlot<'_>,
     tensor: u32,
     index: u64,
-) -> Option<TermId> {
+) -> Option<(TermId, [u32; 3])> {
     for &cta in &ptxeq_db::kernel_ctas(db, k).ctas {
         let Some(state) = ptxeq_db::symbolic(db, CtaKey::new(db, k, cta)) else {
             continue;
@@ -140,7 +142,7 @@ fn element_term(
             .filter(|(t, _)| *t == tensor)
             .flat_map(|(_, elems)| elems)
             .find(|(i, _)| *i == index)
-            .map(|(_, id)| id);
+            .map(|(_, id)| (id, cta));
         if found.is_some() {
             return found;
         }
@@ -148,10 +150,54 @@ fn element_term(
     None
 }
 
+/// A first difference, rendered: one line per side (`x[1023] + …`,
+/// `nothing in its place`), and for each differing sub-term the
+/// instruction that first built it (`built in the candidate by
+/// instruction 85 (ptx:160, k.cu:35:5) \`add.f32 …\``).
+pub struct Described {
+    pub sides: [String; 2],
+    pub built: Vec<String>,
+}
+
+/// Which instruction first built each sub-term, per kernel and CTA: the
+/// CTA's replay again with a [`ptxeq_symex::TermOrigins`] table, run once
+/// per kernel and CTA a report needs (only when a failure is printed).
+#[derive(Default)]
+pub struct Origins {
+    runs: HashMap<(Slot, [u32; 3]), Option<(Terms, ptxeq_symex::TermOrigins)>>,
+}
+
+impl Origins {
+    /// The instruction that first built `t` (a term of `terms`) in `cta`
+    /// of kernel `k`.
+    fn of(
+        &mut self,
+        db: &Database,
+        k: KernelSlot<'_>,
+        cta: [u32; 3],
+        terms: &Terms,
+        t: TermId,
+    ) -> Option<ptxeq_exec::InstrRef> {
+        let slot = k.slot(db);
+        let run = self
+            .runs
+            .entry((slot, cta))
+            .or_insert_with(|| ptxeq_db::term_origins(db, CtaKey::new(db, k, cta)));
+        let (store, origins) = run.as_mut()?;
+        // The sub-term in the replay's own store: importing its graph
+        // finds the node the replay built (hash-consing), and a node the
+        // replay did not build gets a new id, which has no origin.
+        let id = *store.import(&terms.export(&[t])).first()?;
+        origins.of(id)
+    }
+}
+
 /// The first difference of element `index` of output `tensor` between the
-/// reference and candidate kernels of a pair check, rendered: one line
-/// per side (`reference: x[1023] + …`, `candidate: (no such operand)`).
-/// `None` for a formula reference or when either term is not at hand.
+/// reference and candidate kernels of a pair check, rendered, with the
+/// instructions that built the differing sub-terms (`origins` keeps the
+/// replays for the next failure). `None` for a formula reference or when
+/// either term is not at hand.
+#[allow(clippy::too_many_arguments)]
 pub fn describe(
     db: &Database,
     spec: SpecInput,
@@ -160,7 +206,8 @@ pub fn describe(
     tensor: u32,
     index: u64,
     width: usize,
-) -> Option<[String; 2]> {
+    origins: &mut Origins,
+) -> Option<Described> {
     let file = |s: Slot| kernels.iter().find(|(k, _)| *k == s).map(|&(_, f)| f);
     let (rf, cf) = (file(Slot::Reference)?, file(Slot::Candidate)?);
     let mut terms = Terms::new();
@@ -169,8 +216,8 @@ pub fn describe(
     terms.set_scalar_inputs(names.first_symbol);
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let a = element_term(db, &mut terms, rk, tensor, index)?;
-    let b = element_term(db, &mut terms, ck, tensor, index)?;
+    let (a, rcta) = element_term(db, &mut terms, rk, tensor, index)?;
+    let (b, ccta) = element_term(db, &mut terms, ck, tensor, index)?;
     let d = first_difference(&terms, a, b)?;
     let side = |ids: &[TermId], other: &[TermId]| -> String {
         if ids.is_empty() {
@@ -185,10 +232,38 @@ pub fn describe(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    Some([
-        side(&d.reference, &d.candidate),
-        side(&d.candidate, &d.reference),
-    ])
+    let mut built = Vec::new();
+    for (k, cta, file, ids) in [(rk, rcta, rf, &d.reference), (ck, ccta, cf, &d.candidate)] {
+        let input = ptxeq_db::cta_input(db, k).as_ref().ok().cloned();
+        let res = crate::positions::Resolver::new(db, file, input.as_deref());
+        let mut seen = Vec::new();
+        for &t in ids {
+            let Some(at) = origins.of(db, k, cta, &terms, t) else {
+                continue;
+            };
+            if seen.contains(&at) {
+                continue;
+            }
+            seen.push(at);
+            let pos = res.resolve(at);
+            let what = if ids.len() > 1 {
+                format!(" ({})", terms.display_limited(t, 40))
+            } else {
+                String::new()
+            };
+            built.push(format!("built in the {}{what} by {pos}", k.slot(db).word()));
+            if let Some(e) = res.source_excerpt(&pos) {
+                built.push(format!("  {e}"));
+            }
+        }
+    }
+    Some(Described {
+        sides: [
+            side(&d.reference, &d.candidate),
+            side(&d.candidate, &d.reference),
+        ],
+        built,
+    })
 }
 
 #[cfg(test)]

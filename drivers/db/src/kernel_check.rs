@@ -251,6 +251,26 @@ pub fn symbolic<'db>(db: &'db dyn Db, key: CtaKey<'db>) -> Option<Arc<SymbolicSt
     Some(Arc::new(artifact))
 }
 
+/// The CTA's replay with terms again, keeping the whole store and which
+/// instruction first built each term (`ptxeq_symex::term_origins`): on
+/// demand for a report, not memoised (`None` for a CTA without a
+/// symbolic state, or one of a grid-level run).
+pub fn term_origins(
+    db: &dyn Db,
+    key: CtaKey<'_>,
+) -> Option<(ptxeq_terms::Terms, ptxeq_symex::TermOrigins)> {
+    let input = cta_input(db, key.kernel(db)).as_ref().ok()?;
+    let u = unrolled(db, key).as_ref()?;
+    if !u.findings.is_empty()
+        || grid_unrolled(db, key.kernel(db))
+            .as_ref()
+            .is_some_and(|g| g.explored)
+    {
+        return None;
+    }
+    ptxeq_symex::term_origins(input, u)
+}
+
 /// The `ResourceLimit` finding of a kernel whose launch asks for more CTAs
 /// than the spec's `max_ctas` bound, refused before any CTA is listed or
 /// runs (`None` within bounds).

@@ -26,7 +26,7 @@ mod queries;
 pub use kernel_check::{
     CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input,
     cta_limit_finding, cta_limit_finding_n, ctas_of, grid_unrolled, race_check, structured,
-    symbolic, unrolled,
+    symbolic, term_origins, unrolled,
 };
 
 pub use ctas::{CtaPlan, compare_regions, kernel_ctas};

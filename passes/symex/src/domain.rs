@@ -21,6 +21,69 @@ pub struct TermDomain {
     inputs: Vec<SparseVec<Option<TermId>>>,
     /// The integer type of each integer tensor (by tensor number).
     int_types: Vec<Option<IntTy>>,
+    /// Which instruction first built each term, when asked for
+    /// ([`TermDomain::with_origins`]; `None` in the pipeline's replay).
+    pub origins: Option<TermOrigins>,
+}
+
+/// Which instruction first built each term of a store: term ids are dense
+/// and given in creation order, so the terms made while one instruction
+/// ran are one range of ids, and one mark per such range is the whole
+/// table (`(first id, packed instruction)`, ids increasing).
+#[derive(Clone, Debug, Default)]
+pub struct TermOrigins {
+    marks: Vec<(u32, u32)>,
+    /// Terms below this id are accounted for.
+    mark: u32,
+    /// The instruction running since `mark`.
+    current: Option<u32>,
+}
+
+impl TermOrigins {
+    fn starting_at(len: usize) -> Self {
+        TermOrigins {
+            marks: Vec::new(),
+            mark: len as u32,
+            current: None,
+        }
+    }
+
+    /// The store has `len` terms and instruction `at` is about to run.
+    #[inline]
+    fn step(&mut self, len: usize, at: u32) {
+        let len = len as u32;
+        if len > self.mark {
+            if let Some(cur) = self.current {
+                self.marks.push((self.mark, cur));
+            }
+            self.mark = len;
+        }
+        self.current = Some(at);
+    }
+
+    /// Closes the last range (the terms made after the last instruction,
+    /// while outputs were collected, go to that instruction).
+    pub fn finish(&mut self, len: usize) {
+        let len = len as u32;
+        if len > self.mark
+            && let Some(cur) = self.current
+        {
+            self.marks.push((self.mark, cur));
+            self.mark = len;
+        }
+    }
+
+    /// The instruction that first built `t` (`None`: a term made before the
+    /// run started, or after [`TermOrigins::finish`]).
+    pub fn of(&self, t: TermId) -> Option<ptxeq_exec::InstrRef> {
+        let id = t.raw();
+        if id >= self.mark {
+            return None;
+        }
+        let i = self.marks.partition_point(|&(first, _)| first <= id);
+        let (_, at) = *self.marks.get(i.checked_sub(1)?)?;
+        Some(ptxeq_exec::InstrRef::from_packed(at))
+    }
 }
 
 /// Elements beyond this index go to the store directly (bounds the side
@@ -33,6 +96,17 @@ impl TermDomain {
             terms,
             inputs: Vec::new(),
             int_types: Vec::new(),
+            origins: None,
+        }
+    }
+
+    /// A domain that records which instruction first built each term
+    /// ([`TermOrigins`]).
+    pub fn with_origins(terms: Terms) -> Self {
+        let origins = Some(TermOrigins::starting_at(terms.len()));
+        TermDomain {
+            origins,
+            ..TermDomain::new(terms)
         }
     }
 }
@@ -269,6 +343,15 @@ impl Domain for TermDomain {
 
     fn describe(&self, v: TermId) -> String {
         self.terms.display_limited(v, 80).to_string()
+    }
+
+    const AT_INSTR: bool = true;
+
+    #[inline]
+    fn at_instr(&mut self, at: u32) {
+        if let Some(o) = &mut self.origins {
+            o.step(self.terms.len(), at);
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 
 mod domain;
 
-pub use domain::TermDomain;
+pub use domain::{TermDomain, TermOrigins};
 
 use ptxeq_exec::{CtaInput, Finding, FindingKind, OutputValue, Stats, TensorOutput};
 use ptxeq_terms::{TermGraph, TermId, Terms};
@@ -104,6 +104,24 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
             stats: unrolled.stats,
         },
     }
+}
+
+/// The replay of [`symbolic_state`] again, keeping the whole store and
+/// which instruction first built each term — for a report that names the
+/// instructions behind a refuted element's differing sub-terms. Run on
+/// demand (only when a refutation is reported), never in the pipeline:
+/// the pipeline's replay keeps no such table. `None` when the replay
+/// leaves the unrolled path.
+pub fn term_origins(input: &CtaInput, unrolled: &UnrolledCta) -> Option<(Terms, TermOrigins)> {
+    let mut terms = Terms::new();
+    terms.set_tensor_names(input.input_names());
+    terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
+    terms.set_scalar_inputs(input.first_symbol());
+    let domain = TermDomain::with_origins(terms);
+    let (_, domain) = ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain).ok()?;
+    let mut origins = domain.origins?;
+    origins.finish(domain.terms.len());
+    Some((domain.terms, origins))
 }
 
 /// Output values with their terms replaced by root numbers (indices into

@@ -1034,6 +1034,9 @@ impl<'a, D: Domain> Engine<'a, D> {
         if D::LAYOUT_TAGS {
             self.d.layout_at(self.cur_instr);
         }
+        if D::AT_INSTR {
+            self.d.at_instr(self.cur_instr);
+        }
         self.threads[t as usize].tracer.step();
         self.guard = None;
         if let Some(g) = ins.guard {

@@ -167,6 +167,31 @@ fn human_report_of_a_refuted_element() {
         out.contains("first difference: the reference has x[999]\n"),
         "{out}"
     );
+    // x[999] is first built by the reference's one global load, and the
+    // element is stored by each kernel's one global store: the lines are
+    // found in the PTX files here, not taken from the tool.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let reference = read("corpus/reduction/common/reduce0.ptx");
+    let candidate = read("corpus/bugs/reduce-drop-last-element/reduce_drop_last.ptx");
+    let (load, _) = store_line_in_ptx(&reference, "reduce0", "ld.global.f32");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("built in the reference by")
+                && l.contains(&format!("(ptx:{load}, "))),
+        "{out}"
+    );
+    let (st_ref, _) = store_line_in_ptx(&reference, "reduce0", "st.global.f32");
+    let (st_cand, _) = store_line_in_ptx(&candidate, "reduce_drop_last", "st.global.f32");
+    let stored = |who: &str, line: u32| {
+        out.lines().any(|l| {
+            l.contains(&format!("stored by the {who}:")) && l.contains(&format!("(ptx:{line}, "))
+        })
+    };
+    assert!(
+        stored("reference", st_ref) && stored("candidate", st_cand),
+        "{out}"
+    );
     insta::assert_snapshot!(redact_human(&out));
 }
 

@@ -358,6 +358,39 @@ impl Domain for TermDomain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Terms made while an instruction ran are attributed to it; a term
+    /// the store already held keeps its first instruction; terms made
+    /// before the run or after `finish` have none.
+    #[test]
+    fn origins_name_the_instruction_that_first_built_a_term() {
+        let mut d = TermDomain::with_origins(Terms::new());
+        let pre = d.terms.input(0, 9);
+        let (i1, i2) = (
+            ptxeq_exec::InstrRef { func: 0, index: 1 },
+            ptxeq_exec::InstrRef { func: 1, index: 2 },
+        );
+        let packed = |r: ptxeq_exec::InstrRef| (r.func << 22) | r.index;
+        // `pre` was made before the run started.
+        d.origins = Some(TermOrigins::starting_at(d.terms.len()));
+        d.at_instr(packed(i1));
+        let x = d.terms.input(0, 0);
+        let y = d.terms.input(0, 1);
+        d.at_instr(packed(ptxeq_exec::InstrRef { func: 0, index: 5 }));
+        // Builds nothing new: no range.
+        let again = d.terms.input(0, 0);
+        d.at_instr(packed(i2));
+        let s = d.terms.add(x, y);
+        let mut o = d.origins.take().unwrap();
+        o.finish(d.terms.len());
+        assert_eq!(again, x);
+        assert_eq!(o.of(x), Some(i1));
+        assert_eq!(o.of(y), Some(i1));
+        assert_eq!(o.of(s), Some(i2));
+        assert_eq!(o.of(pre), None);
+        let later = d.terms.input(0, 2);
+        assert_eq!(o.of(later), None);
+    }
     use ptxeq_terms::{Func, Rat};
 
     /// The idioms without atoms of their own are their exact terms: the

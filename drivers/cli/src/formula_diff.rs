@@ -164,8 +164,11 @@ pub struct Described {
 /// per kernel and CTA a report needs (only when a failure is printed).
 #[derive(Default)]
 pub struct Origins {
-    runs: HashMap<(Slot, [u32; 3]), Option<(Terms, ptxeq_symex::TermOrigins)>>,
+    runs: HashMap<(Slot, [u32; 3]), Option<Replay>>,
 }
+
+/// One CTA's replay: its whole store and which instruction built each term.
+type Replay = (Terms, ptxeq_symex::TermOrigins);
 
 impl Origins {
     /// The instruction that first built `t` (a term of `terms`) in `cta`

@@ -207,6 +207,7 @@ mod tests {
 
     fn store() -> (Terms, TermId, TermId) {
         let mut t = Terms::new();
+        t.set_tensor_names(vec!["x".into()]);
         let x0 = t.input(0, 0);
         let x1 = t.input(0, 1);
         let s = t.add(x0, x1);

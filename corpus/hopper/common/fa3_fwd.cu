@@ -1,51 +1,58 @@
-// FlashAttention-3-shaped forward pass on Hopper: O = softmax(Q K^T / 8) V for
-// 64 queries against 128 keys, head dim 64, f16 inputs, f32 output, one CTA
-// of two warpgroups:
+// FlashAttention-3-shaped forward pass on Hopper: O = softmax(Q K^T / sqrt(D)) V
+// for 64 queries against N = FA_N keys, head dim D = FA_D (64 or 16), f16
+// inputs, f32 output, one CTA of two warpgroups:
 //
 //   warpgroup 0 (producer): setmaxnreg.dec; one elected lane of warp 0 loads
-//     the Q tile once (cp.async.bulk.tensor.2d, 128-byte swizzle, on `qbar`)
-//     and streams K and V in blocks of 32 keys through a 2-stage ring:
+//     the Q tile once (cp.async.bulk.tensor.2d, 2D-byte swizzle, on `qbar`)
+//     and streams K and V in blocks of BN = FA_BN keys through a 2-stage ring
+//     (N / BN = 4 blocks, each stage used twice):
 //     waits on empty[s] before reusing a stage, arms full[s] with
 //     arrive.expect_tx of the stage's 8 KiB, issues the K and V tile loads.
 //   warpgroup 1 (consumer): setmaxnreg.inc; for every key block:
-//     S = Q K^T with four wgmma m64n32k16 (Q and K from 128B-swizzle K-major
+//     S = Q K^T with D/16 wgmma m64nBNk16 (Q and K from swizzled K-major
 //     descriptors), online softmax in registers (row max over the quad with
 //     shuffles, exp2 with log2(e)/8 folded in, rescale of the running sum and
-//     of the O accumulators), then O += P V with two wgmma m64n64k16 whose A
+//     of the O accumulators), then O += P V with BN/16 wgmma m64nDk16 whose A
 //     operand is P re-packed to f16 from the S accumulators (registers) and
 //     whose B operand is the V tile as it lies in memory (keys x head dim:
-//     MN-major, imm-trans-b = 1, 128B swizzle); wait_group 0 and the stage
+//     MN-major, imm-trans-b = 1, swizzled); wait_group 0 and the stage
 //     is released on empty[s]. Finally O / l is stored.
 //
-// attention_ref is the naive three-pass reference (one thread per query).
+// The 2D-byte rows of Q, K and V use the 2D-byte swizzle (128B for D = 64,
+// 32B for D = 16). attention_ref is the naive two-pass reference (one
+// thread per query).
 //
-// nvcc-build: fa3_fwd.ptx -arch=sm_90a -lineinfo -use_fast_math
+// nvcc-build: fa3_fwd_d64.ptx -arch=sm_90a -lineinfo -use_fast_math -DFA_D=64 -DFA_N=128 -DFA_BN=32
+// nvcc-build: fa3_fwd_d16.ptx -arch=sm_90a -lineinfo -use_fast_math -DFA_D=16 -DFA_N=64 -DFA_BN=16
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <math.h>
 #include <stdint.h>
 
 namespace {
-constexpr int kQ = 64, kN = 128, kD = 64;
-constexpr int kBN = 32;            // keys per block
+constexpr int kQ = 64, kN = FA_N, kD = FA_D;
+constexpr uint32_t kRow = kD * sizeof(__half);  // bytes per row = swizzle span
+constexpr int kBN = FA_BN;         // keys per block
 constexpr int kBlocks = kN / kBN;  // 4
 constexpr int kStages = 2;         // each stage used twice
+static_assert(kBlocks == 4 && (kBN == 16 || kBN == 32) && (kD == 16 || kD == 64), "shape");
 constexpr uint32_t kQBytes = kQ * kD * sizeof(__half);
 constexpr uint32_t kStageBytes = 2 * kBN * kD * sizeof(__half);  // K + V block
-constexpr float kScaleLog2 = 0.125f * 1.4426950408889634f;       // log2(e)/sqrt(64)
+constexpr float kScale = kD == 64 ? 0.125f : 0.25f;            // 1/sqrt(D)
+constexpr float kScaleLog2 = kScale * 1.4426950408889634f;       // log2(e)/sqrt(D)
 
 __device__ __forceinline__ uint32_t smem(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// 128-byte-swizzle descriptor: LBO 16 (unused for these shapes), SBO 1024
-// (eight 128-byte rows), layout 1.
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t smem_addr) {
+// Swizzled descriptor for rows of kRow bytes (128B or 32B swizzle): LBO 16
+// (unused for these shapes), SBO = eight rows, layout 1 (128B) or 3 (32B).
+__device__ __forceinline__ uint64_t desc_sw(uint32_t smem_addr) {
   uint64_t desc = 0;
   desc |= static_cast<uint64_t>((smem_addr & 0x3FFFF) >> 4);
   desc |= static_cast<uint64_t>(16 >> 4) << 16;
-  desc |= static_cast<uint64_t>(1024 >> 4) << 32;
-  desc |= 1ull << 62;
+  desc |= static_cast<uint64_t>((8 * kRow) >> 4) << 32;
+  desc |= (kRow == 128 ? 1ull : 3ull) << 62;
   return desc;
 }
 
@@ -93,6 +100,23 @@ __device__ __forceinline__ void wgmma_m64n32k16_ss(float (&d)[16], uint64_t da, 
       : "l"(da), "l"(db), "r"(accumulate));
 }
 
+// S (+)= Q K^T for BN = 16.
+__device__ __forceinline__ void wgmma_m64n16k16_ss(float (&d)[8], uint64_t da, uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+__device__ __forceinline__ void wgmma_qk(float (&d)[16], uint64_t da, uint64_t db, int acc) {
+  wgmma_m64n32k16_ss(d, da, db, acc);
+}
+__device__ __forceinline__ void wgmma_qk(float (&d)[8], uint64_t da, uint64_t db, int acc) {
+  wgmma_m64n16k16_ss(d, da, db, acc);
+}
+
 // O += P V for a 16-key k-step: A (P) from registers, B (V) from an MN-major
 // descriptor (imm-trans-b = 1).
 __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db) {
@@ -106,6 +130,23 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
         "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(1));
+}
+
+// O += P V for a 16-key k-step with head dim 16.
+__device__ __forceinline__ void wgmma_m64n16k16_rs(float (&d)[8], const uint32_t (&a)[4], uint64_t db) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(1));
+}
+
+__device__ __forceinline__ void wgmma_pv(float (&d)[32], const uint32_t (&a)[4], uint64_t db) {
+  wgmma_m64n64k16_rs(d, a, db);
+}
+__device__ __forceinline__ void wgmma_pv(float (&d)[8], const uint32_t (&a)[4], uint64_t db) {
+  wgmma_m64n16k16_rs(d, a, db);
 }
 
 __device__ __forceinline__ uint32_t pack_f2(float lo, float hi) {
@@ -131,7 +172,7 @@ attention_ref(const __half* __restrict__ q, const __half* __restrict__ k, const 
       float s = 0.f;
 #pragma unroll
       for (int d = 0; d < kD; ++d) s += __half2float(qi[d]) * __half2float(k[j * kD + d]);
-      m = fmaxf(m, s * 0.125f);
+      m = fmaxf(m, s * kScale);
     }
     float l = 0.f;
     float acc[kD];
@@ -142,7 +183,7 @@ attention_ref(const __half* __restrict__ q, const __half* __restrict__ k, const 
       float s = 0.f;
 #pragma unroll
       for (int d = 0; d < kD; ++d) s += __half2float(qi[d]) * __half2float(k[j * kD + d]);
-      const float p = expf(s * 0.125f - m);
+      const float p = expf(s * kScale - m);
       l += p;
 #pragma unroll
       for (int d = 0; d < kD; ++d) acc[d] += p * __half2float(v[j * kD + d]);
@@ -189,7 +230,7 @@ fa3_fwd(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtens
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
     const int lane = threadIdx.x % 32;
     const int tg = lane & 3;
-    float o[32];
+    float o[kD / 2];
 #pragma unroll
     for (int i = 0; i < 32; ++i) o[i] = 0.f;
     float m0 = -INFINITY, m1 = -INFINITY;  // running max of rows g and g+8 (unscaled)
@@ -199,16 +240,16 @@ fa3_fwd(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtens
       const int s = j % kStages;
       mbar_wait(smem(&full[s]), (j / kStages) & 1);
 
-      // S = Q K_j^T (64 x 32)
-      float sc[16];
+      // S = Q K_j^T (64 x BN)
+      float sc[kBN / 2];
 #pragma unroll
-      for (int i = 0; i < 16; ++i) sc[i] = 0.f;
+      for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
       pin(sc);
       pin(o);
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk)
-        wgmma_m64n32k16_ss(sc, desc_sw128(smem(Qs) + kk * 32), desc_sw128(smem(Ks[s]) + kk * 32), kk > 0);
+        wgmma_qk(sc, desc_sw(smem(Qs) + kk * 32), desc_sw(smem(Ks[s]) + kk * 32), kk > 0);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       pin(sc);
@@ -266,7 +307,7 @@ fa3_fwd(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtens
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
       for (int kt = 0; kt < kBN / 16; ++kt)
-        wgmma_m64n64k16_rs(o, pa[kt], desc_sw128(smem(Vs[s]) + kt * 16 * 128));
+        wgmma_pv(o, pa[kt], desc_sw(smem(Vs[s]) + kt * 16 * kRow));
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       pin(o);

@@ -1,6 +1,6 @@
 // Warp-specialised Hopper GEMM tile, the shape of the TMA + wgmma kernels in
 // the Hopper GEMM tutorials: C (64x64, f32) = A (64xK, f16, K-major) *
-// W^T (W: 64xK, f16, K-major), K = KT * 64, through a STAGES-deep ring of
+// W^T (W: 64xK, f16, K-major), K = 3 * 64, through a STAGES-deep ring of
 // shared-memory stages guarded by full/empty mbarrier pairs.
 //
 //   warpgroup 0 (producer): setmaxnreg.dec; one elected lane of warp 0, for
@@ -39,8 +39,8 @@
 
 namespace {
 constexpr int kM = 64, kN = 64, kBK = 64;
-constexpr int kKT = 4, kK = kKT * kBK;  // four k-tiles
-constexpr int kStages = 2;              // each stage is used twice
+constexpr int kKT = 3, kK = kKT * kBK;  // three k-tiles (K = 192)
+constexpr int kStages = 2;              // stage 0 is used twice (k-tiles 0 and 2)
 constexpr uint32_t kStageBytes = 2 * kM * kBK * sizeof(__half);  // A + W tile
 
 __device__ __forceinline__ uint32_t smem(const void* p) {

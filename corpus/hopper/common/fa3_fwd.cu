@@ -24,6 +24,11 @@
 //
 // nvcc-build: fa3_fwd_d64.ptx -arch=sm_90a -lineinfo -use_fast_math -DFA_D=64 -DFA_N=128 -DFA_BN=32
 // nvcc-build: fa3_fwd_d16.ptx -arch=sm_90a -lineinfo -use_fast_math -DFA_D=16 -DFA_N=64 -DFA_BN=16
+// nvcc-build: fa3_fwd_d16_early_release.ptx -arch=sm_90a -lineinfo -use_fast_math -DFA_D=16 -DFA_N=64 -DFA_BN=16 -DRELEASE_BEFORE_PV
+//
+// -DRELEASE_BEFORE_PV is a bug: the consumers release the K/V stage as soon
+// as S = Q K^T has retired, but the P V wgmma still reads the stage's V tile
+// (the producer's reload of the stage races with it).
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <math.h>
@@ -253,6 +258,9 @@ fa3_fwd(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtens
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       pin(sc);
+#ifdef RELEASE_BEFORE_PV
+      mbar_arrive(smem(&empty[s]));  // the bug: V of this stage is still to be read
+#endif
 
       // online softmax; sc[4*nt + i]: row g + 8*(i/2), column 8*nt + 2*tg + i%2
       float mx0 = m0, mx1 = m1;
@@ -311,7 +319,9 @@ fa3_fwd(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtens
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       pin(o);
+#ifndef RELEASE_BEFORE_PV
       mbar_arrive(smem(&empty[s]));
+#endif
     }
 
     // full row sums over the quad, then normalise once

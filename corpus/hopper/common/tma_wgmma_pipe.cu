@@ -23,6 +23,10 @@
 //   -DWRONG_PARITY    the consumers wait on parity ((k / STAGES) + 1) & 1: the
 //                     first wait on each stage passes at once (the phase before
 //                     phase 0 counts as complete), before the tile landed (race).
+//   -DOVERLAP         correct, as the tutorial kernels do it: wait_group 1
+//                     keeps the current k-tile's wgmma group in flight while
+//                     the next stage is awaited; the stage of k-tile k-1 is
+//                     released once that wait has retired its group.
 //   -DEARLY_RELEASE   the consumers arrive on empty[s] right after
 //                     wgmma.commit_group, before wgmma.wait_group: the producer
 //                     may reload the stage while the wgmma still reads it (race).
@@ -33,6 +37,7 @@
 // nvcc-build: tma_wgmma_pipe_no_expect_tx.ptx -arch=sm_90a -lineinfo -DNO_EXPECT_TX
 // nvcc-build: tma_wgmma_pipe_wrong_parity.ptx -arch=sm_90a -lineinfo -DWRONG_PARITY
 // nvcc-build: tma_wgmma_pipe_early_release.ptx -arch=sm_90a -lineinfo -DEARLY_RELEASE
+// nvcc-build: tma_wgmma_pipe_overlap.ptx -arch=sm_90a -lineinfo -DOVERLAP
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
@@ -172,6 +177,12 @@ gemm_tn_tma_wgmma_pipe(const __grid_constant__ CUtensorMap tm_a, const __grid_co
       for (int kk = 0; kk < kBK / 16; ++kk)
         wgmma_m64n64k16(d, gmma_desc_sw128(smem(As[s]) + kk * 32), gmma_desc_sw128(smem(Ws[s]) + kk * 32));
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#if defined(OVERLAP)
+      // keep this k-tile's group in flight; the previous one has retired,
+      // so its stage can be released
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (k > 0) mbar_arrive(smem(&empty[(k - 1) % kStages]));
+#else
 #ifdef EARLY_RELEASE
       mbar_arrive(smem(&empty[s]));
 #endif
@@ -181,7 +192,13 @@ gemm_tn_tma_wgmma_pipe(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 #ifndef EARLY_RELEASE
       mbar_arrive(smem(&empty[s]));
 #endif
+#endif
     }
+#ifdef OVERLAP
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+#endif
 
     // accumulator fragment: warp w of the warpgroup owns rows 16w..16w+15;
     // d[4*nt + i] is row g + 8*(i/2), column 8*nt + 2*tg + (i%2)

@@ -693,8 +693,7 @@ impl<D: Domain> Engine<'_, D> {
         let mut b_tile: Vec<Option<D::Val>> = vec![None; k * n];
         for c in 0..n {
             for r in 0..k {
-                let v =
-                    self.wg_load(base, info, &db, c, r, f, &mut ranges, "B", imms[3] == 1)?;
+                let v = self.wg_load(base, info, &db, c, r, f, &mut ranges, "B", imms[3] == 1)?;
                 b_tile[r * n + c] = Some(v);
             }
         }

@@ -1121,8 +1121,10 @@ mod tests {
         // A 128-byte row holds mn 0..63 of one k (f16).
         assert_eq!(d.mnmajor(0, 0, 2), Some(s));
         assert_eq!(d.mnmajor(5, 0, 2), Some(s + 10));
-        // k selects the row within the 8-row atom; chunks XOR with it.
-        assert_eq!(d.mnmajor(8, 1, 2), Some(s + 128 + (1 ^ 1) * 16));
+        // k selects the row within the 8-row atom; chunks XOR with it:
+        // mn 8 (chunk 1) of row 1 lands in chunk 1 ^ 1 = 0, mn 0 in chunk 1.
+        assert_eq!(d.mnmajor(8, 1, 2), Some(s + 128));
+        assert_eq!(d.mnmajor(0, 1, 2), Some(s + 128 + 16));
         assert_eq!(d.mnmajor(63, 7, 2), Some(s + 7 * 128 + 14));
         // The next eight k are SBO away.
         assert_eq!(d.mnmajor(0, 9, 2), Some(s + 1024 + 128 + 16));

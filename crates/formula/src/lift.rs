@@ -1031,9 +1031,17 @@ fn lifted_op(op: Op) -> lifted::Op {
 fn to_ast(g: &G, naming: &Naming<'_>) -> Result<lifted::Expr, Why> {
     use lifted::Expr;
     Ok(match g {
-        G::Const(r) => Expr::Num {
-            value: r.to_string(),
-        },
+        G::Const(r) => {
+            let value = r.to_string();
+            match value
+                .parse::<num_rational::BigRational>()
+                .ok()
+                .and_then(|b| crate::named::name_of(&b))
+            {
+                Some(text) => Expr::Named { value, text },
+                None => Expr::Num { value },
+            }
+        }
         G::Inf(pos) => Expr::Inf { negative: !pos },
         G::Input {
             tensor,

@@ -207,7 +207,10 @@ mod tests {
     fn closed_values_fold_to_the_recovered_rounding() {
         let x = (2.0 / c::PI).sqrt();
         assert_eq!(fold(x), BigRational::from_float(0.797_884_560_802_865_4));
-        assert_eq!(fold(-c::LOG2_E / 16.0), BigRational::from_float(-c::LOG2_E / 16.0));
+        assert_eq!(
+            fold(-c::LOG2_E / 16.0),
+            BigRational::from_float(-c::LOG2_E / 16.0)
+        );
         assert_eq!(fold(0.5), None);
         assert_eq!(fold(c::E), None);
     }

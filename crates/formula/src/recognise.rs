@@ -165,7 +165,10 @@ mod tests {
                 },
                 ScalarDecl {
                     name: "eps".into(),
-                    value: ScalarValue::Real(num_rational::BigRational::new(1.into(), 100000.into())),
+                    value: ScalarValue::Real(num_rational::BigRational::new(
+                        1.into(),
+                        100000.into(),
+                    )),
                 },
             ],
         }

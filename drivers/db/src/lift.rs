@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use ptxeq_decide::decide::DecideOptions;
 use ptxeq_exec::OutputValue;
 use ptxeq_formula::lift::{Naming, lift_tensor};
-use ptxeq_terms::Terms;
 use ptxeq_formula::recognise::Hints;
+use ptxeq_terms::Terms;
 use ptxeq_verdicts::{FormulaOptions, Scope, StopRule};
 
 use crate::check::LayeredMemo;
@@ -217,7 +217,14 @@ pub fn lift(
         let hints = hints_of(&terms, &data);
         for text in ptxeq_formula::recognise::candidates(&ctx, name, &hints) {
             // One refutation settles a wrong proposal.
-            if verify_text(&text, StopRule { max_refuted: Some(1) }).is_ok() {
+            if verify_text(
+                &text,
+                StopRule {
+                    max_refuted: Some(1),
+                },
+            )
+            .is_ok()
+            {
                 lt.structural = lt.formula.take();
                 lt.formula = Some(text);
                 lt.why_not = None;

@@ -230,14 +230,15 @@ fn census_of_the_formula_corpus() {
     let not_lifted = [
         // Tiles written at swapped offsets: the read index is piecewise
         // (tile, offset) in the coordinates, not affine.
-        "bug-transpose-tile-index-swapped",
+        ("bug-transpose-tile-index-swapped", "not affine"),
         // The epilogue swaps rows g and g + 8 of each fragment for odd
         // columns: the read index is piecewise in the coordinates.
-        "bug-tc-mma-accumulator-layout",
+        ("bug-tc-mma-accumulator-layout", "not affine"),
         // A generalisation is found, but the decision procedure answers
         // unknown for its unrescaled max/exp chains.
-        "bug-attn-no-rescale",
+        ("bug-attn-no-rescale", "did not verify"),
     ];
+    let reason = |n: &str| not_lifted.iter().find(|(k, _)| *k == n).map(|(_, r)| *r);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus/formula");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("corpus/formula")
@@ -250,18 +251,19 @@ fn census_of_the_formula_corpus() {
     for name in &names {
         match lift(name) {
             Ok(f) => {
-                if not_lifted.contains(&name.as_str()) {
+                if reason(name).is_some() {
                     failed.push(format!("{name}: lifted, expected not: {f}"));
                 } else if check(name, &f) != CheckVerdict::Equivalent {
                     failed.push(format!("{name}: the lifted formula does not prove it: {f}"));
                 }
             }
-            Err(why) if !not_lifted.contains(&name.as_str()) => {
-                failed.push(format!("{name}: not lifted: {why:?}"));
-            }
-            Err(_) => {}
+            Err(why) => match reason(name) {
+                Some(r) if why.iter().any(|w| w.contains(r)) => {}
+                _ => failed.push(format!("{name}: not lifted: {why:?}")),
+            },
         }
     }
     assert!(failed.is_empty(), "{failed:#?}");
-    assert!(names.len() >= 38, "{names:?}");
+    // 38 cases, the full-size one left out.
+    assert_eq!(names.len(), 37, "{names:?}");
 }

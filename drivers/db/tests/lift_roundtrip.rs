@@ -244,7 +244,17 @@ fn census_of_the_formula_corpus() {
         .expect("corpus/formula")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !case(n).1.expect.as_ref().is_some_and(|e| e.heavy))
+        .filter(|n| {
+            // Full-size cases are left out; schedule bugs (a race, an
+            // uninitialised read) have no output to lift.
+            case(n).1.expect.as_ref().is_some_and(|e| {
+                !e.heavy
+                    && matches!(
+                        e.verdict,
+                        ptxeq_spec::Verdict::Equivalent | ptxeq_spec::Verdict::NotEquivalent
+                    )
+            })
+        })
         .collect();
     names.sort();
     let mut failed = Vec::new();
@@ -264,6 +274,6 @@ fn census_of_the_formula_corpus() {
         }
     }
     assert!(failed.is_empty(), "{failed:#?}");
-    // 38 cases, the full-size one left out.
+    // 40 cases: the full-size one and the two schedule bugs left out.
     assert_eq!(names.len(), 37, "{names:?}");
 }

@@ -221,10 +221,11 @@ fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
         ptxeq_check::schema::parse(&v),
         Ok(ptxeq_check::schema::AnyReport::Lift(_))
     ));
-    // Tiles stored at swapped offsets: not affine, not lifted, said why.
+    // Fragment rows swapped for odd columns: not affine (nor by tiles),
+    // not lifted, said why.
     let (code, out, err) = ptxeq(&[
         "lift",
-        "corpus/formula/bug-transpose-tile-index-swapped/check.toml",
+        "corpus/formula/bug-tc-mma-accumulator-layout/check.toml",
         "--format",
         "json",
     ]);

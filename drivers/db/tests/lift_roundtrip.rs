@@ -186,11 +186,20 @@ fn causal_attention_lifts_as_prefix_reductions() {
 }
 
 #[test]
-fn what_does_not_lift_is_named() {
-    // Tiles written at swapped offsets: the read index is piecewise, not
-    // affine, in the element's coordinates.
-    let why = lift("bug-transpose-tile-index-swapped").expect_err("not lifted");
-    assert!(why[0].contains("not affine"), "{why:?}");
+fn a_tiled_transpose_bug_lifts_over_tile_coordinates() {
+    // Tiles written at swapped offsets: the read index is not affine in
+    // the coordinates but is in the tile coordinates (i0 / 32, i0 % 32).
+    // The lifted formula proves the kernel and states the bug (the tile
+    // lands transposed, its contents do not); the intended transpose
+    // refutes it.
+    let name = "bug-transpose-tile-index-swapped";
+    let f = lift(name).unwrap_or_else(|why| panic!("{name} did not lift: {why:?}"));
+    assert_eq!(f, "out[i0, i1] = inp[(i0 % 32), 32 * (i0 / 32) + i1];");
+    assert_eq!(check(name, &f), CheckVerdict::Equivalent, "{f}");
+    assert_eq!(
+        check(name, "out[c, r] = inp[r, c];"),
+        CheckVerdict::NotEquivalent
+    );
 }
 
 #[test]
@@ -228,9 +237,6 @@ fn a_lifted_bug_kernel_differs_from_the_intended_formula() {
 fn census_of_the_formula_corpus() {
     // Not lifted, and why (from how the kernels are written):
     let not_lifted = [
-        // Tiles written at swapped offsets: the read index is piecewise
-        // (tile, offset) in the coordinates, not affine.
-        ("bug-transpose-tile-index-swapped", "not affine"),
         // The epilogue swaps rows g and g + 8 of each fragment for odd
         // columns: the read index is piecewise in the coordinates.
         ("bug-tc-mma-accumulator-layout", "not affine"),

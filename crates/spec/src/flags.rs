@@ -109,6 +109,9 @@ impl LaunchFlags {
                 .transpose()?
                 .map(nowhere),
             dynamic_shared: self.dynamic_shared.map(|d| nowhere(i64::from(d))),
+            // No `--cluster` flag yet: a cluster shape comes from a spec
+            // file or the PTX's `.reqnctapercluster`.
+            cluster: None,
             auto_scan_limit: None,
         })
     }

@@ -24,6 +24,7 @@
 mod async_copy;
 mod bitexact;
 mod budget;
+mod cluster;
 mod control;
 mod exec;
 mod fragments;
@@ -95,6 +96,8 @@ pub(crate) enum Wait {
     Collective,
     /// An `mbarrier` wait parked until its phase completes.
     Mbarrier,
+    /// `barrier.cluster.wait` until the cluster barrier's phase completes.
+    Cluster,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,6 +242,8 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub wg: wgmma::WgmmaState<D::Val>,
     /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
     pub proxy: proxy::ProxyState,
+    /// The cluster barrier of a one-CTA cluster (`cluster.rs`).
+    pub cluster: cluster::ClusterBarrier,
 }
 
 /// Packs a function index and instruction index.
@@ -744,6 +749,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             mbar_agents,
             wg,
             proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
+            cluster: cluster::ClusterBarrier::default(),
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {

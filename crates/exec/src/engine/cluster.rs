@@ -55,9 +55,9 @@ pub(crate) struct ClusterBarrier {
     pub completed: Vec<Snapshot>,
     /// Threads blocked in `barrier.cluster.wait`, with their instruction.
     pub waiters: Vec<(u32, u32)>,
-    /// Per warp: the `.aligned` cluster-barrier instruction of its lanes
-    /// in the current phase.
-    pub aligned: Vec<Option<u32>>,
+    /// The `.aligned` cluster-barrier instruction the lanes of a warp
+    /// reached, by (warp, phase, arrive): its lanes must agree.
+    pub aligned: rustc_hash::FxHashMap<(u32, u32, bool), u32>,
 }
 
 impl<D: Domain> Engine<'_, D> {
@@ -116,7 +116,7 @@ impl<D: Domain> Engine<'_, D> {
                 aligned,
             } => {
                 if *aligned {
-                    self.cluster_aligned(t)?;
+                    self.cluster_aligned(t, *arrive)?;
                 }
                 if *arrive {
                     self.cluster_arrive(t, *sem != Some(MemSem::Relaxed))
@@ -137,33 +137,40 @@ impl<D: Domain> Engine<'_, D> {
 
     fn cluster_state(&mut self) -> &mut ClusterBarrier {
         let n = self.nthreads as usize;
-        let w = self.nwarps as usize;
         let c = &mut self.cluster;
         if c.pending.len() != n {
             c.pending = vec![None; n];
-            c.aligned = vec![None; w];
         }
         c
     }
 
-    /// Lanes of a warp must reach one `.aligned` cluster barrier.
-    fn cluster_aligned(&mut self, t: u32) -> R<()> {
+    /// Lanes of a warp must reach one `.aligned` cluster arrive (wait)
+    /// per phase.
+    fn cluster_aligned(&mut self, t: u32, arrive: bool) -> R<()> {
         let instr = self.cur_instr;
-        let w = (t / 32) as usize;
+        let w = t / 32;
         let c = self.cluster_state();
-        match c.aligned[w] {
-            Some(i) if i != instr => Err(self.fail(
+        let phase = if arrive {
+            c.phase
+        } else {
+            // A wait belongs to the phase of the thread's arrival (a wait
+            // without one is reported by `cluster_wait`).
+            c.pending[t as usize].map_or(c.phase, |(p, _)| p)
+        };
+        let what = if arrive { "arrive" } else { "wait" };
+        match c.aligned.get(&(w, phase, arrive)) {
+            Some(&i) if i != instr => Err(self.fail(
                 t,
                 FindingKind::Divergence,
                 "",
                 format!(
-                    "barrier divergence: lanes of warp {w} reach .aligned cluster barriers at different instructions ({} and {})",
+                    "barrier divergence: lanes of warp {w} reach different .aligned barrier.cluster.{what} instructions in phase {phase} ({} and {})",
                     unpack_instr(i),
                     unpack_instr(instr)
                 ),
             )),
             _ => {
-                c.aligned[w] = Some(instr);
+                c.aligned.insert((w, phase, arrive), instr);
                 Ok(())
             }
         }
@@ -230,7 +237,10 @@ impl<D: Domain> Engine<'_, D> {
         c.phase += 1;
         c.arrived = 0;
         c.completed = std::mem::take(&mut c.releases);
-        c.aligned.iter_mut().for_each(|a| *a = None);
+        // Waits may still come for the phase just completed, nothing for
+        // older ones.
+        let keep = c.phase - 1;
+        c.aligned.retain(|&(_, p, _), _| p >= keep);
         let waiters = std::mem::take(&mut c.waiters);
         let snaps = c.completed.clone();
         for &(w, _) in &waiters {

@@ -13,11 +13,16 @@ use ptxeq_spec::{DType, Role};
 /// 64 threads: thread t stores x[t] to `part[t]`, runs `SYNC`, then
 /// reads `part[63 - t]` (through `mapa` to rank `RANK`) into y[t].
 fn exchange(sync: &str, rank: u32) -> CtaInput {
+    exchange_with(sync, rank, "")
+}
+
+/// [`exchange`] with extra shared declarations.
+fn exchange_with(sync: &str, rank: u32, decls: &str) -> CtaInput {
     let ptx = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n\
          .visible .entry k(.param .u64 px, .param .u64 py)\n{{\n\
          .reg .b32 %r<32>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n.reg .pred %p<4>;\n\
-         .shared .align 4 .b8 part[256];\n\
+         .shared .align 4 .b8 part[256];\n{decls}\n\
          ld.param.u64 %rd1, [px];\nld.param.u64 %rd2, [py];\n\
          cvta.to.global.u64 %rd1, %rd1;\ncvta.to.global.u64 %rd2, %rd2;\n\
          mov.u32 %r0, %tid.x;\n\
@@ -225,4 +230,41 @@ fn the_grid_sync_workspace_is_unsupported_with_its_reason() {
         .find(|f| f.kind == FindingKind::Unsupported)
         .expect("unsupported");
     assert!(f.message.contains("grid.sync()"), "{}", f.message);
+}
+
+#[test]
+fn a_cluster_scope_mbarrier_arrival_through_mapa_orders_the_exchange() {
+    // CUTLASS's ClusterBarrier::arrive(cta_id) in a one-CTA cluster: the
+    // mbarrier's address mapped to rank 0, a .release.cluster arrival on
+    // it, a parity wait.
+    let sync = |arrive: &str| {
+        format!(
+            "setp.ne.u32 %p1, %r0, 0;\n\
+             mov.u32 %r20, mbar;\n\
+             @%p1 bra INITED;\n\
+             mbarrier.init.shared::cta.b64 [%r20], 64;\n\
+             INITED:\n\
+             bar.sync 0;\n\
+             st.shared.f32 [%r3], %f1;\n\
+             mapa.shared::cluster.u32 %r21, %r20, 0;\n\
+             {arrive} _, [%r21];\n\
+             WAIT:\n\
+             mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p2, [%r20], 0;\n\
+             @!%p2 bra WAIT;"
+        )
+    };
+    let decl = ".shared .align 8 .b64 mbar;";
+    let r = go(&exchange_with(
+        &sync("mbarrier.arrive.release.cluster.shared::cluster.b64"),
+        0,
+        decl,
+    ));
+    no_findings(&r);
+    assert_eq!(out_f64(&r, 1, 64)[0], Some(64.0));
+    let r = go(&exchange_with(
+        &sync("mbarrier.arrive.relaxed.cluster.shared::cluster.b64"),
+        0,
+        decl,
+    ));
+    assert!(kinds(&r).contains(&FindingKind::Race), "{:#?}", r.findings);
 }

@@ -228,13 +228,13 @@ fn cluster_shape(
             kernel.name
         )));
     }
-    if let Some(c) = cluster {
-        if c.contains(&0) || (0..3).any(|i| launch.grid[i] % c[i] != 0) {
-            return Err(fail(format!(
-                "cluster {c:?} does not divide the grid {:?} (a grid is a whole number of clusters)",
-                launch.grid
-            )));
-        }
+    if let Some(c) = cluster
+        && (c.contains(&0) || (0..3).any(|i| !launch.grid[i].is_multiple_of(c[i])))
+    {
+        return Err(fail(format!(
+            "cluster {c:?} does not divide the grid {:?} (a grid is a whole number of clusters)",
+            launch.grid
+        )));
     }
     Ok(cluster)
 }

@@ -73,7 +73,10 @@ fn a_one_cta_cluster_barrier_orders_the_exchange() {
     assert_eq!(y[63], Some(1.0));
     // The explicit form of the same barrier, and a launch with an explicit
     // cluster of one CTA.
-    let mut inp = exchange("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;", 0);
+    let mut inp = exchange(
+        "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;",
+        0,
+    );
     inp.cluster = Some([1, 1, 1]);
     no_findings(&go(&inp));
 }
@@ -96,8 +99,15 @@ fn a_wait_without_an_arrive_and_a_second_arrive_are_reported() {
         .iter()
         .find(|f| f.kind == FindingKind::Deadlock)
         .expect("deadlock");
-    assert!(f.message.contains("no barrier.cluster.arrive"), "{}", f.message);
-    let r = go(&exchange("barrier.cluster.arrive;\nbarrier.cluster.arrive;", 0));
+    assert!(
+        f.message.contains("no barrier.cluster.arrive"),
+        "{}",
+        f.message
+    );
+    let r = go(&exchange(
+        "barrier.cluster.arrive;\nbarrier.cluster.arrive;",
+        0,
+    ));
     let f = r
         .findings
         .iter()
@@ -121,8 +131,16 @@ fn a_phase_some_threads_never_reach_is_a_deadlock_naming_the_waiters() {
         .iter()
         .find(|f| f.kind == FindingKind::Deadlock)
         .unwrap_or_else(|| panic!("no deadlock: {:#?}", r.findings));
-    assert!(f.message.contains("cluster barrier (phase 0)"), "{}", f.message);
-    assert!(f.waiting.iter().any(|g| g.what.starts_with("cluster barrier") && g.arrived == 32 && g.expected == 64));
+    assert!(
+        f.message.contains("cluster barrier (phase 0)"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.waiting
+            .iter()
+            .any(|g| g.what.starts_with("cluster barrier") && g.arrived == 32 && g.expected == 64)
+    );
 }
 
 #[test]
@@ -130,7 +148,11 @@ fn exited_threads_do_not_hold_a_phase_back() {
     // Warp 1 exits before the barrier: warp 0 alone completes the phase.
     let sync = "setp.ge.u32 %p1, %r0, 32;\n@%p1 ret;\n".to_owned() + SYNC;
     let r = go(&exchange(&sync, 0));
-    assert!(!kinds(&r).contains(&FindingKind::Deadlock), "{:#?}", r.findings);
+    assert!(
+        !kinds(&r).contains(&FindingKind::Deadlock),
+        "{:#?}",
+        r.findings
+    );
 }
 
 #[test]
@@ -141,7 +163,12 @@ fn mapa_to_a_rank_outside_the_cluster_is_out_of_bounds() {
         .iter()
         .find(|f| f.kind == FindingKind::OutOfBounds)
         .expect("out of bounds");
-    assert!(f.message.contains("mapa to CTA rank 1 of a cluster of 1 CTA"), "{}", f.message);
+    assert!(
+        f.message
+            .contains("mapa to CTA rank 1 of a cluster of 1 CTA"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
@@ -155,7 +182,11 @@ fn cluster_operations_of_a_multi_cta_cluster_are_unsupported_by_name() {
         .iter()
         .find(|f| f.kind == FindingKind::Unsupported)
         .expect("unsupported");
-    assert!(f.message.contains("barrier.cluster.arrive"), "{}", f.message);
+    assert!(
+        f.message.contains("barrier.cluster.arrive"),
+        "{}",
+        f.message
+    );
     assert!(f.message.contains("clusters of 2 CTAs"), "{}", f.message);
 }
 
@@ -222,7 +253,12 @@ fn the_grid_sync_workspace_is_unsupported_with_its_reason() {
     let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
                .visible .entry k(.param .u64 py)\n{\n.reg .b32 %r<4>;\n\
                mov.u32 %r1, %envreg1;\nret;\n}\n";
-    let inp = input(ptx, [32, 1, 1], vec![], vec![ParamValue::Scalar { bits: 0 }]);
+    let inp = input(
+        ptx,
+        [32, 1, 1],
+        vec![],
+        vec![ParamValue::Scalar { bits: 0 }],
+    );
     let r = run_cta(&inp, [0, 0, 0], ptxeq_exec::Concrete::new(vec![])).0;
     let f = r
         .findings

@@ -34,16 +34,25 @@ fn the_shape_comes_from_the_spec_or_the_ptx() {
     assert_eq!(bind("", Some("[2, 2]")).unwrap().cluster, Some([2, 2, 1]));
     let both = ".explicitcluster\n.reqnctapercluster 2, 1, 1";
     assert_eq!(bind(both, None).unwrap().cluster, Some([2, 1, 1]));
-    assert_eq!(bind(both, Some("[2, 1, 1]")).unwrap().cluster, Some([2, 1, 1]));
+    assert_eq!(
+        bind(both, Some("[2, 1, 1]")).unwrap().cluster,
+        Some([2, 1, 1])
+    );
 }
 
 #[test]
 fn disagreements_are_spec_errors_at_the_key() {
     let e = bind(".reqnctapercluster 2, 1, 1", Some("[4, 1, 1]")).unwrap_err();
     assert!(e.starts_with("4:11: "), "at `cluster = …`: {e}");
-    assert!(e.contains("differs from `k`'s .reqnctapercluster [2, 1, 1]"), "{e}");
+    assert!(
+        e.contains("differs from `k`'s .reqnctapercluster [2, 1, 1]"),
+        "{e}"
+    );
     let e = bind(".explicitcluster", None).unwrap_err();
-    assert!(e.contains(".explicitcluster") && e.contains("launch.cluster"), "{e}");
+    assert!(
+        e.contains(".explicitcluster") && e.contains("launch.cluster"),
+        "{e}"
+    );
     // A PTX shape that does not divide the grid [4, 2, 1].
     let e = bind(".reqnctapercluster 3, 1, 1", None).unwrap_err();
     assert!(e.contains("does not divide the grid"), "{e}");

@@ -98,7 +98,11 @@ impl SpecLocations {
                 }
             }
         }
-        if let Some(v) = raw.launch.as_ref().and_then(|l| l.get_ref().cluster.as_ref()) {
+        if let Some(v) = raw
+            .launch
+            .as_ref()
+            .and_then(|l| l.get_ref().cluster.as_ref())
+        {
             put("launch.cluster".to_owned(), v.span().start);
         }
         for (name, v) in &raw.scalars {

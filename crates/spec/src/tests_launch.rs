@@ -319,19 +319,26 @@ fn flag_errors() {
 #[test]
 fn cluster_shape_is_checked_against_each_kernels_grid() {
     // Shared [launch] cluster, laid under both kernels.
-    let spec = parse(&PAIR.replace("ctas = \"auto\"", "ctas = \"auto\"\ncluster = [2, 2]")).unwrap();
+    let spec =
+        parse(&PAIR.replace("ctas = \"auto\"", "ctas = \"auto\"\ncluster = [2, 2]")).unwrap();
     let (r, c) = kernels(&spec);
     assert_eq!(r.launch.cluster, Some([2, 2, 1]));
     assert_eq!(c.launch.cluster, Some([2, 2, 1]));
     // A kernel's own cluster overrides the shared one.
     let spec = parse(&PAIR.replace("block = 64", "block = 64\ncluster = [4, 1, 1]")).unwrap();
     let (r, c) = kernels(&spec);
-    assert_eq!((r.launch.cluster, c.launch.cluster), (None, Some([4, 1, 1])));
+    assert_eq!(
+        (r.launch.cluster, c.launch.cluster),
+        (None, Some([4, 1, 1]))
+    );
     // Not a divisor of the candidate's grid [4, 4, 1].
     err(
         "block = 64",
         "block = 64\ncluster = [3, 1, 1]",
-        &["`candidate.launch.cluster`", "dimension 0 does not divide the grid [4, 4, 1]"],
+        &[
+            "`candidate.launch.cluster`",
+            "dimension 0 does not divide the grid [4, 4, 1]",
+        ],
     );
     let e = err(
         "ctas = \"auto\"",
@@ -339,5 +346,9 @@ fn cluster_shape_is_checked_against_each_kernels_grid() {
         &["`launch.cluster`", "32 CTAs", "at most 16"],
     );
     assert!(e.location.is_some(), "a cluster error points into the spec");
-    err("ctas = \"auto\"", "ctas = \"auto\"\ncluster = [0, 1]", &["`launch.cluster`", "≥ 1"]);
+    err(
+        "ctas = \"auto\"",
+        "ctas = \"auto\"\ncluster = [0, 1]",
+        &["`launch.cluster`", "≥ 1"],
+    );
 }

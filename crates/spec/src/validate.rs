@@ -400,7 +400,7 @@ fn cluster(key: &str, c: &Spanned<RawDims>, grid: &[u32; 3]) -> R<[u32; 3]> {
             ),
         );
     }
-    if let Some(i) = (0..3).find(|&i| grid[i] % cluster[i] != 0) {
+    if let Some(i) = (0..3).find(|&i| !grid[i].is_multiple_of(cluster[i])) {
         return fail(
             c,
             format!(

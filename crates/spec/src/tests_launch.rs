@@ -352,3 +352,21 @@ fn cluster_shape_is_checked_against_each_kernels_grid() {
         &["`launch.cluster`", "≥ 1"],
     );
 }
+
+#[test]
+fn the_cluster_flag_is_the_shared_cluster_key() {
+    let from_flags = CheckSpec::from_flags(&SpecFlags {
+        cluster: Some("2x2".into()),
+        ..pair_flags()
+    })
+    .unwrap();
+    let toml = PAIR.replace("ctas = \"auto\"", "ctas = \"auto\"\ncluster = [2, 2]");
+    assert_eq!(from_flags, parse(&toml).unwrap());
+    let e = CheckSpec::from_flags(&SpecFlags {
+        cluster: Some("3".into()),
+        ..pair_flags()
+    })
+    .unwrap_err()
+    .message;
+    assert!(e.contains("does not divide the grid"), "{e}");
+}

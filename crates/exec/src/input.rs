@@ -229,6 +229,14 @@ fn cluster_shape(
         )));
     }
     if let Some(c) = cluster
+        && c.iter().map(|&d| u64::from(d)).product::<u64>() > 16
+    {
+        // The spec checks its own key; this is a `.reqnctapercluster`.
+        return Err(fail(format!(
+            "cluster {c:?} has more than 16 CTAs, the most any GPU allows"
+        )));
+    }
+    if let Some(c) = cluster
         && (c.contains(&0) || (0..3).any(|i| !launch.grid[i].is_multiple_of(c[i])))
     {
         return Err(fail(format!(

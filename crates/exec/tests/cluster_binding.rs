@@ -54,6 +54,8 @@ fn disagreements_are_spec_errors_at_the_key() {
         "{e}"
     );
     // A PTX shape that does not divide the grid [4, 2, 1].
+    let e = bind(".reqnctapercluster 4, 2, 4", None).unwrap_err();
+    assert!(e.contains("more than 16 CTAs"), "{e}");
     let e = bind(".reqnctapercluster 3, 1, 1", None).unwrap_err();
     assert!(e.contains("does not divide the grid"), "{e}");
 }

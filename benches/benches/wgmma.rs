@@ -3,7 +3,10 @@
 //! its 4096 output elements, against the scalar reference — operands
 //! staged by bulk copies + mbarrier (`wgmma-bulk-gemm-tn`), by generic
 //! stores (`wgmma-ld-gemm-tn`) and in the 128-byte-swizzle layout
-//! (`wgmma-sw128-gemm-tn`). `unroll` times the candidate's opaque run
+//! (`wgmma-sw128-gemm-tn`), and the warp-specialised pipelined tile
+//! (`tma-wgmma-pipeline-gemm-tn`: 64×64, K = 256 through a 2-stage
+//! TMA + full/empty mbarrier ring, producer and consumer warpgroups).
+//! `unroll` times the candidate's opaque run
 //! alone (rendezvous, descriptor decoding, in-flight and proxy checks).
 //!
 //! `cargo bench -p ptxeq-benches --bench wgmma`.
@@ -19,6 +22,7 @@ const CASES: &[&str] = &[
     "hopper/wgmma-bulk-gemm-tn",
     "hopper/wgmma-ld-gemm-tn",
     "hopper/wgmma-sw128-gemm-tn",
+    "hopper/tma-wgmma-pipeline-gemm-tn",
 ];
 
 #[divan::bench(args = CASES, sample_count = 5)]

@@ -100,6 +100,7 @@ fn the_readme_example_names_every_key() {
             "[kernel]\nparams = [{ struct = [{ zz_probe = 1 }] }]\n",
         ),
         ("a global", "[globals]\ng = { zz_probe = 1 }\n"),
+        ("a tensor map", "[tensor_maps]\ntm = { zz_probe = 1 }\n"),
         ("[limits]", "[limits]\nzz_probe = 1\n"),
         ("[expect]", "[expect]\nzz_probe = 1\n"),
     ];

@@ -60,6 +60,8 @@ pub struct Instance<'a> {
     env: Vec<Val>,
     memo: FxHashMap<(NodeId, Vec<Val>), TermId>,
     let_memo: FxHashMap<(LetId, Vec<i64>), TermId>,
+    /// Closed sub-expressions read as named constants ([`crate::named`]).
+    folds: FxHashMap<NodeId, Option<TermId>>,
     steps: u64,
     max_steps: u64,
 }
@@ -73,6 +75,7 @@ impl<'a> Instance<'a> {
             env: vec![Val::Unset; hir.var_names.len()],
             memo: FxHashMap::default(),
             let_memo: FxHashMap::default(),
+            folds: FxHashMap::default(),
             steps: 0,
             max_steps: DEFAULT_MAX_STEPS,
         }
@@ -441,6 +444,12 @@ impl<'a> Instance<'a> {
             let r = self.rat(n)?;
             return Ok(self.terms.rational(r));
         }
+        if info.free.is_empty()
+            && info.kind == Kind::Real
+            && let Some(t) = self.named_fold(n)
+        {
+            return Ok(t);
+        }
         match &info.node {
             Node::Num(r) => Ok(self.terms.rational(r.clone())),
             Node::Inf => Ok(self.terms.pos_inf()),
@@ -655,6 +664,20 @@ impl<'a> Instance<'a> {
         }
     }
 
+    /// A closed real node that is a named constant ([`crate::named::fold`])
+    /// as the rounding the decision procedure recovers; memoised per node.
+    fn named_fold(&mut self, n: NodeId) -> Option<TermId> {
+        if let Some(t) = self.folds.get(&n) {
+            return *t;
+        }
+        let t = match closed_f64(self.hir, n) {
+            Some((x, true)) => crate::named::fold(x).map(|r| self.terms.rational(r)),
+            _ => None,
+        };
+        self.folds.insert(n, t);
+        t
+    }
+
     fn builtin(&mut self, f: Builtin, args: &[NodeId], span: Span) -> R<TermId> {
         if f == Builtin::Where {
             if let Some(c) = self.concrete_bool(args[0])? {
@@ -690,6 +713,54 @@ impl<'a> Instance<'a> {
             }
         })
     }
+}
+
+/// The `f64` value of a closed real node built from numbers, `pi`, `e`
+/// and arithmetic and elementary functions, and whether it involves a
+/// transcendental (`pi`, `exp`, `exp2`, `log`, `log2`); `None` for
+/// anything else (a tensor, a scalar, an index, a reduction, a call).
+fn closed_f64(hir: &Hir, n: NodeId) -> Option<(f64, bool)> {
+    use num_traits::ToPrimitive;
+    let info = &hir.nodes[n as usize];
+    if !info.free.is_empty() {
+        return None;
+    }
+    Some(match &info.node {
+        Node::Num(r) => (r.to_f64()?, false),
+        Node::Pi => (std::f64::consts::PI, true),
+        Node::Un(UnOp::Neg, a) => {
+            let (x, t) = closed_f64(hir, *a)?;
+            (-x, t)
+        }
+        Node::Bin(op, a, b) => {
+            let (x, s) = closed_f64(hir, *a)?;
+            let (y, t) = closed_f64(hir, *b)?;
+            let v = match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                BinOp::Pow => x.powf(y),
+                _ => return None,
+            };
+            (v, s || t)
+        }
+        Node::Builtin { f, args } if args.len() == 1 => {
+            let (x, t) = closed_f64(hir, args[0])?;
+            let (v, trans) = match f {
+                Builtin::Exp => (x.exp(), true),
+                Builtin::Exp2 => (x.exp2(), true),
+                Builtin::Log => (x.ln(), true),
+                Builtin::Log2 => (x.log2(), true),
+                Builtin::Sqrt => (x.sqrt(), false),
+                Builtin::Rsqrt => (1.0 / x.sqrt(), false),
+                _ => return None,
+            };
+            (v, t || trans)
+        }
+        _ => return None,
+    })
+    .filter(|(v, _)| v.is_finite())
 }
 
 fn unreachable_vec<T>() -> R<T> {

@@ -25,7 +25,9 @@ pub mod hir;
 pub mod lexer;
 pub mod lift;
 pub mod lifted;
+pub mod named;
 pub mod parser;
+pub mod recognise;
 mod resolve;
 pub mod span;
 

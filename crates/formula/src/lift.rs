@@ -176,7 +176,13 @@ pub fn lift_tensor(
         .collect();
     let g = match l.generalise(&insts, rank) {
         Ok(g) => g,
-        Err(why) => l.majority(&insts, rank).ok_or(why)?,
+        Err(why) => match l.majority(&insts, rank) {
+            Some(g) => g,
+            None if why.contains("not affine") => {
+                return lift_tiled(terms, name, rank, &insts, naming).ok_or(why);
+            }
+            None => return Err(why),
+        },
     };
     let def = Def {
         tensor: name.to_string(),
@@ -185,6 +191,121 @@ pub fn lift_tensor(
         value: to_ast(&g, naming)?,
     };
     Ok(def.folded(naming.names))
+}
+
+/// Tile sizes tried when an index is not affine in the coordinates.
+const TILES: [u64; 4] = [64, 32, 16, 8];
+
+/// A retry for reads whose index is piecewise affine by tiles (a tiled
+/// transpose writing tiles at swapped offsets): each coordinate `c` of an
+/// axis that `T` divides into several tiles is split into `c / T` and
+/// `c % T`, the elements are generalised over the split coordinates, and
+/// the formula's subscripts are written back over the original ones
+/// (`inp[(i0 % 32), 32 * (i0 / 32) + i1]`). The tiled coordinates appear
+/// in the tree as variables named `(i0 / 32)` and `(i0 % 32)`. Like any
+/// generalisation, only a proposal: the caller verifies it.
+fn lift_tiled(
+    terms: &Terms,
+    name: &str,
+    rank: usize,
+    insts: &[Inst],
+    naming: &Naming<'_>,
+) -> Option<Def> {
+    let extent: Vec<i64> = (0..rank)
+        .map(|d| insts.iter().map(|(c, _)| c[d]).max().unwrap_or(0) + 1)
+        .collect();
+    for t in TILES {
+        let t = t as i64;
+        let split: Vec<bool> = extent.iter().map(|&e| e > t && e % t == 0).collect();
+        if !split.contains(&true) {
+            continue;
+        }
+        // The split coordinates' names over the original ones.
+        let mut names = Vec::new();
+        for (d, &s) in split.iter().enumerate() {
+            if s {
+                names.push(format!("({} / {t})", var_name(d)));
+                names.push(format!("({} % {t})", var_name(d)));
+            } else {
+                names.push(var_name(d));
+            }
+        }
+        let tiled: Vec<Inst> = insts
+            .iter()
+            .map(|(c, term)| {
+                let mut v = Vec::with_capacity(names.len());
+                for (d, &s) in split.iter().enumerate() {
+                    if s {
+                        v.push(c[d].div_euclid(t));
+                        v.push(c[d].rem_euclid(t));
+                    } else {
+                        v.push(c[d]);
+                    }
+                }
+                (v, *term)
+            })
+            .collect();
+        let n = names.len();
+        let mut l = Lifter {
+            terms,
+            shapes: naming.shapes,
+            shape: HashMap::new(),
+            least: HashMap::new(),
+        };
+        let Ok(g) = l.generalise(&tiled, n) else {
+            continue;
+        };
+        let Ok(mut value) = to_ast(&g, naming) else {
+            continue;
+        };
+        // Reductions would name their indices after the split coordinates;
+        // keep this retry to reductions-free formulas, whose variables
+        // are exactly the split coordinates.
+        if has_reduce(&value) {
+            continue;
+        }
+        let map: HashMap<String, String> = (0..n).map(var_name).zip(names).collect();
+        rename(&mut value, &map);
+        let def = Def {
+            tensor: name.to_string(),
+            vars: (0..rank).map(var_name).collect(),
+            lets: Vec::new(),
+            value,
+        };
+        return Some(def);
+    }
+    None
+}
+
+fn has_reduce(e: &lifted::Expr) -> bool {
+    use lifted::Expr;
+    match e {
+        Expr::Reduce { .. } => true,
+        Expr::Recip { arg } => has_reduce(arg),
+        Expr::Call { args, .. } | Expr::Nary { args, .. } => args.iter().any(has_reduce),
+        _ => false,
+    }
+}
+
+/// Renames the index variables of every subscript in `e` by `map`.
+fn rename(e: &mut lifted::Expr, map: &HashMap<String, String>) {
+    use lifted::Expr;
+    let fix = |i: &mut lifted::Index| {
+        for (v, _) in &mut i.terms {
+            if let Some(n) = map.get(v.as_str()) {
+                v.clone_from(n);
+            }
+        }
+    };
+    match e {
+        Expr::Read { index, .. } => index.iter_mut().for_each(fix),
+        Expr::Ref { args, .. } => args.iter_mut().for_each(fix),
+        Expr::Recip { arg } => rename(arg, map),
+        Expr::Call { args, .. } | Expr::Nary { args, .. } => {
+            args.iter_mut().for_each(|a| rename(a, map))
+        }
+        _ => {}
+    }
 }
 
 fn op_of(n: &Node) -> Option<(Op, &[TermId])> {
@@ -1031,9 +1152,17 @@ fn lifted_op(op: Op) -> lifted::Op {
 fn to_ast(g: &G, naming: &Naming<'_>) -> Result<lifted::Expr, Why> {
     use lifted::Expr;
     Ok(match g {
-        G::Const(r) => Expr::Num {
-            value: r.to_string(),
-        },
+        G::Const(r) => {
+            let value = r.to_string();
+            match value
+                .parse::<num_rational::BigRational>()
+                .ok()
+                .and_then(|b| crate::named::name_of(&b))
+            {
+                Some(text) => Expr::Named { value, text },
+                None => Expr::Num { value },
+            }
+        }
         G::Inf(pos) => Expr::Inf { negative: !pos },
         G::Input {
             tensor,

@@ -90,6 +90,10 @@ impl Op {
 pub enum Expr {
     /// An exact rational (`"3/4"`, `"-1"`).
     Num { value: String },
+    /// An exact rational that is the rounding of a named constant
+    /// ([`crate::named::name_of`]): `value` as for `num`, `text` the
+    /// constant in the formula language (`1/16 * log2(e)`).
+    Named { value: String, text: String },
     /// `inf` or `-inf`.
     Inf { negative: bool },
     /// A scalar of the spec.
@@ -116,6 +120,30 @@ pub enum Expr {
 }
 
 impl Def {
+    /// The definition with every named constant printed as its rational
+    /// (what the lift falls back to when the named text does not verify).
+    pub fn plain(&self) -> Def {
+        Def {
+            tensor: self.tensor.clone(),
+            vars: self.vars.clone(),
+            lets: self
+                .lets
+                .iter()
+                .map(|l| Let {
+                    name: l.name.clone(),
+                    vars: l.vars.clone(),
+                    value: l.value.plain(),
+                })
+                .collect(),
+            value: self.value.plain(),
+        }
+    }
+
+    /// Whether a named constant occurs in the definition.
+    pub fn has_named(&self) -> bool {
+        self.lets.iter().any(|l| l.value.has_named()) || self.value.has_named()
+    }
+
     /// The definition as formula text, `y[i0, i1] = …;`.
     pub fn text(&self) -> String {
         let mut out = String::new();
@@ -200,6 +228,7 @@ fn count_reductions(e: &Expr, out: &mut Vec<(String, usize)>) {
 fn children(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::Num { .. }
+        | Expr::Named { .. }
         | Expr::Inf { .. }
         | Expr::Scalar { .. }
         | Expr::Read { .. }
@@ -429,6 +458,42 @@ impl Index {
 }
 
 impl Expr {
+    /// `self` with every [`Expr::Named`] replaced by its [`Expr::Num`].
+    pub fn plain(&self) -> Expr {
+        match self {
+            Expr::Named { value, .. } => Expr::Num {
+                value: value.clone(),
+            },
+            Expr::Recip { arg } => Expr::Recip {
+                arg: Box::new(arg.plain()),
+            },
+            Expr::Call { func, args } => Expr::Call {
+                func: func.clone(),
+                args: args.iter().map(Expr::plain).collect(),
+            },
+            Expr::Nary { op, args } => Expr::Nary {
+                op: *op,
+                args: args.iter().map(Expr::plain).collect(),
+            },
+            Expr::Reduce {
+                op,
+                ranges,
+                guard,
+                body,
+            } => Expr::Reduce {
+                op: *op,
+                ranges: ranges.clone(),
+                guard: guard.clone(),
+                body: Box::new(body.plain()),
+            },
+            other => other.clone(),
+        }
+    }
+
+    fn has_named(&self) -> bool {
+        matches!(self, Expr::Named { .. }) || children(self).into_iter().any(Expr::has_named)
+    }
+
     /// A negative constant factor of a product (`-1 * x` prints `- x`
     /// inside a sum).
     fn negated(&self) -> Option<Expr> {
@@ -464,6 +529,9 @@ impl Expr {
                 let _ = write!(out, "({value})");
             }
             Expr::Num { value } => out.push_str(value),
+            Expr::Named { text, .. } => {
+                let _ = write!(out, "({text})");
+            }
             Expr::Inf { negative: false } => out.push_str("inf"),
             Expr::Inf { negative: true } => out.push_str("(-inf)"),
             Expr::Scalar { name } => out.push_str(name),

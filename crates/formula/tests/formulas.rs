@@ -296,6 +296,27 @@ mod fuzz {
             let _ = errors(&s, &ctx);
         }
 
+        /// A rejected text's every diagnostic is located in it: its span
+        /// lies inside the text and the rendering names its line and
+        /// column (`f:LINE:COL`) with the excerpt.
+        #[test]
+        fn syntax_errors_are_located(s in "[ -~\n]{0,120}") {
+            let ctx = Context {
+                tensors: vec![t("x", 0, &[4, 4], true), t("y", 1, &[4, 4], false)],
+                scalars: vec![int("N", 4)],
+            };
+            if let Err(diags) = compile(&s, &ctx) {
+                prop_assert!(!diags.is_empty());
+                for d in &diags {
+                    prop_assert_eq!(d.span.file, ptxeq_formula::span::USER, "{:?}", d);
+                    prop_assert!(d.span.end as usize <= s.len(), "{:?}", d);
+                    let (line, col) = d.line_col(&s);
+                    let shown = render(std::slice::from_ref(d), "f", &s);
+                    prop_assert!(shown.contains(&format!("f:{line}:{col}")), "{}", shown);
+                }
+            }
+        }
+
         /// Mutations of a valid formula: same.
         #[test]
         fn mutated_formulas_never_panic(pos in 0usize..80, ch in "[-+*/()\\[\\]:,;.a-z0-9 ]") {

@@ -250,6 +250,11 @@ pub struct LiftTensor {
     /// optional field added within `/1`; see README "Lifting a kernel".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ast: Option<ptxeq_formula::lifted::Def>,
+    /// The verified structural formula when `formula` is a prelude form
+    /// of it (`softmax(x[i0, :])[i1]`); `ast` is then this text's tree.
+    /// An optional field added within `/1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structural: Option<String>,
 }
 
 /// Any report, told apart by its `"schema"`.

@@ -51,6 +51,12 @@ pub fn run(target: &Path, args: &SpecFlagArgs, format: ReportFormat) -> Exit {
                                 t.elements
                             );
                             outln!("{f}");
+                            if let Some(st) = &t.structural {
+                                outln!("// {}: written out (verified too):", t.name);
+                                for line in st.lines() {
+                                    outln!("//   {line}");
+                                }
+                            }
                         }
                         (None, why) => {
                             outln!(
@@ -92,6 +98,7 @@ pub fn report_json(reports: &[LiftReport]) -> serde_json::Value {
                         why_not: t.why_not.clone(),
                         candidate: t.candidate.clone(),
                         ast: t.ast.clone(),
+                        structural: t.structural.clone(),
                     })
                     .collect(),
                 formula: ptxeq_db::lifted_text(r),

@@ -158,6 +158,30 @@ fn emit_smt_writes_the_formula_conditions() {
 }
 
 #[test]
+fn lift_prints_a_verified_prelude_form_with_the_structural_formula() {
+    // Online softmax: the prelude's softmax is printed, the verified
+    // written-out formula follows as a comment and in the JSON's
+    // `structural`, whose tree is the `ast`.
+    let spec = "corpus/formula/softmax-online-n128/check.toml";
+    let (code, out, err) = ptxeq(&["lift", spec]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\ny[i0] = softmax(x[:])[i0];\n"), "{out}");
+    assert!(out.contains("// y: written out (verified too):"), "{out}");
+    let (code, out, err) = ptxeq(&["lift", spec, "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let t = &v["kernels"][0]["tensors"][0];
+    assert_eq!(t["formula"], "y[i0] = softmax(x[:])[i0];");
+    let ast: ptxeq_formula::lifted::Def =
+        serde_json::from_value(t["ast"].clone()).expect("a lifted tree");
+    assert_eq!(ast.text(), t["structural"].as_str().unwrap());
+    assert!(matches!(
+        ptxeq_check::schema::parse(&v),
+        Ok(ptxeq_check::schema::AnyReport::Lift(_))
+    ));
+}
+
+#[test]
 fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
     let (code, out, err) = ptxeq(&["lift", "corpus/formula/sgemm-naive/check.toml"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -197,10 +221,11 @@ fn lift_prints_verified_formulas_and_names_what_does_not_lift() {
         ptxeq_check::schema::parse(&v),
         Ok(ptxeq_check::schema::AnyReport::Lift(_))
     ));
-    // Tiles stored at swapped offsets: not affine, not lifted, said why.
+    // Fragment rows swapped for odd columns: not affine (nor by tiles),
+    // not lifted, said why.
     let (code, out, err) = ptxeq(&[
         "lift",
-        "corpus/formula/bug-transpose-tile-index-swapped/check.toml",
+        "corpus/formula/bug-tc-mma-accumulator-layout/check.toml",
         "--format",
         "json",
     ]);

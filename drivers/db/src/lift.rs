@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 use ptxeq_decide::decide::DecideOptions;
 use ptxeq_exec::OutputValue;
 use ptxeq_formula::lift::{Naming, lift_tensor};
+use ptxeq_formula::recognise::Hints;
 use ptxeq_terms::Terms;
-use ptxeq_verdicts::{FormulaOptions, Scope};
+use ptxeq_verdicts::{FormulaOptions, Scope, StopRule};
 
 use crate::check::LayeredMemo;
 use crate::ctas::{compare_regions, kernel_ctas};
@@ -45,8 +46,12 @@ pub struct LiftedTensor {
     pub why_not: Option<String>,
     /// The generalised formula that failed verification, if one was found.
     pub candidate: Option<String>,
-    /// The verified formula as a tree (`formula` is its text).
+    /// The structural formula as a tree, when it verified (its text is
+    /// `structural` when that is set, else `formula`).
     pub ast: Option<ptxeq_formula::lifted::Def>,
+    /// The verified structural formula, when `formula` is a verified
+    /// prelude form of the same tensor (`softmax(x[i0, :])[i1]`).
+    pub structural: Option<String>,
 }
 
 /// What `ptxeq lift` reports.
@@ -165,6 +170,7 @@ pub fn lift(
             why_not: None,
             candidate: None,
             ast: None,
+            structural: None,
         };
         let data: Option<Vec<(Vec<u64>, ptxeq_terms::TermId)>> = elems
             .iter()
@@ -175,27 +181,87 @@ pub fn lift(
             report.tensors.push(lt);
             continue;
         };
-        let def = match lift_tensor(&terms, name, shape.len(), &data, &naming) {
-            Ok(d) => d,
-            Err(why) => {
-                lt.why_not = Some(why);
-                report.tensors.push(lt);
-                continue;
-            }
+        let verify_text = |text: &str, stop: StopRule| {
+            let fopts = FormulaOptions { stop, ..fopts };
+            verify(text, &ctx, &cands, &scope, &memo, fopts, tensor)
         };
-        let text = def.text();
-        lt.candidate = Some(text.clone());
-        match verify(&text, &ctx, &cands, &scope, &memo, fopts, tensor) {
-            Ok(()) => {
-                lt.formula = Some(text);
-                lt.candidate = None;
-                lt.ast = Some(def);
+        match lift_tensor(&terms, name, shape.len(), &data, &naming) {
+            Ok(def) => {
+                // The named constants' text first (`log2(e)`), then the
+                // rationals the kernel holds.
+                let mut tried = vec![def.text()];
+                if def.has_named() {
+                    tried.push(def.plain().text());
+                }
+                let mut why = String::new();
+                for (k, text) in tried.iter().enumerate() {
+                    match verify_text(text, fopts.stop) {
+                        Ok(()) => {
+                            lt.formula = Some(text.clone());
+                            lt.ast = Some(if k == 0 { def.clone() } else { def.plain() });
+                            break;
+                        }
+                        Err(w) if why.is_empty() => why = w,
+                        Err(_) => {}
+                    }
+                }
+                if lt.formula.is_none() {
+                    lt.candidate = tried.pop();
+                    lt.why_not = Some(format!("the generalised formula did not verify: {why}"));
+                }
             }
-            Err(why) => lt.why_not = Some(format!("the generalised formula did not verify: {why}")),
+            Err(why) => lt.why_not = Some(why),
+        }
+        // A prelude operator over the inputs, proved like the structural
+        // formula; it replaces the structural text (kept in `structural`).
+        let hints = hints_of(&terms, &data);
+        for text in ptxeq_formula::recognise::candidates(&ctx, name, &hints) {
+            // One refutation settles a wrong proposal.
+            if verify_text(
+                &text,
+                StopRule {
+                    max_refuted: Some(1),
+                },
+            )
+            .is_ok()
+            {
+                lt.structural = lt.formula.take();
+                lt.formula = Some(text);
+                lt.why_not = None;
+                lt.candidate = None;
+                break;
+            }
         }
         report.tensors.push(lt);
     }
     report
+}
+
+/// What the element terms apply, over a sample of elements (the first,
+/// the last and a stride between): proposes prelude operators.
+fn hints_of(terms: &Terms, data: &[(Vec<u64>, ptxeq_terms::TermId)]) -> Hints {
+    use ptxeq_terms::{Func, Node};
+    let step = (data.len() / 16).max(1);
+    let roots: Vec<ptxeq_terms::TermId> = data
+        .iter()
+        .step_by(step)
+        .chain(data.last())
+        .map(|(_, t)| *t)
+        .collect();
+    let mut h = Hints::default();
+    for (_, n) in terms.reachable(&roots) {
+        match n {
+            Node::Exp(_) | Node::Func(Func::Ex2, _) => h.exp = true,
+            Node::Max(_) => h.max = true,
+            Node::Func(Func::Log | Func::Lg2, _) => h.log = true,
+            Node::Func(Func::Sqrt, _) => h.sqrt = true,
+            Node::Func(Func::Erf, _) => h.erf = true,
+            Node::Func(Func::Tanh, _) => h.tanh = true,
+            Node::Recip(_) => h.recip = true,
+            _ => {}
+        }
+    }
+    h
 }
 
 /// Proves the candidate formula `text` at every element of `tensor` the

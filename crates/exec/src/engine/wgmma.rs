@@ -26,8 +26,13 @@
 //!   `T = 16/size` elements per core-matrix row; with a swizzle of `P`
 //!   bytes (32/64/128) the core-matrix rows are `P` bytes apart,
 //!   `start + (mn%8)·P + (mn/8)·SBO + k·size`, and the address's 16-byte
-//!   chunk bits 4.. are XORed with its bits 7.. (1, 2 or 3 bits). The
-//!   transposed (MN-major) layouts, a non-zero base offset, a descriptor
+//!   chunk bits 4.. are XORed with its bits 7.. (1, 2 or 3 bits). With
+//!   `imm-trans` = 1 (f16/bf16) the operand is MN-major: a `P`-byte row
+//!   holds `P/size` consecutive `mn` of one `k`, `start + mn·size +
+//!   (k%8)·P + (k/8)·SBO`, then the same XOR (the layout of a TMA tile
+//!   whose rows run along M/N, e.g. V in attention). The unswizzled
+//!   MN-major layout, an MN-major operand wider than one swizzle row (the
+//!   LBO step between atoms), a non-zero base offset, a descriptor
 //!   that is not a concrete, warpgroup-uniform value, fp8 inputs and the
 //!   sparse form are reported unsupported by name.
 //! - Asynchrony: the shared-memory operands are read at some moment
@@ -127,6 +132,25 @@ impl Desc {
                 _ => 0,
             },
         }
+    }
+
+    /// Shared address of element `(mn, k)` of a transposed (MN-major)
+    /// operand (`imm-trans` = 1) whose elements have `size` bytes, or
+    /// `None` where the layout is not modelled. With a swizzle of `P`
+    /// bytes, a `P`-byte row holds `P/size` consecutive `mn` of one `k`,
+    /// eight rows (`k % 8`) form the swizzle atom and atoms along K are
+    /// SBO apart: `start + mn·size + (k%8)·P + (k/8)·SBO`, then the same
+    /// chunk XOR as the K-major layouts. An `mn` beyond one row (the LBO
+    /// step between atoms along M/N) and the unswizzled MN-major layout
+    /// are not modelled (`None`: reported unsupported by the caller).
+    pub(crate) fn mnmajor(&self, mn: u64, k: u64, size: u64) -> Option<u64> {
+        if self.swizzle == 0 || mn * size >= self.swizzle {
+            return None;
+        }
+        let a = self.start + mn * size + (k % 8) * self.swizzle + (k / 8) * self.sbo;
+        let bits = self.swizzle.trailing_zeros() as u64 - 4;
+        let mask = ((1u64 << bits) - 1) << 4;
+        Some(a ^ ((a >> 3) & mask))
     }
 
     /// Shared address of element `(mn, k)` of a K-major operand whose
@@ -504,12 +528,14 @@ impl<D: Domain> Engine<'_, D> {
                         "imm-scale-a / imm-scale-b must be the immediates 1 or -1".into(),
                     ));
                 }
-                if a.imms[2] != 0 || a.imms[3] != 0 {
+                // imm-trans = 1 selects the transposed (MN-major) layout,
+                // decoded by `Desc::mnmajor` (swizzled layouts only).
+                if !matches!(a.imms[2], 0 | 1) || !matches!(a.imms[3], 0 | 1) {
                     return Err(self.unsupported(
                         t,
                         "wgmma form not modelled",
                         format!(
-                            "imm-trans-a {} / imm-trans-b {}: transposed (MN-major) shared-memory layouts are not modelled (immediate 0 or 1 expected; 1 is not modelled)",
+                            "imm-trans-a {} / imm-trans-b {}: the immediates 0 or 1 expected",
                             a.imms[2], a.imms[3]
                         ),
                     ));
@@ -638,7 +664,8 @@ impl<D: Domain> Engine<'_, D> {
             let d = self.wg_desc(base, da, "A")?;
             for r in 0..m {
                 for c in 0..k {
-                    let v = self.wg_load(base, info, &d, r, c, f, &mut ranges, "A")?;
+                    let v =
+                        self.wg_load(base, info, &d, r, c, f, &mut ranges, "A", imms[2] == 1)?;
                     a_tile[r * k + c] = Some(v);
                 }
             }
@@ -666,7 +693,7 @@ impl<D: Domain> Engine<'_, D> {
         let mut b_tile: Vec<Option<D::Val>> = vec![None; k * n];
         for c in 0..n {
             for r in 0..k {
-                let v = self.wg_load(base, info, &db, c, r, f, &mut ranges, "B")?;
+                let v = self.wg_load(base, info, &db, c, r, f, &mut ranges, "B", imms[3] == 1)?;
                 b_tile[r * n + c] = Some(v);
             }
         }
@@ -811,8 +838,29 @@ impl<D: Domain> Engine<'_, D> {
         f: Form,
         ranges: &mut Vec<(u32, u64, u64)>,
         which: &str,
+        trans: bool,
     ) -> R<D::Val> {
-        let at = d.kmajor(mn as u64, k as u64, f.size);
+        let at = if trans {
+            match d.mnmajor(mn as u64, k as u64, f.size) {
+                Some(at) => at,
+                None => {
+                    return Err(self.unsupported(
+                        t,
+                        "wgmma form not modelled",
+                        format!(
+                            "the transposed (MN-major, imm-trans = 1) {which} operand: element ({mn}, {k}) needs the {} layout, which is not modelled (only swizzled MN-major operands whose M/N extent fits one swizzle row are)",
+                            if d.swizzle == 0 {
+                                "unswizzled MN-major".to_string()
+                            } else {
+                                format!("LBO step between {}-byte swizzle atoms along M/N of the", d.swizzle)
+                            }
+                        ),
+                    ));
+                }
+            }
+        } else {
+            d.kmajor(mn as u64, k as u64, f.size)
+        };
         let addr = Address {
             base: AddrBase::Imm(at),
             offset: 0,
@@ -1064,6 +1112,30 @@ mod tests {
         // 32B: one bit, rows 32 bytes apart.
         let d = Desc::decode(3 << 62 | (256u64 >> 4) << 32);
         assert_eq!(d.kmajor(4, 0, 2), s + 4 * 32 + 16);
+    }
+
+    #[test]
+    fn mn_major_swizzled_rows_run_along_mn() {
+        let d = Desc::decode(1 << 62 | (1024u64 >> 4) << 32);
+        let s = SHARED_PACK_BASE;
+        // A 128-byte row holds mn 0..63 of one k (f16).
+        assert_eq!(d.mnmajor(0, 0, 2), Some(s));
+        assert_eq!(d.mnmajor(5, 0, 2), Some(s + 10));
+        // k selects the row within the 8-row atom; chunks XOR with it:
+        // mn 8 (chunk 1) of row 1 lands in chunk 1 ^ 1 = 0, mn 0 in chunk 1.
+        assert_eq!(d.mnmajor(8, 1, 2), Some(s + 128));
+        assert_eq!(d.mnmajor(0, 1, 2), Some(s + 128 + 16));
+        assert_eq!(d.mnmajor(63, 7, 2), Some(s + 7 * 128 + 14));
+        // The next eight k are SBO away.
+        assert_eq!(d.mnmajor(0, 9, 2), Some(s + 1024 + 128 + 16));
+        // Beyond one swizzle row, and unswizzled: not modelled.
+        assert_eq!(d.mnmajor(64, 0, 2), None);
+        assert_eq!(Desc::decode((256u64 >> 4) << 32).mnmajor(0, 0, 2), None);
+        // 64B: 32 f16 per row, two XOR bits taken from address bits 7-8
+        // (so rows 2 and 3 share the pattern 1).
+        let d = Desc::decode(2 << 62 | (512u64 >> 4) << 32);
+        assert_eq!(d.mnmajor(31, 2, 2), Some(s + 2 * 64 + (3 ^ 1) * 16 + 14));
+        assert_eq!(d.mnmajor(32, 0, 2), None);
     }
 
     #[test]

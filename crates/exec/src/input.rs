@@ -119,6 +119,11 @@ pub struct CtaInput {
     pub block: [u32; 3],
     pub grid: [u32; 3],
     pub dynamic_shared: u32,
+    /// CTAs per thread-block cluster when the launch has explicit
+    /// clusters (the spec's `launch.cluster` or the entry's
+    /// `.reqnctapercluster`); `None`: every CTA is a cluster of one and
+    /// `%is_explicit_cluster` is 0.
+    pub cluster: Option<[u32; 3]>,
     /// One per kernel argument, in declaration order.
     pub params: Vec<ParamValue>,
     pub tensors: Vec<TensorInfo>,
@@ -171,6 +176,75 @@ impl std::error::Error for InputError {}
 
 fn err<T>(message: String) -> Result<T, InputError> {
     Err(InputError { message })
+}
+
+/// The cluster shape of a launch: the spec's `launch.cluster` or the
+/// entry's `.reqnctapercluster`, which must agree when both are given; an
+/// entry declaring `.explicitcluster` needs one of them. Every extent
+/// divides the grid's.
+fn cluster_shape(
+    kernel: &KernelIr,
+    launch: &ptxeq_spec::Launch,
+    role: &str,
+    at: &dyn Fn(String, String) -> String,
+) -> Result<Option<[u32; 3]>, InputError> {
+    let mut req: Option<[u32; 3]> = None;
+    let mut explicit = false;
+    for (name, vals) in &kernel.directives {
+        match name.trim_start_matches('.') {
+            "reqnctapercluster" => {
+                let mut r = [1u32; 3];
+                for (i, &v) in vals.iter().take(3).enumerate() {
+                    r[i] = u32::try_from(v).unwrap_or(u32::MAX);
+                }
+                req = Some(r);
+            }
+            "explicitcluster" => explicit = true,
+            _ => {}
+        }
+    }
+    // The key the launch's cluster came from, for the message's location.
+    let key = format!("{role}.launch.cluster");
+    let key = if at(key.clone(), String::new()).is_empty() {
+        "launch.cluster".to_owned()
+    } else {
+        key
+    };
+    let fail = |m: String| InputError {
+        message: at(key.clone(), m),
+    };
+    let cluster = match (launch.cluster, req) {
+        (Some(c), Some(r)) if c != r => {
+            return Err(fail(format!(
+                "the launch's cluster {c:?} differs from `{}`'s .reqnctapercluster {r:?}",
+                kernel.name
+            )));
+        }
+        (c, r) => c.or(r),
+    };
+    if explicit && cluster.is_none() {
+        return Err(fail(format!(
+            "`{}` declares .explicitcluster: give the cluster shape (`launch.cluster`)",
+            kernel.name
+        )));
+    }
+    if let Some(c) = cluster
+        && c.iter().map(|&d| u64::from(d)).product::<u64>() > 16
+    {
+        // The spec checks its own key; this is a `.reqnctapercluster`.
+        return Err(fail(format!(
+            "cluster {c:?} has more than 16 CTAs, the most any GPU allows"
+        )));
+    }
+    if let Some(c) = cluster
+        && (c.contains(&0) || (0..3).any(|i| !launch.grid[i].is_multiple_of(c[i])))
+    {
+        return Err(fail(format!(
+            "cluster {c:?} does not divide the grid {:?} (a grid is a whole number of clusters)",
+            launch.grid
+        )));
+    }
+    Ok(cluster)
 }
 
 impl CtaInput {
@@ -411,6 +485,7 @@ impl CtaInput {
         if block.contains(&0) || launch.grid.contains(&0) {
             return err("block and grid extents must be positive".into());
         }
+        let cluster = cluster_shape(kernel, launch, role, &at)?;
         let funcs = module.funcs.iter().map(|f| Arc::new(f.clone())).collect();
         Ok(CtaInput {
             kernel: Arc::new(kernel.clone()),
@@ -418,6 +493,7 @@ impl CtaInput {
             block,
             grid: launch.grid,
             dynamic_shared: launch.dynamic_shared,
+            cluster,
             params,
             tensors,
             symbols,

@@ -51,6 +51,9 @@ pub struct SpecFlags {
     pub ctas: Option<String>,
     /// `--dynamic-shared BYTES`.
     pub dynamic_shared: Option<u32>,
+    /// `--cluster 2` | `2,1,1` | `2x2`: `[launch] cluster` (CTAs per
+    /// thread-block cluster).
+    pub cluster: Option<String>,
     /// `--auto-scan-limit N`: `[launch] auto_scan_limit`.
     pub auto_scan_limit: Option<u64>,
     /// `--ref-block`, `--ref-grid`, ...: the reference's `[reference.launch]`.
@@ -109,6 +112,9 @@ impl LaunchFlags {
                 .transpose()?
                 .map(nowhere),
             dynamic_shared: self.dynamic_shared.map(|d| nowhere(i64::from(d))),
+            // `--cluster` is a shared flag (no per-kernel form): set by
+            // `CheckSpec::from_flags` on the shared table.
+            cluster: None,
             auto_scan_limit: None,
         })
     }
@@ -687,6 +693,11 @@ impl CheckSpec {
         }
         .raw("--")?;
         let launch = RawLaunch {
+            cluster: flags
+                .cluster
+                .as_deref()
+                .map(|c| raw_dims("--cluster", c).map(nowhere))
+                .transpose()?,
             auto_scan_limit: flags
                 .auto_scan_limit
                 .map(|n| nowhere(i64::try_from(n).unwrap_or(i64::MAX))),

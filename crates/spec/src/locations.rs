@@ -88,12 +88,22 @@ impl SpecLocations {
             if let Some(v) = &k.entry {
                 put(format!("{role}.entry"), v.span().start);
             }
+            if let Some(v) = k.launch.as_ref().and_then(|l| l.get_ref().cluster.as_ref()) {
+                put(format!("{role}.launch.cluster"), v.span().start);
+            }
             if let Some(v) = &k.params {
                 put(format!("{role}.params"), v.span().start);
                 for (i, p) in v.get_ref().iter().enumerate() {
                     put(format!("{role}.params.{i}"), p.span().start);
                 }
             }
+        }
+        if let Some(v) = raw
+            .launch
+            .as_ref()
+            .and_then(|l| l.get_ref().cluster.as_ref())
+        {
+            put("launch.cluster".to_owned(), v.span().start);
         }
         for (name, v) in &raw.scalars {
             put(format!("scalars.{}", name.get_ref()), v.span().start);

@@ -93,6 +93,12 @@ pub struct Launch {
     pub ctas: Ctas,
     /// Bytes behind `.extern .shared`.
     pub dynamic_shared: u32,
+    /// CTAs per thread-block cluster (`cluster = [2, 1, 1]`). `None`: the
+    /// entry's `.reqnctapercluster` if it has one, else no explicit
+    /// cluster (every CTA is a cluster of one). Each extent divides the
+    /// grid's (checked here), and a PTX `.reqnctapercluster` must agree
+    /// (checked once the PTX is bound, `ptxeq_exec::CtaInput`).
+    pub cluster: Option<[u32; 3]>,
     /// `ctas = "auto"` scans at most this many CTAs of the grid (a time
     /// bound: each scanned CTA runs its store-address slice); beyond it
     /// every CTA is selected. `None`: [`DEFAULT_AUTO_SCAN_LIMIT`].
@@ -135,6 +141,7 @@ impl Default for Launch {
             grid: [1, 1, 1],
             ctas: Ctas::First,
             dynamic_shared: 0,
+            cluster: None,
             auto_scan_limit: None,
         }
     }

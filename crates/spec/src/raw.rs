@@ -54,6 +54,7 @@ pub(crate) struct RawLaunch {
     pub grid: Option<Spanned<RawDims>>,
     pub ctas: Option<Spanned<RawCtas>>,
     pub dynamic_shared: Option<Spanned<i64>>,
+    pub cluster: Option<Spanned<RawDims>>,
     pub auto_scan_limit: Option<Spanned<i64>>,
 }
 

@@ -73,6 +73,7 @@ fn per_kernel_launch_overrides_the_shared_keys() {
             grid: [8, 8, 1],
             ctas: Ctas::Auto,
             dynamic_shared: 0,
+            cluster: None,
             auto_scan_limit: None,
         }
     );
@@ -83,6 +84,7 @@ fn per_kernel_launch_overrides_the_shared_keys() {
             grid: [4, 4, 1],
             ctas: Ctas::Auto,
             dynamic_shared: 512,
+            cluster: None,
             auto_scan_limit: None,
         }
     );
@@ -312,4 +314,59 @@ fn flag_errors() {
         parse_compare_flag("C = 1:2, 3:4").unwrap(),
         ("C".to_owned(), vec![[1, 2], [3, 4]])
     );
+}
+
+#[test]
+fn cluster_shape_is_checked_against_each_kernels_grid() {
+    // Shared [launch] cluster, laid under both kernels.
+    let spec =
+        parse(&PAIR.replace("ctas = \"auto\"", "ctas = \"auto\"\ncluster = [2, 2]")).unwrap();
+    let (r, c) = kernels(&spec);
+    assert_eq!(r.launch.cluster, Some([2, 2, 1]));
+    assert_eq!(c.launch.cluster, Some([2, 2, 1]));
+    // A kernel's own cluster overrides the shared one.
+    let spec = parse(&PAIR.replace("block = 64", "block = 64\ncluster = [4, 1, 1]")).unwrap();
+    let (r, c) = kernels(&spec);
+    assert_eq!(
+        (r.launch.cluster, c.launch.cluster),
+        (None, Some([4, 1, 1]))
+    );
+    // Not a divisor of the candidate's grid [4, 4, 1].
+    err(
+        "block = 64",
+        "block = 64\ncluster = [3, 1, 1]",
+        &[
+            "`candidate.launch.cluster`",
+            "dimension 0 does not divide the grid [4, 4, 1]",
+        ],
+    );
+    let e = err(
+        "ctas = \"auto\"",
+        "ctas = \"auto\"\ncluster = [8, 4]",
+        &["`launch.cluster`", "32 CTAs", "at most 16"],
+    );
+    assert!(e.location.is_some(), "a cluster error points into the spec");
+    err(
+        "ctas = \"auto\"",
+        "ctas = \"auto\"\ncluster = [0, 1]",
+        &["`launch.cluster`", "≥ 1"],
+    );
+}
+
+#[test]
+fn the_cluster_flag_is_the_shared_cluster_key() {
+    let from_flags = CheckSpec::from_flags(&SpecFlags {
+        cluster: Some("2x2".into()),
+        ..pair_flags()
+    })
+    .unwrap();
+    let toml = PAIR.replace("ctas = \"auto\"", "ctas = \"auto\"\ncluster = [2, 2]");
+    assert_eq!(from_flags, parse(&toml).unwrap());
+    let e = CheckSpec::from_flags(&SpecFlags {
+        cluster: Some("3".into()),
+        ..pair_flags()
+    })
+    .unwrap_err()
+    .message;
+    assert!(e.contains("does not divide the grid"), "{e}");
 }

@@ -350,6 +350,10 @@ fn resolve_launch(shared: &RawLaunch, own: Option<&RawLaunch>, table: &str) -> R
             span: span_of(d),
         })?,
     };
+    let cluster = match pick(own, shared, table, "cluster", |l| l.cluster.as_ref()) {
+        None => None,
+        Some((c, key)) => Some(cluster(&key, c, &grid)?),
+    };
     let auto_scan_limit = match pick(own, shared, table, "auto_scan_limit", |l| {
         l.auto_scan_limit.as_ref()
     }) {
@@ -372,8 +376,41 @@ fn resolve_launch(shared: &RawLaunch, own: Option<&RawLaunch>, table: &str) -> R
         grid,
         ctas,
         dynamic_shared,
+        cluster,
         auto_scan_limit,
     })
+}
+
+/// Most CTAs in one cluster: 8 is the portable size, 16 the largest any
+/// GPU allows (sm_90 with the non-portable cluster size attribute).
+const MAX_CLUSTER_CTAS: u64 = 16;
+
+/// `launch.cluster`: CTAs per cluster, each extent dividing the grid's
+/// (the CUDA launch rejects a grid that is not a whole number of
+/// clusters).
+fn cluster(key: &str, c: &Spanned<RawDims>, grid: &[u32; 3]) -> R<[u32; 3]> {
+    let cluster = triple(key, c, 1, 1)?;
+    let ctas: u64 = cluster.iter().map(|&d| u64::from(d)).product();
+    if ctas > MAX_CLUSTER_CTAS {
+        return fail(
+            c,
+            format!(
+                "`{key}` {} has {ctas} CTAs; a cluster has at most {MAX_CLUSTER_CTAS}",
+                show(&cluster)
+            ),
+        );
+    }
+    if let Some(i) = (0..3).find(|&i| !grid[i].is_multiple_of(cluster[i])) {
+        return fail(
+            c,
+            format!(
+                "`{key}` {}: dimension {i} does not divide the grid {} (a grid is a whole number of clusters)",
+                show(&cluster),
+                show(grid)
+            ),
+        );
+    }
+    Ok(cluster)
 }
 
 fn block(key: &str, b: &Spanned<RawDims>) -> R<[u32; 3]> {

@@ -142,8 +142,15 @@ fn launch_line(r: &KernelRaceReport) -> String {
     } else {
         String::new()
     };
+    // The cluster shape bound (spec key or `.reqnctapercluster`).
+    let cluster = r
+        .input
+        .as_ref()
+        .and_then(|i| i.cluster)
+        .or(p.launch.cluster)
+        .map_or_else(String::new, |c| format!(", clusters {}", dims(c)));
     format!(
-        "block {block}, grid {}{shared}; {}; runs {}",
+        "block {block}, grid {}{cluster}{shared}; {}; runs {}",
         dims(p.launch.grid),
         p.how,
         crate::cmd_check::cta_list(&p.ctas, 8)

@@ -31,6 +31,10 @@ pub struct SpecFlagArgs {
     /// Bytes of dynamic shared memory (`.extern .shared`).
     #[arg(long, value_name = "BYTES")]
     pub dynamic_shared: Option<u32>,
+    /// CTAs per thread-block cluster: `2`, `2,1,1` or `2x2` (default: the
+    /// entry's `.reqnctapercluster`, else no explicit clusters).
+    #[arg(long, value_name = "DIMS")]
+    pub cluster: Option<String>,
     /// A tensor param: `name:dtype[d0,d1,...]:role` with role in|out|inout,
     /// e.g. `x:f32[128]:in`; or `scratch`, a workspace never compared that
     /// one or both kernels use, e.g. `m_ws:f32[64]:scratch`. Repeat for
@@ -105,6 +109,7 @@ impl SpecFlagArgs {
             || self.grid.is_some()
             || self.ctas.is_some()
             || self.dynamic_shared.is_some()
+            || self.cluster.is_some()
             || !self.tensors.is_empty()
             || !self.scalars.is_empty()
             || self.params.is_some()
@@ -203,6 +208,7 @@ pub fn load(db: &Database, target: &Path, args: &SpecFlagArgs) -> Option<LoadedS
             grid: args.grid.clone(),
             ctas: args.ctas.clone(),
             dynamic_shared: args.dynamic_shared,
+            cluster: args.cluster.clone(),
             compares: args.compares.clone(),
             auto_scan_limit: args.auto_scan_limit,
             values: args.values.clone(),
@@ -286,6 +292,7 @@ pub fn load_pair(
         grid: args.grid.clone(),
         ctas: args.ctas.clone(),
         dynamic_shared: args.dynamic_shared,
+        cluster: args.cluster.clone(),
         auto_scan_limit: args.auto_scan_limit,
         ref_launch: pair.reference(),
         cand_launch: pair.candidate(),
@@ -342,6 +349,7 @@ pub fn load_formula(
         grid: args.grid.clone(),
         ctas: args.ctas.clone(),
         dynamic_shared: args.dynamic_shared,
+        cluster: args.cluster.clone(),
         compares: args.compares.clone(),
         auto_scan_limit: args.auto_scan_limit,
         values: args.values.clone(),

@@ -419,6 +419,7 @@ fn mutated_specs_never_panic() {
             grid: (rng.below(2) == 0).then(|| v(&mut rng)),
             ctas: (rng.below(2) == 0).then(|| v(&mut rng)),
             dynamic_shared: (rng.below(2) == 0).then(|| rng.next() as u32),
+            cluster: (rng.below(2) == 0).then(|| v(&mut rng)),
             ..ptxeq_spec::SpecFlags::default()
         };
         let r = catch_unwind(|| CheckSpec::from_flags(&flags));

@@ -112,6 +112,7 @@ fn tiled_input() -> CtaInput {
         block: [64, 1, 1],
         grid: [2, 4, 1],
         dynamic_shared: 0,
+        cluster: None,
         params: vec![
             ParamValue::Tensor { tensor: 0 },
             ParamValue::Tensor { tensor: 1 },

@@ -32,6 +32,7 @@ fn input(k: ptxeq_ir::KernelIr, funcs: &[ptxeq_ir::KernelIr], dtype: DType) -> C
         block: [BLOCK, 1, 1],
         grid: [1, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params: vec![
             ParamValue::Tensor { tensor: 0 },
             ParamValue::Tensor { tensor: 1 },
@@ -507,6 +508,7 @@ fn pair_templates_compute_both_functions() {
             block: [BLOCK, 1, 1],
             grid: [1, 1, 1],
             dynamic_shared: 0,
+            cluster: None,
             params: (0..3).map(|t| ParamValue::Tensor { tensor: t }).collect(),
             tensors: vec![
                 t("x", Role::Input),

@@ -209,6 +209,7 @@ fn run(k: &KernelIr, funcs: &[KernelIr], xs: &[f64], ys: Option<&[f64]>) -> Vec<
         block: [BLOCK, 1, 1],
         grid: [1, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params: (0..=n_in as u32)
             .map(|tensor| ParamValue::Tensor { tensor })
             .collect(),

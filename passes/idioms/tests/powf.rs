@@ -166,6 +166,7 @@ fn input(k: KernelIr) -> CtaInput {
         block: [block, 1, 1],
         grid: [1, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params,
         tensors: vec![t("x", Role::Input), t("y", Role::Output)],
         symbols: Vec::new(),
@@ -460,6 +461,7 @@ fn run_xy(k: &KernelIr, xs: &[f64], ys: &[f64]) -> Vec<f64> {
         block: [BLOCK, 1, 1],
         grid: [1, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params: (0..3).map(|tensor| ParamValue::Tensor { tensor }).collect(),
         tensors: vec![
             t("x", Role::Input),

@@ -216,6 +216,7 @@ fn unrecognised_bit_manipulation_is_unsupported_with_a_hint() {
         block: [32, 1, 1],
         grid: [1, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params: vec![
             ParamValue::Tensor { tensor: 0 },
             ParamValue::Tensor { tensor: 1 },

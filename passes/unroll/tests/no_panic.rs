@@ -83,6 +83,7 @@ fn bind(k: &ptxeq_ir::KernelIr) -> CtaInput {
         block: [64, 1, 1],
         grid: [2, 1, 1],
         dynamic_shared: 1024,
+        cluster: None,
         params,
         tensors,
         symbols: Vec::new(),

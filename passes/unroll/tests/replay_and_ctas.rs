@@ -80,6 +80,7 @@ fn grid_kernel_loading(index: &str, load: &str) -> CtaInput {
         block: [64, 1, 1],
         grid: [2, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params: vec![
             ParamValue::Tensor { tensor: 0 },
             ParamValue::Tensor { tensor: 1 },

@@ -1022,11 +1022,7 @@ impl<D: Domain> Engine<'_, D> {
                 Ok(Flow::Next)
             }
             Instr::BarrierCluster { .. } | Instr::Mapa { .. } | Instr::Getctarank { .. } => {
-                Err(self.unsupported(
-                    t,
-                    "thread-block clusters not modelled",
-                    ins.instr.mnemonic(),
-                ))
+                self.cluster_op(t, info, ins)
             }
             Instr::Mma(_)
             | Instr::Wmma(_)

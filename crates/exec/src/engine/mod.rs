@@ -24,6 +24,7 @@
 mod async_copy;
 mod bitexact;
 mod budget;
+mod cluster;
 mod control;
 mod exec;
 mod fragments;
@@ -96,6 +97,8 @@ pub(crate) enum Wait {
     Collective,
     /// An `mbarrier` wait parked until its phase completes.
     Mbarrier,
+    /// `barrier.cluster.wait` until the cluster barrier's phase completes.
+    Cluster,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,6 +245,8 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub proxy: proxy::ProxyState,
     /// The last store into each output element (`writers.rs`).
     pub writers: writers::Writers,
+    /// The cluster barrier of a one-CTA cluster (`cluster.rs`).
+    pub cluster: cluster::ClusterBarrier,
 }
 
 /// Packs a function index and instruction index.
@@ -748,6 +753,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             wg,
             proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
             writers: writers::Writers::new(input),
+            cluster: cluster::ClusterBarrier::default(),
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {

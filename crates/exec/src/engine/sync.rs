@@ -593,6 +593,7 @@ impl<D: Domain> Engine<'_, D> {
                 return;
             }
         }
+        self.cluster_after_exit();
         let lane = t % 32;
         let _ = self.complete_activemask(w, false);
         if self.complete_without_exited(w).is_err() {
@@ -1129,6 +1130,7 @@ impl<D: Domain> Engine<'_, D> {
             }
         }
         groups.extend(self.mbar_wait_groups());
+        groups.extend(self.cluster_wait_groups());
         let wg = self.wgmma_wait_groups();
         collective |= !wg.is_empty();
         groups.extend(wg);

@@ -850,10 +850,17 @@ impl<D: Domain> Engine<'_, D> {
         Ok(match s {
             S::Tid(d) => u64::from(th.tid[dim(d)]),
             S::Ntid(d) => u64::from(self.input.block[dim(d)]),
-            S::Ctaid(d) | S::ClusterId(d) => u64::from(self.cta[dim(d)]),
-            S::Nctaid(d) | S::NclusterId(d) => u64::from(self.input.grid[dim(d)]),
-            S::ClusterCtaid(_) | S::ClusterCtarank | S::IsExplicitCluster => 0,
-            S::ClusterNctaid(_) | S::ClusterNctarank => 1,
+            S::Ctaid(d) => u64::from(self.cta[dim(d)]),
+            S::Nctaid(d) => u64::from(self.input.grid[dim(d)]),
+            // Cluster coordinates (`engine/cluster.rs`): exact for any
+            // cluster shape; no explicit cluster is a cluster of one.
+            S::ClusterId(d) => u64::from(self.cta[dim(d)] / self.cluster_shape()[dim(d)]),
+            S::NclusterId(d) => u64::from(self.input.grid[dim(d)] / self.cluster_shape()[dim(d)]),
+            S::ClusterCtaid(d) => u64::from(self.cta[dim(d)] % self.cluster_shape()[dim(d)]),
+            S::ClusterNctaid(d) => u64::from(self.cluster_shape()[dim(d)]),
+            S::ClusterCtarank => u64::from(self.cluster_rank()),
+            S::ClusterNctarank => u64::from(self.cluster_ctas()),
+            S::IsExplicitCluster => u64::from(self.input.cluster.is_some()),
             S::Laneid => u64::from(lane),
             S::Warpid => u64::from(th.linear / 32),
             S::Nwarpid => u64::from(self.nwarps),
@@ -884,6 +891,7 @@ impl<D: Domain> Engine<'_, D> {
                     ),
                 ));
             }
+            S::Envreg(1 | 2) => return Err(self.grid_sync_unsupported(t, s)),
             other => {
                 return Err(self.unsupported(
                     t,

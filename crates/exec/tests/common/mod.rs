@@ -52,6 +52,7 @@ pub fn input(
         block,
         grid: [1, 1, 1],
         dynamic_shared: 0,
+        cluster: None,
         params,
         tensors,
         symbols: Vec::new(),

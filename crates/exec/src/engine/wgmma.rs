@@ -909,37 +909,55 @@ impl<D: Domain> Engine<'_, D> {
             let Some(&(_, _, instr)) = self.wg.busy[t as usize].iter().find(|e| e.0 == s) else {
                 continue;
             };
-            if !self.reported.insert((u32::MAX, instr, self.cur_instr)) {
-                return;
-            }
-            let first = AccessRef {
-                thread: self.thread_ref(t),
-                instr: unpack_instr(instr),
-                kind: AccessKind::Write,
-                cta: None,
-            };
-            let second = AccessRef {
-                thread: self.thread_ref(t),
-                instr: unpack_instr(self.cur_instr),
-                kind: AccessKind::Read,
-                cta: None,
-            };
-            let name = info
-                .ir
-                .regs
-                .get(r.index())
-                .map(|x| x.name.clone())
-                .unwrap_or_default();
-            let msg = format!(
-                "register race on {name} of {}: it is an accumulator or A register of the wgmma.mma_async at {}, which has not been retired by a wgmma.wait_group when {} accesses it (undefined behaviour per the PTX ISA)",
-                first.thread, first.instr, second.instr
-            );
-            let mut fnd =
-                Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
-            fnd.accesses = vec![first, second];
-            self.report(fnd);
+            self.report_register_race(t, info, r, (u32::MAX, instr), |name, first, second| {
+                format!(
+                    "register race on {name} of {}: it is an accumulator or A register of the wgmma.mma_async at {}, which has not been retired by a wgmma.wait_group when {} accesses it (undefined behaviour per the PTX ISA)",
+                    first.thread, first.instr, second.instr
+                )
+            });
             return;
         }
+    }
+
+    /// Reports a register race of thread `t` on `r` between the earlier
+    /// instruction `earlier.1` and the current one, once per
+    /// (`earlier`, current instruction) — `earlier.0` tells the rules apart
+    /// in the `reported` set. `describe` words it from the register's name
+    /// and the two accesses.
+    fn report_register_race(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        r: ptxeq_ir::RegId,
+        earlier: (u32, u32),
+        describe: impl FnOnce(&str, &AccessRef, &AccessRef) -> String,
+    ) {
+        if !self.reported.insert((earlier.0, earlier.1, self.cur_instr)) {
+            return;
+        }
+        let first = AccessRef {
+            thread: self.thread_ref(t),
+            instr: unpack_instr(earlier.1),
+            kind: AccessKind::Write,
+            cta: None,
+        };
+        let second = AccessRef {
+            thread: self.thread_ref(t),
+            instr: unpack_instr(self.cur_instr),
+            kind: AccessKind::Read,
+            cta: None,
+        };
+        let name = info
+            .ir
+            .regs
+            .get(r.index())
+            .map(|x| x.name.clone())
+            .unwrap_or_default();
+        let msg = describe(&name, &first, &second);
+        let mut fnd =
+            Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
+        fnd.accesses = vec![first, second];
+        self.report(fnd);
     }
 
     /// After every non-wgmma instruction of a kernel with `mma_async`:
@@ -1002,35 +1020,12 @@ impl<D: Domain> Engine<'_, D> {
             let Some(&(_, w)) = self.wg.unfenced[t as usize].iter().find(|e| e.0 == s) else {
                 continue;
             };
-            if !self.reported.insert((u32::MAX - 1, w, self.cur_instr)) {
-                return;
-            }
-            let first = AccessRef {
-                thread: self.thread_ref(t),
-                instr: unpack_instr(w),
-                kind: AccessKind::Write,
-                cta: None,
-            };
-            let second = AccessRef {
-                thread: self.thread_ref(t),
-                instr: unpack_instr(self.cur_instr),
-                kind: AccessKind::Read,
-                cta: None,
-            };
-            let name = info
-                .ir
-                .regs
-                .get(r.index())
-                .map(|x| x.name.clone())
-                .unwrap_or_default();
-            let msg = format!(
-                "register race on {name} of {}: written at {} and read as an accumulator or A register by the wgmma.mma_async at {} with no wgmma.fence in between (the PTX ISA requires one)",
-                first.thread, first.instr, second.instr
-            );
-            let mut fnd =
-                Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
-            fnd.accesses = vec![first, second];
-            self.report(fnd);
+            self.report_register_race(t, info, r, (u32::MAX - 1, w), |name, first, second| {
+                format!(
+                    "register race on {name} of {}: written at {} and read as an accumulator or A register by the wgmma.mma_async at {} with no wgmma.fence in between (the PTX ISA requires one)",
+                    first.thread, first.instr, second.instr
+                )
+            });
             return;
         }
     }

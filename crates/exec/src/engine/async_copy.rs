@@ -195,7 +195,7 @@ impl<D: Domain> Engine<'_, D> {
     fn async_race(&mut self, r: u32, byte: u64, first: AccessRef, second: AccessRef, why: String) {
         let a = pack(first.instr).min(pack(second.instr));
         let b = pack(first.instr).max(pack(second.instr));
-        if !self.reported.insert((r, a, b)) {
+        if !self.log.first_report((r, a, b)) {
             return;
         }
         let reg = &self.regions[r as usize];

@@ -97,7 +97,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         f = f.with_reason("step limit");
         self.report(f);
-        self.halted = true;
+        self.log.halt();
         Halt
     }
 }

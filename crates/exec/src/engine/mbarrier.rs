@@ -288,7 +288,7 @@ impl<D: Domain> Engine<'_, D> {
             .with_reason(reason);
         f.accesses = vec![a, b];
         self.report(f);
-        self.halted = true;
+        self.log.halt();
         Halt
     }
 

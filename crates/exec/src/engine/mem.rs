@@ -496,7 +496,7 @@ impl<D: Domain> Engine<'_, D> {
             c.prev.instr.min(self.cur_instr),
             c.prev.instr.max(self.cur_instr),
         );
-        if !self.reported.insert((r, a, b)) {
+        if !self.log.first_report((r, a, b)) {
             return;
         }
         let loc = self.location(t, target, byte);
@@ -1063,10 +1063,10 @@ impl<D: Domain> Engine<'_, D> {
         detail: String,
         a: InstrRef,
     ) -> super::Halt {
-        let n = self.findings.len();
+        let n = self.log.len();
         let h = self.unsupported(t, reason, detail);
         let thread = self.thread_ref(t);
-        if let Some(f) = self.findings.get_mut(n) {
+        if let Some(f) = self.log.get_mut(n) {
             f.accesses = vec![AccessRef {
                 thread,
                 instr: a,

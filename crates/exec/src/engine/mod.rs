@@ -27,6 +27,7 @@ mod budget;
 mod cluster;
 mod control;
 mod exec;
+mod findings;
 mod fragments;
 mod intdata;
 mod matrix;
@@ -204,11 +205,8 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Per warp: lanes that have not exited.
     pub live: Vec<u32>,
     pub queue: VecDeque<u32>,
-    pub findings: Vec<Finding>,
-    pub kind_counts: FxHashMap<FindingKind, u32>,
-    pub dropped: u64,
-    pub reported: FxHashSet<(u32, u32, u32)>,
-    pub halted: bool,
+    /// Findings, the halt flag, races already reported (`findings.rs`).
+    pub log: findings::FindingLog,
     pub stats: Stats,
     /// The data predicate guarding the instruction being executed.
     pub guard: Option<D::Val>,
@@ -728,11 +726,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             warps: (0..nwarps).map(|_| WarpState::default()).collect(),
             live,
             queue: (0..nthreads).collect(),
-            findings: Vec::new(),
-            kind_counts: FxHashMap::default(),
-            dropped: 0,
-            reported: FxHashSet::default(),
-            halted: false,
+            log: findings::FindingLog::new(input.limits.max_findings_per_kind),
             stats: Stats {
                 threads: nthreads,
                 ..Stats::default()
@@ -830,7 +824,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 .at(Some(th), Some(instr))
                 .with_reason("memory state limit"),
         );
-        self.halted = true;
+        self.log.halt();
         false
     }
 
@@ -882,17 +876,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     #[cold]
     #[inline(never)]
     pub(crate) fn report(&mut self, f: Finding) {
-        let fatal = f.kind.is_fatal();
-        let c = self.kind_counts.entry(f.kind).or_insert(0);
-        if *c >= self.input.limits.max_findings_per_kind {
-            self.dropped += 1;
-        } else {
-            *c += 1;
-            self.findings.push(f);
-        }
-        if fatal {
-            self.halted = true;
-        }
+        self.log.record(f);
     }
 
     /// Records a fatal finding at thread `t`'s current instruction.
@@ -913,7 +897,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 .at(Some(th), Some(instr))
                 .with_reason(reason),
         );
-        self.halted = true;
+        self.log.halt();
         Halt
     }
 
@@ -969,7 +953,7 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Runs the CTA to completion, a deadlock, or a fatal finding.
     pub(crate) fn run(&mut self) {
-        while !self.halted {
+        while !self.log.halted() {
             let Some(t) = self.queue.pop_front() else {
                 if self.resolve_quiescent() {
                     continue;
@@ -981,7 +965,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             self.run_thread(t);
         }
-        if !self.halted {
+        if !self.log.halted() {
             self.check_stuck();
         }
     }
@@ -1012,12 +996,12 @@ impl<'a, D: Domain> Engine<'a, D> {
                     return;
                 }
                 Ok(_) => {
-                    if self.halted {
+                    if self.log.halted() {
                         return;
                     }
                 }
                 Err(Halt) => {
-                    self.halted = true;
+                    self.log.halt();
                     return;
                 }
             }
@@ -1086,7 +1070,7 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Builds the result and hands the domain back.
     pub(crate) fn finish_with_domain(mut self) -> (CtaRun<D::Val>, D) {
-        if !self.halted {
+        if !self.log.halted() {
             self.tma_exit_check();
         }
         let outputs = self.collect_outputs();
@@ -1104,13 +1088,14 @@ impl<'a, D: Domain> Engine<'a, D> {
         // is schedule-dependent (another schedule writes first): the race
         // is the finding, not the uninitialised read.
         let racy_reads: FxHashSet<InstrRef> = self
-            .findings
+            .log
+            .all()
             .iter()
             .filter(|f| f.kind == FindingKind::Race)
             .flat_map(|f| f.accesses.iter().map(|a| a.instr))
             .collect();
         if !racy_reads.is_empty() {
-            self.findings.retain(|f| {
+            self.log.retain(|f| {
                 !(f.kind == FindingKind::Uninitialised
                     && f.instr.is_some_and(|i| racy_reads.contains(&i)))
             });
@@ -1121,10 +1106,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             schedule_hash: self.sched_hash,
             schedule_events: self.sched_events,
         };
+        let (findings, dropped_findings) = self.log.into_parts();
         let run = CtaRun {
             cta: self.cta,
-            findings: self.findings,
-            dropped_findings: self.dropped,
+            findings,
+            dropped_findings,
             stats: self.stats,
             outputs,
             footprint,
@@ -1175,7 +1161,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             // An undefined value whose cause is already reported (a read of
             // uninitialised memory) is not reported twice.
             let cause_reported = self
-                .findings
+                .log
+                .all()
                 .iter()
                 .any(|f| f.kind == FindingKind::Uninitialised);
             if !undefined.is_empty()

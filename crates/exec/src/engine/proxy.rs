@@ -157,7 +157,7 @@ impl<D: Domain> Engine<'_, D> {
 
     fn proxy_race(&mut self, t: u32, r: u32, byte: u64, w: GenericWrite, why: String) {
         let key = (r | 0x8000_0000, w.instr, self.cur_instr);
-        if !self.reported.insert(key) {
+        if !self.log.first_report(key) {
             return;
         }
         let first = AccessRef {

@@ -932,7 +932,10 @@ impl<D: Domain> Engine<'_, D> {
         earlier: (u32, u32),
         describe: impl FnOnce(&str, &AccessRef, &AccessRef) -> String,
     ) {
-        if !self.reported.insert((earlier.0, earlier.1, self.cur_instr)) {
+        if !self
+            .log
+            .first_report((earlier.0, earlier.1, self.cur_instr))
+        {
             return;
         }
         let first = AccessRef {

@@ -152,7 +152,7 @@ impl<D: Domain> Engine<'_, D> {
         // completing on an mbarrier, as in `Engine::new`.
         let slots = self.nthreads as usize * if self.mbar_agents { 2 } else { 1 };
         self.clocks = Clocks::in_cta(slots, index);
-        std::mem::swap(&mut self.reported, &mut mem.reported);
+        self.log.swap_reported(&mut mem.reported);
         if let Some(w) = mem.writers.take() {
             self.writers = w;
         }
@@ -174,7 +174,7 @@ impl<D: Domain> Engine<'_, D> {
                 *x = Some((s, sh));
             }
         }
-        std::mem::swap(&mut self.reported, &mut mem.reported);
+        self.log.swap_reported(&mut mem.reported);
         mem.writers = Some(std::mem::take(&mut self.writers));
     }
 }

@@ -133,24 +133,24 @@ impl<D: Domain> Engine<'_, D> {
     /// CTA's accesses with `index`.
     fn attach(&mut self, mem: &mut GridMemory<D::Val>, index: u32) {
         if mem.regions.is_empty() {
-            mem.regions = (0..self.regions.len()).map(|_| None).collect();
+            mem.regions = (0..self.mem.regions.len()).map(|_| None).collect();
         }
-        for r in 0..self.regions.len() {
-            if self.regions[r].space != Space::Global {
+        for r in 0..self.mem.regions.len() {
+            if self.mem.regions[r].space != Space::Global {
                 continue;
             }
             if let Some((s, sh)) = mem.regions.get_mut(r).and_then(Option::take) {
-                self.slots[r] = s;
-                self.shadows[r] = sh;
+                self.mem.slots[r] = s;
+                self.mem.shadows[r] = sh;
             }
-            if let Some(sh) = self.shadows[r].as_mut() {
+            if let Some(sh) = self.mem.shadows[r].as_mut() {
                 // Later CTAs still come: keep what they can race with.
                 sh.private = false;
             }
         }
         // Async-agent slots (`t + nthreads`) when the kernel has copies
         // completing on an mbarrier, as in `Engine::new`.
-        let slots = self.nthreads as usize * if self.mbar_agents { 2 } else { 1 };
+        let slots = self.cta.nthreads as usize * if self.mbar_agents { 2 } else { 1 };
         self.clocks = Clocks::in_cta(slots, index);
         self.log.swap_reported(&mut mem.reported);
         if let Some(w) = mem.writers.take() {
@@ -161,15 +161,15 @@ impl<D: Domain> Engine<'_, D> {
 
     /// Gives the global memory and shadows back to the grid.
     fn detach(&mut self, mem: &mut GridMemory<D::Val>) {
-        for r in 0..self.regions.len() {
-            if self.regions[r].space != Space::Global {
+        for r in 0..self.mem.regions.len() {
+            if self.mem.regions[r].space != Space::Global {
                 continue;
             }
             let s = std::mem::replace(
-                &mut self.slots[r],
+                &mut self.mem.slots[r],
                 crate::memory::Slots::new(0, Slot::Unwritten),
             );
-            let sh = self.shadows[r].take();
+            let sh = self.mem.shadows[r].take();
             if let Some(x) = mem.regions.get_mut(r) {
                 *x = Some((s, sh));
             }
@@ -221,7 +221,7 @@ fn execute<D: Domain>(
             if k == 0 {
                 e.set_ticket_start(p);
             }
-            g.ticket = Some(Ticket::new(p, &chain, e.nthreads as usize));
+            g.ticket = Some(Ticket::new(p, &chain, e.cta.nthreads as usize));
         }
         e.grid = Some(Box::new(g));
         e.run();

@@ -13,25 +13,25 @@ use super::{Barrier, Thread, WarpState, async_copy, mbarrier, proxy, wgmma, wmma
 /// One CTA's threads, barriers, collectives and async units.
 pub(crate) struct CtaState<V: Copy> {
     /// The CTA's id in the grid.
-    pub id: [u32; 3],
-    pub nthreads: u32,
-    pub nwarps: u32,
+    pub(super) id: [u32; 3],
+    pub(super) nthreads: u32,
+    pub(super) nwarps: u32,
     /// Per thread, by linear index: registers, frames, status, tracer.
-    pub threads: Vec<Thread<V>>,
+    pub(super) threads: Vec<Thread<V>>,
     /// The 16 `bar.sync` / `barrier` named barriers.
-    pub bars: Vec<Barrier<V>>,
+    pub(super) bars: Vec<Barrier<V>>,
     /// Per warp: pending warp collectives (`sync.rs`).
-    pub warps: Vec<WarpState<V>>,
+    pub(super) warps: Vec<WarpState<V>>,
     /// Per warp: lanes that have not exited.
-    pub live: Vec<u32>,
+    pub(super) live: Vec<u32>,
     /// mbarrier objects (`mbarrier.rs`).
-    pub mbars: mbarrier::Mbarriers,
+    pub(super) mbars: mbarrier::Mbarriers,
     /// Outstanding `cp.async` copies (`async_copy.rs`).
-    pub asyncs: async_copy::AsyncCopies,
+    pub(super) asyncs: async_copy::AsyncCopies,
     /// `wgmma` warpgroup rendezvous, groups and busy registers.
-    pub wg: wgmma::WgmmaState<V>,
+    pub(super) wg: wgmma::WgmmaState<V>,
     /// wmma instances per warp (layout tags, `wmma_check`).
-    pub wmma: wmma_check::WmmaState,
+    pub(super) wmma: wmma_check::WmmaState,
     /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
-    pub proxy: proxy::ProxyState,
+    pub(super) proxy: proxy::ProxyState,
 }

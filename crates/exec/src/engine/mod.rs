@@ -1,7 +1,11 @@
 //! The interpreter of one CTA.
 //!
-//! - `mod.rs` (here): state, memory layout set-up, the scheduler loop,
-//!   finding bookkeeping, results;
+//! - `mod.rs` (here): the `Engine` orchestrator, memory layout set-up,
+//!   the scheduler loop, results;
+//! - the state components `Engine` holds: `cta` ([`cta::CtaState`]:
+//!   threads, barriers, warp collectives, mbarriers, async units),
+//!   `memstate` ([`memstate::MemState`]: CTA-wide regions, contents,
+//!   shadows, footprints), `findings` ([`findings::FindingLog`]);
 //! - `values`: operand reads/writes, conversions between [`Value`]s and
 //!   integers / reals / predicates, data-predicated merges;
 //! - `exec`: the per-instruction semantics (ALU, compare, convert, moves);
@@ -68,6 +72,7 @@ use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
 pub(crate) use mem::drop_control_only_od;
+pub(crate) use memstate::HeldGlobal;
 pub(crate) use sync::{Barrier, WarpState};
 
 /// Marker: a fatal finding was recorded; stop the run.
@@ -741,6 +746,11 @@ impl<'a, D: Domain> Engine<'a, D> {
         }
         e.check_memory_state(0);
         Ok(e)
+    }
+
+    /// Threads in the CTA.
+    pub(crate) fn nthreads(&self) -> u32 {
+        self.cta.nthreads
     }
 
     /// The CTA id of access-stamp index `ix`.

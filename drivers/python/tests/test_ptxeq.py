@@ -415,7 +415,7 @@ def test_element_failure_names_the_stores_and_the_first_difference():
     assert isinstance(b, ptxeq.BuiltBy)
     assert b.position.ptx_line == line and b.position.source_line == src_line
     assert b.source_text == (common / src_file).read_text().splitlines()[src_line - 1].strip()
-    assert str(b).startswith("built in the reference by instruction")
+    assert str(b).startswith(f"built in the reference by ptx:{line}")
     # show=0: no failure is explained.
     r0 = ptxeq.check_spec(case / "check.toml", cache=False, show=0)
     assert all(f.first_difference is None for t in r0.tensors.values() for f in t.failures)

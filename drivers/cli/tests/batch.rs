@@ -61,10 +61,16 @@ fn timings_count_failed_cache_writes() {
         .unwrap_or_else(|| panic!("{err}"));
     // The unrolled CTA and the idiom catalogue: two results, neither stored.
     assert!(line.contains("0 written (0 bytes), 2 write(s) failed"), "{line}");
+    // A later process sees it in `cache stats`.
+    let (code, out, _) = ptxeq(cache.path(), &["cache", "stats"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("writable:  no ("), "{out}");
     // A run whose writes work says nothing about failures.
     let fine = tempfile::tempdir().unwrap();
     let (_, _, err) = ptxeq(fine.path(), &["race", spec, "--timings"]);
     assert!(!err.contains("failed"), "{err}");
+    let (_, out, _) = ptxeq(fine.path(), &["cache", "stats"]);
+    assert!(out.contains("writable:  yes"), "{out}");
 }
 
 #[test]

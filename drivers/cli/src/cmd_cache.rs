@@ -42,7 +42,9 @@ pub fn run(action: CacheAction, global: &GlobalArgs) -> Exit {
                 // `--timings`); whether writes work now can be checked here.
                 match cache.probe_write() {
                     Ok(()) => outln!("writable:  yes"),
-                    Err(e) => outln!("writable:  no ({e}): checks run, but their results are not stored"),
+                    Err(e) => {
+                        outln!("writable:  no ({e}): checks run, but their results are not stored")
+                    }
                 }
             }
             Err(e) => {

@@ -60,7 +60,10 @@ fn timings_count_failed_cache_writes() {
         .find(|l| l.starts_with("disk cache ("))
         .unwrap_or_else(|| panic!("{err}"));
     // The unrolled CTA and the idiom catalogue: two results, neither stored.
-    assert!(line.contains("0 written (0 bytes), 2 write(s) failed"), "{line}");
+    assert!(
+        line.contains("0 written (0 bytes), 2 write(s) failed"),
+        "{line}"
+    );
     // A later process sees it in `cache stats`.
     let (code, out, _) = ptxeq(cache.path(), &["cache", "stats"]);
     assert_eq!(code, 0);

@@ -466,13 +466,19 @@ fn the_first_difference_is_in_json_and_sarif() {
     assert_eq!(d["reference"], serde_json::json!(["x[999]"]), "{d}");
     assert_eq!(d["candidate"], serde_json::json!([]), "{d}");
     let built = d["built"].as_array().expect("built");
-    let by_ref: Vec<_> = built.iter().filter(|b| b["kernel"] == "reference").collect();
+    let by_ref: Vec<_> = built
+        .iter()
+        .filter(|b| b["kernel"] == "reference")
+        .collect();
     assert_eq!(by_ref.len(), 1, "{d}");
     let b = by_ref[0];
     assert_eq!(b["ptx_line"], load, "{b}");
     assert!(b["ptx"].as_str().unwrap().ends_with("reduce0.ptx"), "{b}");
     assert!(
-        b["instruction"].as_str().unwrap().starts_with("ld.global.f32"),
+        b["instruction"]
+            .as_str()
+            .unwrap()
+            .starts_with("ld.global.f32"),
         "{b}"
     );
     assert_eq!(b["source_line"], src_line, "{b}");

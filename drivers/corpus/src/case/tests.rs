@@ -80,7 +80,9 @@ fn run(spec: &str, ptx: &str) -> CaseReport {
 /// The 1-based line of `spec` holding the first occurrence of `needle`
 /// (what a problem about that key must point at), found in the text.
 fn line_of(spec: &str, needle: &str) -> u32 {
-    let at = spec.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the spec"));
+    let at = spec
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in the spec"));
     spec[..at].matches('\n').count() as u32 + 1
 }
 

@@ -20,7 +20,7 @@ fn corpus_input(case: &str, role: &str) -> (CheckSpec, CtaInput) {
         .clone();
     let text = std::fs::read_to_string(&kref.ptx).expect("ptx");
     let lowered = ptxeq_lower::lower_source(&text);
-    let input = CtaInput::from_spec(&spec, &kref, &lowered.module).expect("binds");
+    let input = ptxeq_bind::cta_input(&spec, &kref, &lowered.module).expect("binds");
     (spec, input)
 }
 

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use ptxeq_exec::{
-    CtaInput, Limits, ParamValue, SymbolInfo, TensorInfo, TensorMapBinding, TensorMapHolder,
+    CtaInput, Limits, OobFill, ParamValue, Swizzle, SymbolInfo, TensorInfo, TensorMapBinding,
+    TensorMapGeometry, TensorMapHolder,
 };
 use ptxeq_ir::{KernelIr, ModuleIr, ScalarType};
 use ptxeq_spec::{CheckSpec, DType, KernelRef, ParamBinding, ScalarValue};
@@ -34,8 +35,29 @@ fn tensor_map_binding(
         holder: TensorMapHolder::Param {
             index: param as u32,
         },
-        spec: m.clone(),
+        geometry: geometry(m),
     })
+}
+
+/// The engine's view of a validated `[tensor_maps]` entry.
+fn geometry(m: &ptxeq_spec::TensorMapSpec) -> TensorMapGeometry {
+    use ptxeq_spec::{OobFill as O, Swizzle as S};
+    TensorMapGeometry {
+        dims: m.dims.clone(),
+        strides: m.strides.clone(),
+        box_dims: m.box_dims.clone(),
+        element_strides: m.element_strides.clone(),
+        swizzle: match m.swizzle {
+            S::None => Swizzle::None,
+            S::B32 => Swizzle::B32,
+            S::B64 => Swizzle::B64,
+            S::B128 => Swizzle::B128,
+        },
+        oob_fill: match m.oob_fill {
+            O::Zero => OobFill::Zero,
+            O::Nan => OobFill::Nan,
+        },
+    }
 }
 
 /// A spec that does not fit the kernel.

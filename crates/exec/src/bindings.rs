@@ -52,7 +52,63 @@ pub struct TensorMapBinding {
     pub tensor: u32,
     /// Where the kernel finds the `CUtensorMap`.
     pub holder: TensorMapHolder,
-    pub spec: ptxeq_spec::TensorMapSpec,
+    pub geometry: TensorMapGeometry,
+}
+
+/// What a `CUtensorMap` describes, as the copy engine uses it (the spec's
+/// `[tensor_maps]` entry, validated by the spec and bound by `ptxeq-bind`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct TensorMapGeometry {
+    /// `globalDim`, innermost first.
+    pub dims: Vec<u64>,
+    /// `globalStrides` in bytes, of dims 1.. (`dims.len() - 1` entries).
+    pub strides: Vec<u64>,
+    /// `boxDim`, innermost first.
+    pub box_dims: Vec<u32>,
+    /// `elementStrides`, innermost first.
+    pub element_strides: Vec<u32>,
+    pub swizzle: Swizzle,
+    pub oob_fill: OobFill,
+}
+
+impl TensorMapGeometry {
+    /// Elements of the box along dimension `d` (`ceil(box / stride)`).
+    pub fn box_extent(&self, d: usize) -> u64 {
+        u64::from(self.box_dims[d]).div_ceil(u64::from(self.element_strides[d]))
+    }
+}
+
+/// Shared-memory swizzle of a tensor map.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Swizzle {
+    None,
+    B32,
+    B64,
+    B128,
+}
+
+impl Swizzle {
+    /// The byte address in shared memory where the box byte at dense
+    /// address `a` lands: bits 4.. of the 16-byte-chunk index are XORed
+    /// with the 128-byte row index modulo 2/4/8 (CUTLASS's
+    /// `Swizzle<1|2|3, 4, 3>`).
+    pub fn apply(self, a: u64) -> u64 {
+        let mask = match self {
+            Swizzle::None => return a,
+            Swizzle::B32 => 1,
+            Swizzle::B64 => 3,
+            Swizzle::B128 => 7,
+        };
+        a ^ (((a >> 7) & mask) << 4)
+    }
+}
+
+/// What out-of-bounds elements of a loaded box become.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum OobFill {
+    Zero,
+    /// The canonical NaN of the element size.
+    Nan,
 }
 
 /// Where a tensor map's 128 bytes live.
@@ -249,5 +305,19 @@ mod tests {
         assert_eq!(unmangled("my_exp"), None);
         assert_eq!(unmangled("_Z99x"), None);
         assert_eq!(unmangled("_ZN2ns3fooEf"), None);
+    }
+
+    #[test]
+    fn swizzle_128b_permutes_chunks_within_rows() {
+        // Row 0 is unchanged, row 1 swaps chunks 0 and 1, row 7 reverses.
+        assert_eq!(Swizzle::B128.apply(0), 0);
+        assert_eq!(Swizzle::B128.apply(128), 128 + 16);
+        assert_eq!(Swizzle::B128.apply(128 + 16), 128);
+        assert_eq!(Swizzle::B128.apply(7 * 128), 7 * 128 + 7 * 16);
+        assert_eq!(Swizzle::B128.apply(8 * 128 + 4), 8 * 128 + 4);
+        assert_eq!(Swizzle::B64.apply(4 * 128), 4 * 128);
+        assert_eq!(Swizzle::B64.apply(5 * 128), 5 * 128 + 16);
+        assert_eq!(Swizzle::B32.apply(3 * 128 + 16), 3 * 128);
+        assert_eq!(Swizzle::None.apply(5 * 128), 5 * 128);
     }
 }

@@ -72,8 +72,9 @@ mod trace;
 mod value;
 
 pub use bindings::{
-    Bindings, BoundFunction, BoundGlobal, BoundOp, FieldKind, FieldValue, GlobalContents,
-    TensorMapBinding, TensorMapHolder, initialised_vars_read, unmangled,
+    Bindings, BoundFunction, BoundGlobal, BoundOp, FieldKind, FieldValue, GlobalContents, OobFill,
+    Swizzle, TensorMapBinding, TensorMapGeometry, TensorMapHolder, initialised_vars_read,
+    unmangled,
 };
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
 pub use coverage::Coverage;

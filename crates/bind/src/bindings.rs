@@ -192,7 +192,7 @@ pub fn bindings(
                 let tensor = tensors.len() as u32;
                 tensors.push(TensorInfo {
                     name: name.clone(),
-                    role: Role::Input,
+                    role: ptxeq_exec::Role::Input,
                     dtype,
                     shape: vec![(size / dtype.size_bytes()).max(1)],
                 });

@@ -39,6 +39,18 @@ fn tensor_map_binding(
     })
 }
 
+/// The engine's role for a spec tensor role.
+pub(crate) fn tensor_role(r: ptxeq_spec::Role) -> ptxeq_exec::Role {
+    use ptxeq_exec::Role as E;
+    use ptxeq_spec::Role as S;
+    match r {
+        S::Input => E::Input,
+        S::Output => E::Output,
+        S::InOut => E::InOut,
+        S::Scratch => E::Scratch,
+    }
+}
+
 /// The engine's view of a validated `[tensor_maps]` entry.
 fn geometry(m: &ptxeq_spec::TensorMapSpec) -> TensorMapGeometry {
     use ptxeq_spec::{OobFill as O, Swizzle as S};
@@ -220,7 +232,7 @@ pub fn cta_input(
         .iter()
         .map(|(name, t)| TensorInfo {
             name: name.clone(),
-            role: t.role,
+            role: tensor_role(t.role),
             dtype: t.dtype,
             shape: t.shape.clone(),
         })

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use ptxeq_ir::KernelIr;
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 use serde::{Deserialize, Serialize};
 
 use crate::bindings::Bindings;
@@ -33,6 +33,33 @@ pub enum ParamValue {
     /// A by-value `CUtensorMap`: `CtaInput::bindings.tensor_maps[map]`;
     /// its bytes are opaque (reading them is unsupported).
     TensorMap { map: u32 },
+}
+
+/// What a run does with a tensor (the spec's `role`, bound by
+/// `ptxeq-bind`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Role {
+    /// Read only: its contents at launch are symbolic inputs; a store to
+    /// it is unsupported.
+    Input,
+    /// Written: its contents at exit are the result.
+    Output,
+    /// Both: symbolic at launch, compared at exit.
+    InOut,
+    /// A workspace: read and written, never compared.
+    Scratch,
+}
+
+impl Role {
+    /// Whether the tensor's initial contents are symbolic inputs.
+    pub fn is_read(self) -> bool {
+        matches!(self, Role::Input | Role::InOut)
+    }
+
+    /// Whether the tensor's final contents are part of the result.
+    pub fn is_written(self) -> bool {
+        matches!(self, Role::Output | Role::InOut)
+    }
 }
 
 /// A tensor of the check. The index of a tensor in [`CtaInput::tensors`]

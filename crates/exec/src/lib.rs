@@ -86,7 +86,7 @@ pub use finding::{
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
 pub use grid::{GridRun, run_grid};
 pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of, round_f64, round_int};
-pub use input::{CtaInput, Limits, ParamValue, SymbolInfo, TensorInfo};
+pub use input::{CtaInput, Limits, ParamValue, Role, SymbolInfo, TensorInfo};
 pub use layout_tags::LayoutTag;
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
 pub use result::{CtaRun, OutputValue, Stats, StoreSite, TensorOutput};

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{Concrete, CtaInput, FindingKind, Limits, ParamValue, TensorInfo, replay};
-use ptxeq_spec::{CheckSpec, DType, Role};
+use ptxeq_spec::{CheckSpec, DType};
 use ptxeq_unroll::{select_ctas, unroll, unroll_ctas};
 
 fn corpus_input(case: &str, role: &str) -> (CheckSpec, CtaInput) {

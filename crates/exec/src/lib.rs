@@ -62,6 +62,7 @@ mod grid;
 mod ieee;
 mod input;
 pub mod int;
+pub mod narrow;
 mod layout_tags;
 mod memory;
 mod opaque;

@@ -27,6 +27,7 @@ mod budget;
 mod cluster;
 mod control;
 mod exec;
+mod fp8cvt;
 mod fragments;
 mod intdata;
 mod matrix;

@@ -113,6 +113,8 @@ pub(crate) fn frag_class(frag: Frag, shape: Shape, fmt: Fmt, layout: Layout) -> 
         Fmt::I16 => 5,
         Fmt::I32 => 6,
         Fmt::I64 => 7,
+        Fmt::E4m3 => 8,
+        Fmt::E5m2 => 9,
     };
     let lay = match (frag, layout) {
         (Frag::C, _) => 0u32,

@@ -42,7 +42,7 @@ impl<D: Domain> Engine<'_, D> {
     ) -> R<Option<Flow>> {
         let (dn, sn) = (fp8x2(dst), fp8x2(src));
         if dn.is_none() && sn.is_none() {
-            return Ok(None);
+            return self.zext_fp8_byte(t, info, ops, (dst, src));
         }
         if relu {
             return Err(self.unsupported(
@@ -116,6 +116,43 @@ impl<D: Domain> Engine<'_, D> {
             }
         };
         self.write(t, info, op(0), v)?;
+        Ok(Some(Flow::Next))
+    }
+
+    /// `cvt.u16.u8 d, a` (any unsigned widening from 8 bits) of a
+    /// register whose low byte is an fp8 value: zero-extension keeps the
+    /// byte, so `d` is that value and zero bytes above it (how
+    /// `cuda_fp8.h` moves a loaded byte into the 16-bit operand of
+    /// `cvt.rn.f16x2.e4m3x2`). `None` for every other integer `cvt`.
+    fn zext_fp8_byte(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        (dst, src): (ScalarType, ScalarType),
+    ) -> R<Option<Flow>> {
+        let widening = src.bit_width() == 8
+            && dst.bit_width() > 8
+            && !src.is_float()
+            && !dst.is_float()
+            && !src.is_signed()
+            && !dst.is_signed();
+        let (Some(d), Some(a)) = (ops.first(), ops.get(1)) else {
+            return Ok(None);
+        };
+        if !widening {
+            return Ok(None);
+        }
+        let v = self.read(t, info, a, 8)?;
+        if !matches!(v, Value::Data { fmt, .. } if fmt.narrow().is_some()) {
+            return Ok(None);
+        }
+        let rw = self
+            .operand_width(info, d)
+            .unwrap_or(dst.bit_width())
+            .max(dst.bit_width());
+        let out = Value::concat(&[(v, 1), (Value::Bits(0), (rw / 8 - 1) as u8)]);
+        self.write(t, info, d, out)?;
         Ok(Some(Flow::Next))
     }
 

@@ -1742,7 +1742,7 @@ impl<D: Domain> Engine<'_, D> {
         sat: bool,
     ) -> R<Flow> {
         use ptxeq_ir::Rounding as Rd;
-        if let Some(flow) = self.cvt_fp8(t, info, ops, (dst, src), relu)? {
+        if let Some(flow) = self.cvt_fp8(t, info, ops, (dst, src), relu, sat)? {
             return Ok(flow);
         }
         let sink = Operand::Sink;

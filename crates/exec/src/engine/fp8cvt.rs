@@ -39,10 +39,14 @@ impl<D: Domain> Engine<'_, D> {
         ops: &[Operand],
         (dst, src): (ScalarType, ScalarType),
         relu: bool,
+        sat: bool,
     ) -> R<Option<Flow>> {
         let (dn, sn) = (fp8x2(dst), fp8x2(src));
         if dn.is_none() && sn.is_none() {
-            return self.zext_fp8_byte(t, info, ops, (dst, src));
+            if sat {
+                return Ok(None);
+            }
+            return self.unsigned_cvt_of_real_bytes(t, info, ops, (dst, src));
         }
         if relu {
             return Err(self.unsupported(
@@ -119,39 +123,47 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Some(Flow::Next))
     }
 
-    /// `cvt.u16.u8 d, a` (any unsigned widening from 8 bits) of a
-    /// register whose low byte is an fp8 value: zero-extension keeps the
-    /// byte, so `d` is that value and zero bytes above it (how
-    /// `cuda_fp8.h` moves a loaded byte into the 16-bit operand of
-    /// `cvt.rn.f16x2.e4m3x2`). `None` for every other integer `cvt`.
-    fn zext_fp8_byte(
+    /// An unsigned integer `cvt` (no `.sat`) of a register holding real
+    /// values in whole bytes is a byte move: truncation keeps the low
+    /// bytes (`cvt.u16.u32 %rs, %r` taking the low f16 of a
+    /// `cvt.rn.f16x2.e4m3x2` result), widening appends zero bytes
+    /// (`cvt.u16.u8` of a loaded fp8 byte) — how `cuda_fp8.h` converts
+    /// one element. The values keep their byte slices exactly, so a
+    /// partial real value stays partial (and is unsupported where used as
+    /// a number). `None` for every other integer `cvt`, and where the
+    /// source holds no real value.
+    fn unsigned_cvt_of_real_bytes(
         &mut self,
         t: u32,
         info: &FuncInfo,
         ops: &[Operand],
         (dst, src): (ScalarType, ScalarType),
     ) -> R<Option<Flow>> {
-        let widening = src.bit_width() == 8
-            && dst.bit_width() > 8
-            && !src.is_float()
-            && !dst.is_float()
-            && !src.is_signed()
-            && !dst.is_signed();
+        let (sw, dw) = (src.bit_width(), dst.bit_width());
+        let unsigned = |ty: ScalarType| !ty.is_float() && !ty.is_signed() && ty != ScalarType::Pred;
         let (Some(d), Some(a)) = (ops.first(), ops.get(1)) else {
             return Ok(None);
         };
-        if !widening {
+        if !unsigned(src) || !unsigned(dst) || sw % 8 != 0 || dw % 8 != 0 || sw == 0 || dw == 0 {
             return Ok(None);
         }
-        let v = self.read(t, info, a, 8)?;
-        if !matches!(v, Value::Data { fmt, .. } if fmt.narrow().is_some()) {
+        let v = self.read(t, info, a, sw)?;
+        let real = |v: &Value<D::Val>| matches!(v, Value::Data { fmt, .. } if !fmt.is_int());
+        let has_real = match &v {
+            Value::Pack(parts) => parts.iter().any(|p| real(&p.val)),
+            other => real(other),
+        };
+        if !has_real {
             return Ok(None);
         }
-        let rw = self
-            .operand_width(info, d)
-            .unwrap_or(dst.bit_width())
-            .max(dst.bit_width());
-        let out = Value::concat(&[(v, 1), (Value::Bits(0), (rw / 8 - 1) as u8)]);
+        let rw = self.operand_width(info, d).unwrap_or(dw).max(dw);
+        let (sb, db, rb) = ((sw / 8) as u8, (dw / 8) as u8, (rw / 8) as u8);
+        let kept = v.slice(0, sb.min(db), sb);
+        let out = if rb > sb.min(db) {
+            Value::concat(&[(kept, sb.min(db)), (Value::Bits(0), rb - sb.min(db))])
+        } else {
+            kept
+        };
         self.write(t, info, d, out)?;
         Ok(Some(Flow::Next))
     }

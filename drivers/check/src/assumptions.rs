@@ -36,7 +36,7 @@ pub const INT: &str = "integer tensor data: exact arithmetic modulo 2^w at each 
 
 /// What a verdict over fp8 tensor data rests on (with [`CHECK`] or
 /// [`FORMULA`] when the spec has an `f8e4m3`/`f8e5m2` tensor).
-pub const FP8: &str = "fp8 tensor data (f8e4m3/f8e5m2): elements are exact reals (every fp8 value is one); a cvt to fp8 of a real value is the identity, saturation to the format's largest finite value included (docs/semantics.md §18); a counterexample's fp8 input values may not be representable in the format (replay stores them rounded)";
+pub const FP8: &str = "fp8 tensor data (f8e4m3/f8e5m2): elements are exact reals (every fp8 value is one); a cvt to fp8 of a real value is the identity, saturation to the format's largest finite value included (docs/semantics.md §18); counterexample values of fp8 tensors are sampled among the format's values";
 
 /// The standing assumptions of an equivalence check of `spec`'s kind
 /// (kernel or formula reference), plus [`INT`] when `spec` has an integer

@@ -916,7 +916,7 @@ impl<D: Domain> Engine<'_, D> {
     /// e4m3 byte as e5m2 (or an f16 half as fp8) reinterprets the bits,
     /// which is another real number — reported unsupported, never
     /// silently taken as the same value.
-    fn fp8_format_check(&mut self, t: u32, v: &Value<D::Val>, fmt: Fmt) -> R<()> {
+    pub(crate) fn fp8_format_check(&mut self, t: u32, v: &Value<D::Val>, fmt: Fmt) -> R<()> {
         if let Value::Data { fmt: f, .. } = v
             && *f != fmt
             && (f.narrow().is_some() || fmt.narrow().is_some())
@@ -925,7 +925,7 @@ impl<D: Domain> Engine<'_, D> {
                 t,
                 "real value read in another format",
                 format!(
-                    "a .{} value is a wgmma .{} operand (a bit reinterpretation, not a conversion)",
+                    "a .{} value is a matrix .{} operand (a bit reinterpretation, not a conversion)",
                     f.name(),
                     fmt.name()
                 ),

@@ -594,7 +594,10 @@ mod tests {
         assert_eq!(value_bits(ScalarValue::float(0.5), DType::F16), Ok(0x3800));
         assert_eq!(value_bits(ScalarValue::float(1.0), DType::F8e4m3), Ok(0x38));
         assert_eq!(value_bits(ScalarValue::Int(-2), DType::F8e5m2), Ok(0xC0));
-        assert_eq!(value_bits(ScalarValue::float(1000.0), DType::F8e4m3), Ok(0x7E));
+        assert_eq!(
+            value_bits(ScalarValue::float(1000.0), DType::F8e4m3),
+            Ok(0x7E)
+        );
         assert!(encode(&Values::Iota, DType::F8e4m3, 64).is_err());
         assert!(encode(&Values::Iota, DType::F8e4m3, 16).is_ok());
         assert_eq!(

@@ -39,9 +39,15 @@ pub enum Narrow {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum NarrowVal {
     Nan,
-    Inf { neg: bool },
+    Inf {
+        neg: bool,
+    },
     /// `(-1)^neg · mag · 2^exp` (zero is `mag = 0`, signed).
-    Fin { neg: bool, mag: u32, exp: i32 },
+    Fin {
+        neg: bool,
+        mag: u32,
+        exp: i32,
+    },
 }
 
 impl Narrow {
@@ -261,10 +267,7 @@ mod tests {
         assert_eq!(e.encode_rn_satfinite(f64::NAN), Some(0x7F));
         assert_eq!(e.encode_rn_satfinite(-0.0), Some(0x80));
         assert_eq!(e.encode_rn_satfinite(1e-10), Some(0x00));
-        assert_eq!(
-            Narrow::E5m2.encode_rn_satfinite(f64::INFINITY),
-            Some(0x7B)
-        );
+        assert_eq!(Narrow::E5m2.encode_rn_satfinite(f64::INFINITY), Some(0x7B));
         assert_eq!(Narrow::E2m1.encode_rn_satfinite(5.0), Some(0x6)); // 4 (even) vs 6
         assert_eq!(Narrow::E2m1.encode_rn_satfinite(2.5), Some(0x4)); // 2 (even) vs 3
         assert_eq!(Narrow::E2m1.encode_rn_satfinite(-7.0), Some(0xF));

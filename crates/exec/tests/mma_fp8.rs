@@ -69,7 +69,9 @@ ret;\n"
 }
 
 fn a_data() -> Vec<f64> {
-    (0..16 * 32).map(|i| ((i * 7) % 13) as f64 / 2.0 - 3.0).collect()
+    (0..16 * 32)
+        .map(|i| ((i * 7) % 13) as f64 / 2.0 - 3.0)
+        .collect()
 }
 
 fn w_data() -> Vec<f64> {

@@ -166,10 +166,7 @@ mod tests {
             mma_element(MmaKind::M16n8k32Byte, Operand::A, 6, 9),
             (1, 25)
         );
-        assert_eq!(
-            mma_element(MmaKind::M16n8k32Byte, Operand::A, 6, 5),
-            (9, 9)
-        );
+        assert_eq!(mma_element(MmaKind::M16n8k32Byte, Operand::A, 6, 5), (9, 9));
         // m16n8k16 A: a4,a5 of lane 5 (g=1, q=1) are row 1, cols 10, 11;
         // a6 is row 9, col 10.
         assert_eq!(

@@ -34,6 +34,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "ptx_async.cuh"
+
 namespace {
 constexpr int kQ = 64, kN = FA_N, kD = FA_D;
 constexpr uint32_t kRow = kD * sizeof(__half);  // bytes per row = swizzle span
@@ -46,52 +48,10 @@ constexpr uint32_t kStageBytes = 2 * kBN * kD * sizeof(__half);  // K + V block
 constexpr float kScale = kD == 64 ? 0.125f : 0.25f;            // 1/sqrt(D)
 constexpr float kScaleLog2 = kScale * 1.4426950408889634f;       // log2(e)/sqrt(D)
 
-__device__ __forceinline__ uint32_t smem(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Swizzled descriptor for rows of kRow bytes (128B or 32B swizzle): LBO 16
 // (unused for these shapes), SBO = eight rows, layout 1 (128B) or 3 (32B).
 __device__ __forceinline__ uint64_t desc_sw(uint32_t smem_addr) {
-  uint64_t desc = 0;
-  desc |= static_cast<uint64_t>((smem_addr & 0x3FFFF) >> 4);
-  desc |= static_cast<uint64_t>(16 >> 4) << 16;
-  desc |= static_cast<uint64_t>((8 * kRow) >> 4) << 32;
-  desc |= (kRow == 128 ? 1ull : 3ull) << 62;
-  return desc;
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
-}
-
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n .reg .pred p;\n WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT;\n}" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int x, int y, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          dst),
-      "l"(map), "r"(x), "r"(y), "r"(bar)
-      : "memory");
-}
-
-__device__ __forceinline__ bool elect_one() {
-  uint32_t pred = 0;
-  asm volatile("{\n .reg .pred P;\n elect.sync _|P, 0xffffffff;\n selp.b32 %0, 1, 0, P;\n}" : "=r"(pred));
-  return pred != 0;
+  return gmma_desc(smem_addr, 16, 8 * kRow, kRow == 128 ? 1ull : 3ull);
 }
 
 // S (+)= Q K^T for a 16-wide k-step: A and B from descriptors.

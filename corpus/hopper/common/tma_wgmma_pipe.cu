@@ -42,60 +42,16 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "ptx_async.cuh"
+
 namespace {
 constexpr int kM = 64, kN = 64, kBK = 64;
 constexpr int kKT = 3, kK = kKT * kBK;  // three k-tiles (K = 192)
 constexpr int kStages = 2;              // stage 0 is used twice (k-tiles 0 and 2)
 constexpr uint32_t kStageBytes = 2 * kM * kBK * sizeof(__half);  // A + W tile
 
-__device__ __forceinline__ uint32_t smem(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // 128-byte-swizzle K-major descriptor: LBO unused (16), SBO 1024, layout 1.
-__device__ __forceinline__ uint64_t gmma_desc_sw128(uint32_t smem_addr) {
-  uint64_t desc = 0;
-  desc |= static_cast<uint64_t>((smem_addr & 0x3FFFF) >> 4);
-  desc |= static_cast<uint64_t>(16 >> 4) << 16;
-  desc |= static_cast<uint64_t>(1024 >> 4) << 32;
-  desc |= 1ull << 62;
-  return desc;
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
-}
-
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n .reg .pred p;\n WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT;\n}" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int x, int y, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          dst),
-      "l"(map), "r"(x), "r"(y), "r"(bar)
-      : "memory");
-}
-
-__device__ __forceinline__ bool elect_one() {
-  uint32_t pred = 0;
-  asm volatile(
-      "{\n .reg .pred P;\n elect.sync _|P, 0xffffffff;\n selp.b32 %0, 1, 0, P;\n}"
-      : "=r"(pred));
-  return pred != 0;
-}
+__device__ __forceinline__ uint64_t gmma_desc_sw128(uint32_t smem_addr) { return gmma_desc(smem_addr, 16, 1024, 1); }
 
 __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
   // scale-d is a predicate operand: always accumulate (d starts at zero)

@@ -430,6 +430,21 @@ impl DiskCache {
         })
     }
 
+    /// Whether a write would succeed now: creates (and removes) a temporary
+    /// file where a put writes one — in a shard directory, created if
+    /// missing — so `ptxeq cache stats` can say why results are not being
+    /// stored (a read-only or foreign directory, a shard name taken by a
+    /// file). A process's own failed writes are counted in
+    /// [`Stats::put_errors`]; this is the check a later process can make.
+    pub fn probe_write(&self) -> io::Result<()> {
+        let dir = self.root.join("00");
+        fs::create_dir_all(&dir)?;
+        tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(&dir)
+            .map(drop)
+    }
+
     /// Deletes every entry (and stray temporaries); returns how many entries
     /// were removed. Files the cache did not create are left alone.
     pub fn clear(&self) -> io::Result<u64> {

@@ -45,6 +45,18 @@ fn a_failed_write_is_not_counted_as_written() {
     assert!(s.bytes_written > 0);
 }
 
+/// `probe_write` tells a writable cache from one whose writes fail, the
+/// way a later process (`ptxeq cache stats`) can check it.
+#[test]
+fn a_write_probe_tells_an_unwritable_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = cache(&dir.path().join("ok"));
+    ok.probe_write().unwrap();
+    assert_eq!(ok.usage().unwrap().entries, 0, "the probe leaves no entry");
+    let bad = unwritable_cache(dir.path());
+    assert!(bad.probe_write().is_err());
+}
+
 #[test]
 fn an_unwritable_directory_warns_once() {
     let dir = tempfile::tempdir().unwrap();

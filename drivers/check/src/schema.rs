@@ -127,6 +127,53 @@ pub struct ElementFailure {
     /// display width. Optional, added within `/1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full: Option<FullFormulas>,
+    /// Where the two formulas first differ and which instructions built
+    /// the differing sub-terms (a refuted or unknown element of a pair
+    /// check, among the first `--show` failures of its tensor). Optional,
+    /// added within `/1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_difference: Option<FirstDifference>,
+}
+
+/// The smallest sub-terms in which a failing element's two formulas part
+/// ways (sums and products compared as multisets of operands), as the
+/// human report's "first difference" line shows them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirstDifference {
+    /// The reference's differing sub-terms (display text, cut at the
+    /// human report's width); empty: the candidate has operands where the
+    /// reference has none.
+    pub reference: Vec<String>,
+    pub candidate: Vec<String>,
+    /// For each differing sub-term, the instruction that first built it
+    /// in the CTA that wrote the element (a sub-term with no recorded
+    /// origin, e.g. an input read directly, has none).
+    pub built: Vec<BuiltBy>,
+}
+
+/// The instruction that first built a differing sub-term.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuiltBy {
+    /// `reference` or `candidate`.
+    pub kernel: String,
+    /// The sub-term, when its side has several.
+    pub term: Option<String>,
+    /// The `.entry` or `.func` holding the instruction, its index there,
+    /// the decoded instruction, the PTX file and line, and the CUDA/Python
+    /// position as in [`Store`].
+    pub function: String,
+    pub index: u32,
+    pub instruction: String,
+    pub ptx: String,
+    pub ptx_line: Option<u32>,
+    pub source: Option<String>,
+    pub source_file: Option<String>,
+    pub source_line: Option<u32>,
+    pub source_text: Option<String>,
+    /// `%ctaid` of the CTA whose run built it.
+    pub cta: [u32; 3],
 }
 
 /// A failing element's whole formulas: as text when each fits

@@ -55,6 +55,8 @@ pub fn load(
 pub struct RunOptions {
     /// `--formula-max-steps` (a check against a formula, and `lift`).
     pub formula_max_steps: Option<u64>,
+    /// `--json-formula-chars` and `--show` of a check's report.
+    pub json: crate::cmd_check::JsonOptions,
 }
 
 /// Runs `mode` on a loaded spec and returns its JSON report; `Err` is a
@@ -76,7 +78,7 @@ pub fn run_json(
     let db = checker.db();
     Ok(match &outcome.report {
         Report::Lift(reports) => crate::cmd_lift::report_json(reports),
-        Report::Check(_) => crate::cmd_check::report_json(db, loaded, &outcome),
+        Report::Check(_) => crate::cmd_check::report_json_with(db, loaded, &outcome, opts.json),
         Report::Race(_) => crate::cmd_race::report_json(db, &outcome),
     })
 }

@@ -7,7 +7,7 @@ use crate::global::GlobalArgs;
 
 #[derive(Subcommand, Debug, Clone, Copy)]
 pub enum CacheAction {
-    /// Entries and bytes on disk, and the size cap.
+    /// Entries and bytes on disk, the size cap, and whether writes work.
     Stats,
     /// Delete every cache entry (files ptxeq did not write are kept).
     Clear,
@@ -38,6 +38,14 @@ pub fn run(action: CacheAction, global: &GlobalArgs) -> Exit {
                     "cap:       {} (least recently used entries are evicted beyond it)",
                     human_bytes(cache.max_bytes())
                 );
+                // Failed writes of earlier runs were counted there (their
+                // `--timings`); whether writes work now can be checked here.
+                match cache.probe_write() {
+                    Ok(()) => outln!("writable:  yes"),
+                    Err(e) => {
+                        outln!("writable:  no ({e}): checks run, but their results are not stored")
+                    }
+                }
             }
             Err(e) => {
                 eprintln!("error: cannot read {}: {e}", cache.path().display());

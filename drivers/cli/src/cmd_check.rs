@@ -109,10 +109,18 @@ pub fn run(
     };
     match opts.format {
         ReportFormat::Human => print_human(db, &loaded, &outcome, opts.show),
-        ReportFormat::Json => print_json(db, &loaded, &outcome, opts.json_formula_chars),
+        ReportFormat::Json => print_json(
+            db,
+            &loaded,
+            &outcome,
+            JsonOptions {
+                formula_chars: opts.json_formula_chars,
+                show: opts.show,
+            },
+        ),
         ReportFormat::Sarif => {
             let names = InputNames::of(db, &loaded, report);
-            let log = crate::sarif::render_check(db, report, &names);
+            let log = crate::sarif::render_check(db, &loaded, report, &names, opts.show);
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
@@ -541,7 +549,7 @@ fn print_failure(
         let [r, c] = &d.sides;
         outln!("    first difference: the reference has {r}");
         outln!("                      where the candidate has {c}");
-        for l in &d.built {
+        for l in d.built.iter().flat_map(|b| b.lines()) {
             outln!("      {l}");
         }
     }
@@ -604,14 +612,100 @@ fn was_cut(formula: &str) -> bool {
     formula.ends_with('…')
 }
 
-/// The schema form of an output tensor's element verdicts; `full`: the
-/// element terms, for the whole formulas of those that were cut.
-fn output_json(
-    t: &TensorVerdicts,
-    stores: &crate::stores::Stores<'_>,
-    full: Option<&crate::full_formulas::ElementTerms>,
-    max_chars: usize,
-) -> schema::Output {
+/// Default of `--show`: failing elements printed per output tensor (and,
+/// in JSON, given a `first_difference`).
+pub const DEFAULT_SHOW: usize = 3;
+
+/// What a `ptxeq.check/1` report carries beyond the verdicts (the CLI's
+/// flags; the Python call's keywords).
+#[derive(Clone, Copy, Debug)]
+pub struct JsonOptions {
+    /// `--json-formula-chars`: whole formulas as text up to this many
+    /// characters, as a DAG beyond.
+    pub formula_chars: usize,
+    /// `--show`: the first this many failures of each tensor get a
+    /// `first_difference` (each costs a replay of the CTA that wrote the
+    /// element in both kernels, once per CTA).
+    pub show: usize,
+}
+
+impl Default for JsonOptions {
+    fn default() -> Self {
+        JsonOptions {
+            formula_chars: crate::full_formulas::DEFAULT_TEXT_CHARS,
+            show: DEFAULT_SHOW,
+        }
+    }
+}
+
+/// What the failures of a JSON report are rendered with.
+struct JsonContext<'a> {
+    db: &'a Database,
+    loaded: &'a LoadedSpec,
+    stores: crate::stores::Stores<'a>,
+    /// The element terms, when some formula was cut or some failure gets
+    /// a first difference.
+    terms: Option<crate::full_formulas::ElementTerms>,
+    origins: crate::formula_diff::Origins,
+    /// A pair of kernels (not a formula reference): first differences
+    /// exist.
+    pair: bool,
+    opts: JsonOptions,
+}
+
+/// Whether a failure is explained by a first difference.
+fn has_difference(f: &ElementFailure) -> bool {
+    matches!(f.failure, Failure::Refuted { .. } | Failure::Unknown { .. })
+}
+
+/// The schema form of an output tensor's element verdicts.
+fn output_json(t: &TensorVerdicts, cx: &mut JsonContext<'_>) -> schema::Output {
+    let mut failures = Vec::with_capacity(t.failures.len());
+    for (i, f) in t.failures.iter().enumerate() {
+        let e = cx.terms.as_ref();
+        let full = e
+            .filter(|_| was_cut(&f.reference) || was_cut(&f.candidate))
+            .map(|e| {
+                e.full(
+                    e.get(Slot::Reference, t.tensor, f.index),
+                    e.get(Slot::Candidate, t.tensor, f.index),
+                    cx.opts.formula_chars,
+                )
+            });
+        let first_difference = e
+            .filter(|_| cx.pair && i < cx.opts.show && has_difference(f))
+            .and_then(|e| {
+                let a = e.get_at(Slot::Reference, t.tensor, f.index)?;
+                let b = e.get_at(Slot::Candidate, t.tensor, f.index)?;
+                crate::formula_diff::describe_terms(
+                    cx.db,
+                    cx.loaded.spec,
+                    &cx.loaded.kernels,
+                    &e.terms,
+                    [a, b],
+                    DIFF_WIDTH,
+                    &mut cx.origins,
+                )
+            })
+            .map(|d| d.json());
+        failures.push(schema::ElementFailure {
+            index: f.index,
+            coords: f.coords.clone(),
+            reference: f.reference.clone(),
+            candidate: f.candidate.clone(),
+            failure: serde_json::to_value(&f.failure).unwrap_or_default(),
+            reference_store: cx
+                .stores
+                .name(Slot::Reference, f.reference_store)
+                .map(|s| s.json()),
+            candidate_store: cx
+                .stores
+                .name(Slot::Candidate, f.candidate_store)
+                .map(|s| s.json()),
+            full,
+            first_difference,
+        });
+    }
     schema::Output {
         tensor: t.tensor,
         name: t.name.clone(),
@@ -624,58 +718,28 @@ fn output_json(
         unknown: t.unknown,
         identical: t.identical,
         not_decided: t.not_decided,
-        failures: t
-            .failures
-            .iter()
-            .map(|f| schema::ElementFailure {
-                index: f.index,
-                coords: f.coords.clone(),
-                reference: f.reference.clone(),
-                candidate: f.candidate.clone(),
-                failure: serde_json::to_value(&f.failure).unwrap_or_default(),
-                reference_store: stores
-                    .name(Slot::Reference, f.reference_store)
-                    .map(|s| s.json()),
-                candidate_store: stores
-                    .name(Slot::Candidate, f.candidate_store)
-                    .map(|s| s.json()),
-                full: full
-                    .filter(|_| was_cut(&f.reference) || was_cut(&f.candidate))
-                    .map(|e| {
-                        e.full(
-                            e.get(Slot::Reference, t.tensor, f.index),
-                            e.get(Slot::Candidate, t.tensor, f.index),
-                            max_chars,
-                        )
-                    }),
-            })
-            .collect(),
+        failures,
     }
 }
 
-fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome, max_chars: usize) {
-    let out = report_json_with(db, loaded, outcome, max_chars);
+fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome, opts: JsonOptions) {
+    let out = report_json_with(db, loaded, outcome, opts);
     outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+}
+
+/// The `ptxeq.check/1` JSON report (`--format json` with the default
+/// options).
+pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> serde_json::Value {
+    report_json_with(db, loaded, outcome, JsonOptions::default())
 }
 
 /// The `ptxeq.check/1` JSON report (`--format json`; also what the Python
 /// bindings convert into a `CheckResult`).
-pub fn report_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome) -> serde_json::Value {
-    report_json_with(
-        db,
-        loaded,
-        outcome,
-        crate::full_formulas::DEFAULT_TEXT_CHARS,
-    )
-}
-
-/// [`report_json`] with whole formulas as text up to `max_chars`
-/// characters (`--json-formula-chars`).
 pub fn report_json_with(
     db: &Database,
     loaded: &LoadedSpec,
     outcome: &Outcome,
-    max_chars: usize,
+    opts: JsonOptions,
 ) -> serde_json::Value {
     let Some(report) = outcome.check_report() else {
         return serde_json::Value::Null;
@@ -684,15 +748,34 @@ pub fn report_json_with(
     let names = InputNames::of(db, loaded, report);
     let failing_kernel = outcome.decided_by.map(|s| s.word().to_string());
     let verdicts = report.verdicts.as_ref();
-    let stores = crate::stores::Stores::new(db, &report.kernels);
-    // The element terms, imported again only when some formula was cut.
-    let cut = tensors(report)
-        .iter()
-        .flat_map(|t| &t.failures)
-        .any(|f| was_cut(&f.reference) || was_cut(&f.candidate));
-    let full = cut.then(|| {
-        crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, &names)
+    let pair = spec.kernels.formula().is_none()
+        && [Slot::Reference, Slot::Candidate]
+            .iter()
+            .all(|s| loaded.kernels.iter().any(|(k, _)| k == s));
+    // The element terms, imported again only when some formula was cut or
+    // some failure gets a first difference.
+    let needed = tensors(report).iter().any(|t| {
+        t.failures.iter().enumerate().any(|(i, f)| {
+            was_cut(&f.reference)
+                || was_cut(&f.candidate)
+                || (pair && i < opts.show && has_difference(f))
+        })
     });
+    let mut cx = JsonContext {
+        db,
+        loaded,
+        stores: crate::stores::Stores::new(db, &report.kernels),
+        terms: needed.then(|| {
+            crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, &names)
+        }),
+        origins: crate::formula_diff::Origins::default(),
+        pair,
+        opts,
+    };
+    let outputs = tensors(report)
+        .iter()
+        .map(|t| output_json(t, &mut cx))
+        .collect();
     let out = schema::CheckReport {
         schema: SCHEMA.to_string(),
         verdict: outcome.verdict,
@@ -701,10 +784,7 @@ pub fn report_json_with(
         kernels: crate::cmd_race::kernels_json(db, &report.kernels),
         symbolic_scalars: names.symbols().to_vec(),
         tensor_numbers: names.names.clone(),
-        outputs: tensors(report)
-            .iter()
-            .map(|t| output_json(t, &stores, full.as_ref(), max_chars))
-            .collect(),
+        outputs,
         ctas: verdicts.map(|v| v.ctas.clone()),
         candidate_ctas: verdicts.map(|v| v.candidate_ctas.clone()),
         all_ctas_checked: verdicts.map(|v| v.complete),

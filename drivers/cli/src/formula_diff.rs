@@ -151,12 +151,85 @@ fn element_term(
 }
 
 /// A first difference, rendered: one line per side (`x[1023] + …`,
-/// `nothing in its place`), and for each differing sub-term the
-/// instruction that first built it (`built in the candidate by
-/// instruction 85 (ptx:160, k.cu:35:5) \`add.f32 …\``).
+/// `nothing in its place`), the differing sub-terms themselves, and for
+/// each of them the instruction that first built it (`built in the
+/// candidate by instruction 85 (ptx:160, k.cu:35:5) \`add.f32 …\``).
 pub struct Described {
     pub sides: [String; 2],
-    pub built: Vec<String>,
+    /// The differing sub-terms of the reference, then of the candidate
+    /// (each cut at the width asked for; empty: nothing in their place).
+    pub terms: [Vec<String>; 2],
+    pub built: Vec<Built>,
+}
+
+/// The instruction that first built one differing sub-term, in one CTA of
+/// one kernel.
+pub struct Built {
+    pub slot: Slot,
+    /// The sub-term (cut at 40 characters) when its side has several.
+    pub term: Option<String>,
+    pub pos: crate::positions::Position,
+    /// `k.cu:18 | acc += x[i];` when the source file is on disk.
+    pub excerpt: Option<String>,
+    pub cta: [u32; 3],
+    /// The kernel's PTX file.
+    pub ptx: String,
+}
+
+impl Built {
+    /// The human report's lines: `built in the reference by instruction 18
+    /// (ptx:58, reduce0.cu:18:9) \`ld.global.f32 …\``, then the source
+    /// excerpt.
+    pub fn lines(&self) -> Vec<String> {
+        let what = self
+            .term
+            .as_ref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        let mut out = vec![format!(
+            "built in the {}{what} by {}",
+            self.slot.word(),
+            self.pos
+        )];
+        if let Some(e) = &self.excerpt {
+            out.push(format!("  {e}"));
+        }
+        out
+    }
+
+    /// The `ptxeq.check/1` form.
+    pub fn json(&self) -> ptxeq_check::schema::BuiltBy {
+        let text = self
+            .excerpt
+            .as_deref()
+            .and_then(|e| e.split_once(" | ").map(|(_, t)| t.to_owned()));
+        ptxeq_check::schema::BuiltBy {
+            kernel: self.slot.word().to_string(),
+            term: self.term.clone(),
+            function: self.pos.function.clone(),
+            index: self.pos.index,
+            instruction: self.pos.text.clone(),
+            ptx: self.ptx.clone(),
+            ptx_line: self.pos.ptx_line,
+            source: self.pos.source.clone(),
+            source_file: self.pos.source_file.clone(),
+            source_line: self.pos.source_line,
+            source_text: text,
+            cta: self.cta,
+        }
+    }
+}
+
+impl Described {
+    /// The `ptxeq.check/1` form.
+    pub fn json(&self) -> ptxeq_check::schema::FirstDifference {
+        let [r, c] = &self.terms;
+        ptxeq_check::schema::FirstDifference {
+            reference: r.clone(),
+            candidate: c.clone(),
+            built: self.built.iter().map(Built::json).collect(),
+        }
+    }
 }
 
 /// Which instruction first built each sub-term, per kernel and CTA: the
@@ -219,10 +292,33 @@ pub fn describe(
     terms.set_scalar_inputs(names.first_symbol);
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let (a, rcta) = element_term(db, &mut terms, rk, tensor, index)?;
-    let (b, ccta) = element_term(db, &mut terms, ck, tensor, index)?;
-    let d = first_difference(&terms, a, b)?;
-    let side = |ids: &[TermId], other: &[TermId]| -> String {
+    let a = element_term(db, &mut terms, rk, tensor, index)?;
+    let b = element_term(db, &mut terms, ck, tensor, index)?;
+    describe_terms(db, spec, kernels, &terms, [a, b], width, origins)
+}
+
+/// [`describe`] of two element terms already in `terms`, each with the CTA
+/// that wrote it (reference, then candidate).
+pub fn describe_terms(
+    db: &Database,
+    spec: SpecInput,
+    kernels: &[(Slot, SourceFile)],
+    terms: &Terms,
+    [(a, rcta), (b, ccta)]: [(TermId, [u32; 3]); 2],
+    width: usize,
+    origins: &mut Origins,
+) -> Option<Described> {
+    let file = |s: Slot| kernels.iter().find(|(k, _)| *k == s).map(|&(_, f)| f);
+    let (rf, cf) = (file(Slot::Reference)?, file(Slot::Candidate)?);
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let d = first_difference(terms, a, b)?;
+    let shown = |ids: &[TermId]| -> Vec<String> {
+        ids.iter()
+            .map(|&t| terms.display_limited(t, width).to_string())
+            .collect()
+    };
+    let side = |ids: &[String], other: &[TermId]| -> String {
         if ids.is_empty() {
             return if other.len() == 1 {
                 "nothing in its place".to_owned()
@@ -230,18 +326,16 @@ pub fn describe(
                 "nothing in their place".to_owned()
             };
         }
-        ids.iter()
-            .map(|&t| terms.display_limited(t, width).to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+        ids.join(", ")
     };
     let mut built = Vec::new();
     for (k, cta, file, ids) in [(rk, rcta, rf, &d.reference), (ck, ccta, cf, &d.candidate)] {
         let input = ptxeq_db::cta_input(db, k).as_ref().ok().cloned();
         let res = crate::positions::Resolver::new(db, file, input.as_deref());
+        let ptx = file.path(db).to_string_lossy().into_owned();
         let mut seen = Vec::new();
         for &t in ids {
-            let Some(at) = origins.of(db, k, cta, &terms, t) else {
+            let Some(at) = origins.of(db, k, cta, terms, t) else {
                 continue;
             };
             if seen.contains(&at) {
@@ -249,22 +343,20 @@ pub fn describe(
             }
             seen.push(at);
             let pos = res.resolve(at);
-            let what = if ids.len() > 1 {
-                format!(" ({})", terms.display_limited(t, 40))
-            } else {
-                String::new()
-            };
-            built.push(format!("built in the {}{what} by {pos}", k.slot(db).word()));
-            if let Some(e) = res.source_excerpt(&pos) {
-                built.push(format!("  {e}"));
-            }
+            built.push(Built {
+                slot: k.slot(db),
+                term: (ids.len() > 1).then(|| terms.display_limited(t, 40).to_string()),
+                excerpt: res.source_excerpt(&pos),
+                pos,
+                cta,
+                ptx: ptx.clone(),
+            });
         }
     }
+    let (rt, ct) = (shown(&d.reference), shown(&d.candidate));
     Some(Described {
-        sides: [
-            side(&d.reference, &d.candidate),
-            side(&d.candidate, &d.reference),
-        ],
+        sides: [side(&rt, &d.candidate), side(&ct, &d.reference)],
+        terms: [rt, ct],
         built,
     })
 }

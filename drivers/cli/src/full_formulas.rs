@@ -31,8 +31,9 @@ pub const DEFAULT_TEXT_CHARS: usize = 100_000;
 /// Every output element term of the kernels of a pair, in one store.
 pub struct ElementTerms {
     pub terms: Terms,
-    /// `(slot, tensor, index)` → term.
-    elements: HashMap<(Slot, u32, u64), TermId>,
+    /// `(slot, tensor, index)` → term, and the CTA it came from (the
+    /// first of the kernel's CTAs that writes the element).
+    elements: HashMap<(Slot, u32, u64), (TermId, [u32; 3])>,
 }
 
 impl ElementTerms {
@@ -56,7 +57,7 @@ impl ElementTerms {
                 };
                 for (tensor, elems) in state.import_into(&mut terms) {
                     for (i, id) in elems {
-                        elements.entry((slot, tensor, i)).or_insert(id);
+                        elements.entry((slot, tensor, i)).or_insert((id, cta));
                     }
                 }
             }
@@ -65,6 +66,11 @@ impl ElementTerms {
     }
 
     pub fn get(&self, slot: Slot, tensor: u32, index: u64) -> Option<TermId> {
+        self.get_at(slot, tensor, index).map(|(t, _)| t)
+    }
+
+    /// [`Self::get`] with the CTA the term came from.
+    pub fn get_at(&self, slot: Slot, tensor: u32, index: u64) -> Option<(TermId, [u32; 3])> {
         self.elements.get(&(slot, tensor, index)).copied()
     }
 

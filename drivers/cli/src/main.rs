@@ -94,8 +94,10 @@ enum Command {
         /// `--max-refuted`).
         #[arg(long)]
         all_elements: bool,
-        /// Failing elements printed per output tensor.
-        #[arg(long, default_value_t = 3)]
+        /// Failing elements printed per output tensor (`--format json` /
+        /// `sarif`: the first N failures of each tensor also get where the
+        /// two formulas first differ and the instructions that built it).
+        #[arg(long, default_value_t = ptxeq_cli::cmd_check::DEFAULT_SHOW)]
         show: usize,
         /// Write every verification condition (reference ≠ candidate, per
         /// element) as an SMT-LIB2 file into DIR, to replay in another solver.

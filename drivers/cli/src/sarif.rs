@@ -9,7 +9,9 @@
 //! A bug is level `error`; "could not decide" is a `warning`. A failing
 //! output element is located at the candidate's store of it (its
 //! CUDA/Python line when the PTX has `.loc` info, else its PTX line), with
-//! the reference's store among the related locations.
+//! the reference's store among the related locations, followed by the
+//! instructions that built the sub-terms where the two formulas first
+//! differ.
 
 use clap::ValueEnum;
 use ptxeq_check::Verdict;
@@ -82,11 +84,20 @@ pub fn render(db: &Database, reports: &[KernelRaceReport]) -> Value {
 /// then one result per failing output element (a refutation is an error
 /// located at the candidate's PTX file, with the counterexample in the
 /// message; an unknown element is a warning).
+///
+/// The first `show` failures of each tensor of a pair check also list,
+/// among the related locations, the instructions that built the sub-terms
+/// where the two formulas first differ (the human report's "built in the
+/// … by" lines), at their CUDA/Python line when the PTX has line info and
+/// at their PTX line.
 pub fn render_check(
     db: &Database,
+    loaded: &crate::spec_args::LoadedSpec,
     report: &CheckReport,
     names: &crate::cmd_check::InputNames,
+    show: usize,
 ) -> Value {
+    let mut origins = crate::formula_diff::Origins::default();
     let mut results = race_results(db, &report.kernels);
     let stores = crate::stores::Stores::new(db, &report.kernels);
     let cand = report
@@ -101,7 +112,7 @@ pub fn render_check(
         })
         .unwrap_or_default();
     for t in report.verdicts.iter().flat_map(|v| &v.tensors) {
-        for f in &t.failures {
+        for (i, f) in t.failures.iter().enumerate() {
             let coords: Vec<String> = f.coords.iter().map(|c| c.to_string()).collect();
             let (rule, detail) = match &f.failure {
                 Failure::Refuted { counterexample: cx } => {
@@ -180,6 +191,42 @@ pub fn render_check(
             if sites.is_empty() {
                 sites.push(location(&cand.0, None, &cand.1, "the candidate kernel"));
             }
+            let diff = (i < show
+                && matches!(f.failure, Failure::Refuted { .. } | Failure::Unknown { .. }))
+            .then(|| {
+                crate::formula_diff::describe(
+                    db,
+                    loaded.spec,
+                    &loaded.kernels,
+                    names,
+                    t.tensor,
+                    f.index,
+                    DIFF_WIDTH,
+                    &mut origins,
+                )
+            })
+            .flatten();
+            for b in diff.iter().flat_map(|d| &d.built) {
+                let what = format!(
+                    "where the formulas of {}[{}] first differ, the {} builds {}: `{}`",
+                    t.name,
+                    coords.join(","),
+                    b.slot.word(),
+                    b.term.as_deref().unwrap_or("its sub-term"),
+                    b.pos.text
+                );
+                if let (Some(file), Some(line)) = (&b.pos.source_file, b.pos.source_line) {
+                    let found = crate::source_lines::locate(std::path::Path::new(&b.ptx), file)
+                        .map(|p| p.to_string_lossy().into_owned());
+                    sites.push(location(
+                        found.as_deref().unwrap_or(file),
+                        Some(line),
+                        &b.pos.function,
+                        &what,
+                    ));
+                }
+                sites.push(location(&b.ptx, b.pos.ptx_line, &b.pos.function, &what));
+            }
             let first = sites.remove(0);
             let mut v = json!({
                 "ruleId": rule,
@@ -201,6 +248,9 @@ pub fn render_check(
     }
     log(results)
 }
+
+/// Characters of a differing sub-term named in a message.
+const DIFF_WIDTH: usize = 160;
 
 /// The results of the race-class findings of `reports`.
 fn race_results(db: &Database, reports: &[KernelRaceReport]) -> Vec<Value> {

@@ -111,8 +111,16 @@ pub fn report(totals: &Totals, wall: Duration, cache: Option<&DiskCache>) -> Str
         None => out.push_str("disk cache: off\n"),
         Some(c) => {
             let s = c.stats();
+            // Failed writes (an unwritable directory, a full disk) were
+            // warned about once; the count says how many results this run
+            // could not store, i.e. the next run recomputes.
+            let failed = if s.put_errors > 0 {
+                format!(", {} write(s) failed", s.put_errors)
+            } else {
+                String::new()
+            };
             out.push_str(&format!(
-                "disk cache ({}): {} hits, {} misses, {} rejected, {} written ({} bytes), {} evicted\n",
+                "disk cache ({}): {} hits, {} misses, {} rejected, {} written ({} bytes){failed}, {} evicted\n",
                 c.path().display(),
                 s.hits,
                 s.misses,

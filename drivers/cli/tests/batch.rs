@@ -42,6 +42,40 @@ fn a_second_run_reads_the_disk_cache() {
     assert!(out.contains("entries:   0"), "{out}");
 }
 
+/// A cache whose writes fail (every shard directory's name is taken by a
+/// plain file, which stops even root) still gives the verdict; `--timings`
+/// says how many results could not be stored, and they are not counted as
+/// written.
+#[test]
+fn timings_count_failed_cache_writes() {
+    let cache = tempfile::tempdir().unwrap();
+    for b in 0..=255u8 {
+        std::fs::write(cache.path().join(format!("{b:02x}")), b"in the way").unwrap();
+    }
+    let spec = "corpus/races/missing-barrier-reverse-fixed/check.toml";
+    let (code, _, err) = ptxeq(cache.path(), &["race", spec, "--timings"]);
+    assert_eq!(code, 0, "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("disk cache ("))
+        .unwrap_or_else(|| panic!("{err}"));
+    // The unrolled CTA and the idiom catalogue: two results, neither stored.
+    assert!(
+        line.contains("0 written (0 bytes), 2 write(s) failed"),
+        "{line}"
+    );
+    // A later process sees it in `cache stats`.
+    let (code, out, _) = ptxeq(cache.path(), &["cache", "stats"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("writable:  no ("), "{out}");
+    // A run whose writes work says nothing about failures.
+    let fine = tempfile::tempdir().unwrap();
+    let (_, _, err) = ptxeq(fine.path(), &["race", spec, "--timings"]);
+    assert!(!err.contains("failed"), "{err}");
+    let (_, out, _) = ptxeq(fine.path(), &["cache", "stats"]);
+    assert!(out.contains("writable:  yes"), "{out}");
+}
+
 #[test]
 fn corpus_runs_report_and_exit_for_ci() {
     let cache = tempfile::tempdir().unwrap();

@@ -66,6 +66,34 @@ fn an_empty_ptx_file_is_invalid_input() {
     assert!(err.contains("empty PTX file"), "{err}");
 }
 
+/// A module of `.func`s only (a device library, `nvcc -rdc=true`) is valid
+/// PTX, so `parse` accepts it and says it has no entry; a check of it is
+/// bad input located at the spec line that names the file (or the entry).
+#[test]
+fn a_func_only_module_parses_but_cannot_be_checked() {
+    let dir = support::scratch("func_only");
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\n\
+               .visible .func (.param .b32 r) twice(.param .b32 a)\n{\n\
+               \t.reg .b32 %r<3>;\n\tld.param.b32 %r1, [a];\n\
+               \tadd.s32 %r2, %r1, %r1;\n\tst.param.b32 [r], %r2;\n\tret;\n}\n";
+    std::fs::write(dir.join("lib.ptx"), ptx).unwrap();
+    let (code, out, err) = ptxeq(&["parse", dir.join("lib.ptx").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ok: 0 entries (), 1 function(s)"), "{out}");
+    for (entry_line, key_line) in [("", 2), ("entry = \"twice\"\n", 3)] {
+        let spec = format!(
+            "[kernel]\nptx = \"lib.ptx\"\n{entry_line}params = [\"x\"]\n[launch]\nblock = [32]\n\
+             [tensors]\nx = {{ role = \"output\", dtype = \"f32\", shape = [32] }}\n"
+        );
+        let path = dir.join("check.toml");
+        std::fs::write(&path, spec).unwrap();
+        let (code, _, err) = ptxeq(&["race", path.to_str().unwrap()]);
+        assert_eq!(code, 3, "{err}");
+        assert!(err.contains(&format!("check.toml:{key_line}:")), "{err}");
+        assert!(err.contains("no .entry"), "{err}");
+    }
+}
+
 /// Log lines (`-v`, `RUST_LOG`) on a pipe carry no ANSI colour codes: a CI
 /// page or a log file shows them as noise (issue 19: a read-only cache
 /// printed 16 coloured warnings to a non-terminal).

@@ -441,3 +441,76 @@ fn json_carries_whole_formulas_as_text_or_a_dag() {
     // characters.
     assert!(nodes.len() < n, "{} nodes for {n} characters", nodes.len());
 }
+
+/// The first difference of a refuted element — the differing sub-terms
+/// and the instructions that built them — is in the JSON report and among
+/// the SARIF result's related locations, not only in the human report.
+/// The candidate drops the reduction's last summand, x[999], which only
+/// the reference's one global load builds: its PTX line, `.loc` line and
+/// source text are read from the PTX and `.cu` files here.
+#[test]
+fn the_first_difference_is_in_json_and_sarif() {
+    let case = "corpus/bugs/reduce-drop-last-element/check.toml";
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ptx_path = "corpus/reduction/common/reduce0.ptx";
+    let ptx = std::fs::read_to_string(root.join(ptx_path)).unwrap();
+    let (load, src) = store_line_in_ptx(&ptx, "reduce0", "ld.global.f32");
+    let (file, src_line) = src.expect("reduce0.ptx has line info");
+    let cu = root.join("corpus/reduction/common").join(&file);
+    let text = std::fs::read_to_string(&cu).unwrap();
+    let src_text = text.lines().nth(src_line as usize - 1).unwrap().trim();
+
+    let (v, _) = json_report(&["check", case, "--max-refuted", "1"], 1);
+    let f = &v["outputs"][0]["failures"][0];
+    let d = &f["first_difference"];
+    assert_eq!(d["reference"], serde_json::json!(["x[999]"]), "{d}");
+    assert_eq!(d["candidate"], serde_json::json!([]), "{d}");
+    let built = d["built"].as_array().expect("built");
+    let by_ref: Vec<_> = built
+        .iter()
+        .filter(|b| b["kernel"] == "reference")
+        .collect();
+    assert_eq!(by_ref.len(), 1, "{d}");
+    let b = by_ref[0];
+    assert_eq!(b["ptx_line"], load, "{b}");
+    assert!(b["ptx"].as_str().unwrap().ends_with("reduce0.ptx"), "{b}");
+    assert!(
+        b["instruction"]
+            .as_str()
+            .unwrap()
+            .starts_with("ld.global.f32"),
+        "{b}"
+    );
+    assert_eq!(b["source_line"], src_line, "{b}");
+    assert_eq!(b["source_text"], src_text, "{b}");
+    assert!(b["term"].is_null(), "one sub-term: not repeated: {b}");
+
+    // `--show 0`: no failure is explained (and no CTA replayed).
+    let (v, _) = json_report(&["check", case, "--max-refuted", "1", "--show", "0"], 1);
+    assert!(v["outputs"][0]["failures"][0]["first_difference"].is_null());
+
+    let (code, out, err) = ptxeq(&["check", case, "--max-refuted", "1", "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let r = s["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "not-equivalent")
+        .expect("a refuted element");
+    let related = r["relatedLocations"].as_array().expect("related locations");
+    let at = |uri_end: &str, line: u32| {
+        related.iter().any(|l| {
+            let p = &l["physicalLocation"];
+            p["artifactLocation"]["uri"]
+                .as_str()
+                .is_some_and(|u| u.ends_with(uri_end))
+                && p["region"]["startLine"] == line
+                && l["message"]["text"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("first differ") && m.contains("reference"))
+        })
+    };
+    assert!(at("reduce0.ptx", load), "{r}");
+    assert!(at(&file, src_line), "{r}");
+}

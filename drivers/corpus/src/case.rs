@@ -35,6 +35,19 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
     };
     report.status = spec.expect.as_ref().map_or(Status::Active, |e| e.status);
     let in_spec = |m: String| Problem::in_file(&spec_path, m);
+    // A problem about one key points at the line that key was written on
+    // (as `ptxeq check` does); keys the spec does not record stay
+    // file-level.
+    let at_key = |key: &str, m: String| {
+        let p = Problem::in_file(&spec_path, m);
+        match spec.locations.keys.get(key) {
+            Some(lc) => p.at(
+                u32::try_from(lc.line).unwrap_or(u32::MAX),
+                u32::try_from(lc.col).unwrap_or(u32::MAX),
+            ),
+            None => p,
+        }
+    };
     report
         .problems
         .extend(check_corpus_fields(&spec).into_iter().map(in_spec));
@@ -53,11 +66,19 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
                 report.problems.extend(
                     check_params(table, k, f, &spec)
                         .into_iter()
-                        .map(|m| Problem::in_file(&spec_path, m)),
+                        .map(|(key, m)| at_key(&key, m)),
                 );
                 found.push((table, f.clone()));
             }
-            Err(m) => report.problems.push(Problem::in_file(&spec_path, m)),
+            // At the `entry` key, or at the kernel's table when it names
+            // no entry.
+            Err(m) => {
+                let key = match k.entry {
+                    Some(_) => format!("{table}.entry"),
+                    None => table.to_string(),
+                };
+                report.problems.push(at_key(&key, m));
+            }
         }
     }
     // The block needs every entry; a missing one was reported above. Each
@@ -85,11 +106,12 @@ pub fn check_case(case: &CaseDir) -> CaseReport {
             );
         }
     }
-    report.problems.extend(
-        check_tensors(&spec)
-            .into_iter()
-            .map(|m| Problem::in_file(&spec_path, m)),
-    );
+    report
+        .problems
+        .extend(check_tensors(&spec).into_iter().map(|(key, m)| match key {
+            Some(key) => at_key(&key, m),
+            None => in_spec(m),
+        }));
     if report.problems.is_empty() {
         match crate::checker::run_checker(&spec_path, &spec) {
             Ok(c) => report.checked = Some(c),

@@ -139,19 +139,31 @@ fn describe_params(f: &FunctionInfo) -> String {
 }
 
 /// `k.params` against the entry's declared params: same count, tensors on
-/// 64-bit pointer params, scalars on params that hold their value.
-pub fn check_params(table: &str, k: &KernelRef, f: &FunctionInfo, spec: &CheckSpec) -> Vec<String> {
+/// 64-bit pointer params, scalars on params that hold their value. Each
+/// problem comes with the spec key it is about (`reference.params`,
+/// `reference.params.2`: keys of [`ptxeq_spec::SpecLocations`]), so the
+/// report can point at its line.
+pub fn check_params(
+    table: &str,
+    k: &KernelRef,
+    f: &FunctionInfo,
+    spec: &CheckSpec,
+) -> Vec<(String, String)> {
     if k.params.len() != f.params.len() {
-        return vec![format!(
-            "`{table}.params` has {} names but entry `{}` has {} params ({})",
-            k.params.len(),
-            f.name,
-            f.params.len(),
-            describe_params(f)
+        return vec![(
+            format!("{table}.params"),
+            format!(
+                "`{table}.params` has {} names but entry `{}` has {} params ({})",
+                k.params.len(),
+                f.name,
+                f.params.len(),
+                describe_params(f)
+            ),
         )];
     }
-    let mut out = Vec::new();
+    let mut keyed = Vec::new();
     for (i, (binding, p)) in k.params.iter().zip(&f.params).enumerate() {
+        let mut out = Vec::new();
         let here = format!("`{table}.params[{i}]` (`{}`)", binding.name());
         let decl = format!("param `{}` (.{})", p.name, p.ty);
         match binding {
@@ -186,8 +198,9 @@ pub fn check_params(table: &str, k: &KernelRef, f: &FunctionInfo, spec: &CheckSp
                 }
             }
         }
+        keyed.extend(out.into_iter().map(|m| (format!("{table}.params.{i}"), m)));
     }
-    out
+    keyed
 }
 
 /// 1 to 3 extents as a triple, padded with 1.
@@ -297,22 +310,29 @@ pub fn resolve_block(
     (Some(block), problems)
 }
 
-/// Tensor sizes within limits, and something to compare.
-pub fn check_tensors(spec: &CheckSpec) -> Vec<String> {
+/// Tensor sizes within limits, and something to compare; each problem with
+/// the spec key it is about (`tensors.x`), when it is about one.
+pub fn check_tensors(spec: &CheckSpec) -> Vec<(Option<String>, String)> {
     let mut out = Vec::new();
     for (name, t) in &spec.tensors {
+        let key = Some(format!("tensors.{name}"));
         match t.byte_size() {
             Some(b) if b > 0 && b <= MAX_TENSOR_BYTES => {}
-            Some(b) => out.push(format!(
-                "tensor `{name}` is {b} bytes; the corpus allows 1 to 2^31 bytes"
+            Some(b) => out.push((
+                key,
+                format!("tensor `{name}` is {b} bytes; the corpus allows 1 to 2^31 bytes"),
             )),
-            None => out.push(format!("tensor `{name}`: the byte size overflows 64 bits")),
+            None => out.push((
+                key,
+                format!("tensor `{name}`: the byte size overflows 64 bits"),
+            )),
         }
     }
     if !spec.tensors.values().any(|t| t.role.is_written()) {
-        out.push(
+        out.push((
+            None,
             "no output tensor: at least one tensor needs role = \"output\" or \"inout\"".to_owned(),
-        );
+        ));
     }
     out
 }

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use ptxeq_check::Checker;
 use ptxeq_cli::api::{self, Mode};
+use ptxeq_cli::cmd_check::JsonOptions;
 use ptxeq_cli::global::GlobalArgs;
 use ptxeq_spec::CheckSpec;
 use pyo3::create_exception;
@@ -89,11 +90,33 @@ fn run_spec_inner(
     serde_json::to_string(&out).map_err(|e| format!("cannot serialise the report: {e}"))
 }
 
+/// The options of one call: the CLI's `--formula-max-steps`, and of a
+/// check's report `--json-formula-chars` and `--show` (`None`: the CLI's
+/// defaults).
+fn run_options(
+    formula_max_steps: Option<u64>,
+    json_formula_chars: Option<usize>,
+    show: Option<usize>,
+) -> api::RunOptions {
+    let mut json = JsonOptions::default();
+    if let Some(n) = json_formula_chars {
+        json.formula_chars = n;
+    }
+    if let Some(n) = show {
+        json.show = n;
+    }
+    api::RunOptions {
+        formula_max_steps,
+        json,
+    }
+}
+
 /// Checks a spec given as a TOML-shaped JSON object (the keys of
 /// `check.toml`); `texts` maps a kernel's `ptx` path to PTX text given
 /// inline. Returns the JSON report. Errors name the spec key.
 #[pyfunction]
-#[pyo3(signature = (mode, spec_json, base_dir, texts, cache = "default", formula_max_steps = None))]
+#[pyo3(signature = (mode, spec_json, base_dir, texts, cache = "default", formula_max_steps = None, json_formula_chars = None, show = None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     mode: &str,
@@ -102,8 +125,10 @@ fn run(
     texts: BTreeMap<String, String>,
     cache: &str,
     formula_max_steps: Option<u64>,
+    json_formula_chars: Option<usize>,
+    show: Option<usize>,
 ) -> PyResult<String> {
-    let opts = api::RunOptions { formula_max_steps };
+    let opts = run_options(formula_max_steps, json_formula_chars, show);
     let texts: BTreeMap<PathBuf, String> = texts
         .into_iter()
         .map(|(k, v)| (PathBuf::from(k), v))
@@ -134,15 +159,17 @@ fn run(
 /// mode `auto`: `check` for a pair, `race` for one kernel), returning what
 /// [`run`] returns.
 #[pyfunction]
-#[pyo3(signature = (mode, path, cache = "default", formula_max_steps = None))]
+#[pyo3(signature = (mode, path, cache = "default", formula_max_steps = None, json_formula_chars = None, show = None))]
 fn run_file(
     py: Python<'_>,
     mode: &str,
     path: &str,
     cache: &str,
     formula_max_steps: Option<u64>,
+    json_formula_chars: Option<usize>,
+    show: Option<usize>,
 ) -> PyResult<String> {
-    let opts = api::RunOptions { formula_max_steps };
+    let opts = run_options(formula_max_steps, json_formula_chars, show);
     py.detach(|| {
         let path = Path::new(path);
         let spec = CheckSpec::load(path).map_err(|e| e.to_string())?;

@@ -360,3 +360,84 @@ def test_lift_then_check_against_the_lifted_formula():
     r = ptxeq.check(ptxeq.Formula(lifted.formula), ONLINE, block=128, tensors=SOFTMAX_TENSORS,
                     scalars={"n": 128}, params=["x", "y", "n"], cache=False)
     assert r.verdict is ptxeq.Verdict.EQUIVALENT, r.summary()
+
+
+def _ptx_line_of(ptx_text, entry, prefix):
+    """The 1-based PTX line of the one instruction starting with `prefix`
+    in `.entry entry`, and the (file, line) of the `.loc` before it (its
+    `inlined_at` position when inlined) — read from the file, not from
+    ptxeq."""
+    lines = ptx_text.splitlines()
+    start = next(i for i, l in enumerate(lines) if ".entry" in l and entry in l)
+    end = next((i for i in range(start + 1, len(lines)) if ".entry" in lines[i]), len(lines))
+    hits = [i for i in range(start, end) if lines[i].strip().startswith(prefix)]
+    assert len(hits) == 1, (entry, prefix, hits)
+    at = hits[0]
+    files = {}
+    for l in lines:
+        w = l.split(None, 2)
+        if w and w[0] == ".file":
+            files[w[1]] = w[2].strip().strip('"')
+    loc = next(l.strip() for l in reversed(lines[start:at]) if l.strip().startswith(".loc"))
+    outer = loc.rsplit("inlined_at", 1)[-1].replace(".loc", "").replace(",", " ").split()
+    return at + 1, files[outer[0]], int(outer[1])
+
+
+def test_element_failure_names_the_stores_and_the_first_difference():
+    # corpus/bugs/reduce-drop-last-element: the candidate's reduction drops
+    # x[999]. Each kernel's one global store wrote y[0]; the reference's
+    # one global load built the missing summand.
+    case = CORPUS / "bugs" / "reduce-drop-last-element"
+    r = ptxeq.check_spec(case / "check.toml", cache=False)
+    assert r.verdict is ptxeq.Verdict.NOT_EQUIVALENT
+    (f,) = [f for t in r.tensors.values() for f in t.failures][:1]
+    assert f.kind == "refuted"
+    common = CORPUS / "reduction" / "common"
+    ref_ptx = (common / "reduce0.ptx").read_text()
+    cand_ptx = (case / "reduce_drop_last.ptx").read_text()
+    for store, ptx, entry, folder in [(f.reference_store, ref_ptx, "reduce0", common),
+                                      (f.candidate_store, cand_ptx, "reduce_drop_last", case)]:
+        assert isinstance(store, ptxeq.Store), f
+        line, src_file, src_line = _ptx_line_of(ptx, entry, "st.global.f32")
+        assert store.ptx_line == line and store.position.ptx_line == line
+        assert store.position.function == entry
+        assert store.position.text.startswith("st.global.f32")
+        assert store.source_line == src_line
+        source = (folder / src_file).read_text().splitlines()[src_line - 1].strip()
+        assert store.source_text == source
+        assert store.cta == (0, 0, 0) and len(store.thread) == 3
+        assert f"ptx:{line}" in str(store)
+    d = f.first_difference
+    assert isinstance(d, ptxeq.FirstDifference), f
+    assert d.reference == ("x[999]",) and d.candidate == ()
+    (b,) = [b for b in d.built if b.kernel == "reference"]
+    line, src_file, src_line = _ptx_line_of(ref_ptx, "reduce0", "ld.global.f32")
+    assert isinstance(b, ptxeq.BuiltBy)
+    assert b.position.ptx_line == line and b.position.source_line == src_line
+    assert b.source_text == (common / src_file).read_text().splitlines()[src_line - 1].strip()
+    assert str(b).startswith(f"built in the reference by ptx:{line}")
+    # show=0: no failure is explained.
+    r0 = ptxeq.check_spec(case / "check.toml", cache=False, show=0)
+    assert all(f.first_difference is None for t in r0.tensors.values() for f in t.failures)
+
+
+def test_full_formulas_follow_json_formula_chars():
+    # corpus/bugs/softmax-swapped-subtraction: a softmax element's formula
+    # is longer than the display width, so it is cut and `full` carries it:
+    # as text by default, as a DAG when the bound is below its length.
+    case = CORPUS / "bugs" / "softmax-swapped-subtraction" / "check.toml"
+    r = ptxeq.check_spec(case, cache=False)
+    f = r.tensors["y"].failures[0]
+    assert f.reference.endswith("…")
+    full = f.full
+    assert isinstance(full, ptxeq.FullFormulas) and full.dag is None
+    assert full.reference.startswith(f.reference[:-1]) and len(full.reference) > len(f.reference)
+    n = len(full.reference)
+    small = ptxeq.check_spec(case, cache=False, json_formula_chars=n - 1).tensors["y"].failures[0]
+    assert small.full.reference is None and small.full.dag is not None
+    nodes = small.full.dag["nodes"]
+    assert all(a < i for i, node in enumerate(nodes) for a in node.get("args", []))
+    assert 0 <= small.full.dag["reference"] < len(nodes)
+    # The keyword form passes it too.
+    with pytest.raises(ptxeq.UsageError, match="json_formula_chars"):
+        check_softmax(json_formula_chars=-1)

@@ -77,6 +77,15 @@ fn run(spec: &str, ptx: &str) -> CaseReport {
     check_case(&cases[0])
 }
 
+/// The 1-based line of `spec` holding the first occurrence of `needle`
+/// (what a problem about that key must point at), found in the text.
+fn line_of(spec: &str, needle: &str) -> u32 {
+    let at = spec
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in the spec"));
+    spec[..at].matches('\n').count() as u32 + 1
+}
+
 /// Expects exactly one problem, containing every needle.
 fn one_problem(report: &CaseReport, needles: &[&str]) -> Problem {
     assert_eq!(
@@ -117,13 +126,16 @@ fn param_count_mismatch() {
             "entry `scale` has 3 params",
         ],
     );
-    assert!(p.file.unwrap().ends_with("family/case/check.toml"));
+    assert!(p.file.as_ref().unwrap().ends_with("family/case/check.toml"));
+    // At the `params` key of the reference's table.
+    let line = line_of(&spec, r#"params = ["x", "y"]"#);
+    assert_eq!(p.location.map(|(l, _)| l), Some(line), "{p}");
 }
 
 #[test]
 fn missing_entry() {
     let spec = SPEC.replace(r#"entry = "scale""#, r#"entry = "scal""#);
-    one_problem(
+    let p = one_problem(
         &run(&spec, PTX),
         &[
             "`candidate.entry`",
@@ -131,6 +143,8 @@ fn missing_entry() {
             "entries: scale",
         ],
     );
+    let line = line_of(&spec, r#"entry = "scal""#);
+    assert_eq!(p.location.map(|(l, _)| l), Some(line), "{p}");
 }
 
 #[test]
@@ -200,7 +214,7 @@ fn param_kinds() {
         r#"params = ["n", "y", "x"]"#,
         1,
     );
-    one_problem(
+    let p = one_problem(
         &run(&spec, PTX),
         &[
             "`reference.params[2]` (`x`) is a tensor",
@@ -208,6 +222,11 @@ fn param_kinds() {
             "64-bit",
         ],
     );
+    // At the list's third entry: its line, and the column of `"x"`.
+    let list = r#"params = ["n", "y", "x"]"#;
+    let line = line_of(&spec, list);
+    let col = list.find(r#""x""#).unwrap() as u32 + 1;
+    assert_eq!(p.location, Some((line, col)), "{p}");
     let spec = SPEC.replace("n = 128", "n = 1.5");
     let r = run(&spec, PTX);
     assert_eq!(r.problems.len(), 2, "{:#?}", r.problems);
@@ -240,7 +259,9 @@ fn corpus_fields_and_tensor_rules() {
     let spec = SPEC.replace("role = \"output\"", "role = \"input\"");
     one_problem(&run(&spec, PTX), &["no output tensor"]);
     let spec = SPEC.replace("shape = [128] }\ny", "shape = [1073741824] }\ny");
-    one_problem(&run(&spec, PTX), &["tensor `x` is 4294967296 bytes"]);
+    let p = one_problem(&run(&spec, PTX), &["tensor `x` is 4294967296 bytes"]);
+    let line = line_of(&spec, "x = { role");
+    assert_eq!(p.location.map(|(l, _)| l), Some(line), "{p}");
 }
 
 #[test]

@@ -15,13 +15,17 @@ while it checks, so a thread pool checks candidates in parallel.
 """
 from ._result import (
     Access,
+    BuiltBy,
     CheckResult,
     Counterexample,
     ElementFailure,
     Finding,
+    FirstDifference,
+    FullFormulas,
     LiftedKernel,
     LiftResult,
     Position,
+    Store,
     TensorCounts,
     Verdict,
 )
@@ -41,15 +45,19 @@ from ._triton import check_triton, compile_triton
 
 __all__ = [
     "Access",
+    "BuiltBy",
     "CheckResult",
     "Counterexample",
     "ElementFailure",
     "Finding",
+    "FirstDifference",
     "Formula",
+    "FullFormulas",
     "Kernel",
     "LiftResult",
     "LiftedKernel",
     "Position",
+    "Store",
     "Tensor",
     "TensorCounts",
     "UsageError",

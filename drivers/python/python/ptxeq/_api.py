@@ -226,7 +226,8 @@ def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Pa
           block: Any = None, grid: Any = None, tensors: Mapping[str, Any],
           scalars: Optional[Mapping[str, Any]] = None, params: Optional[Sequence[str]] = None,
           entry: Optional[str] = None, cache: Union[bool, str, Path] = True,
-          formula_max_steps: Optional[int] = None, **options: Any) -> "CheckResult":
+          formula_max_steps: Optional[int] = None, json_formula_chars: Optional[int] = None,
+          show: Optional[int] = None, **options: Any) -> "CheckResult":
     """Prove ``candidate`` computes the same outputs as ``reference`` over the
     reals for every input and schedule, or show the bug (``ptxeq check``).
 
@@ -242,6 +243,12 @@ def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Pa
     ``auto_scan_limit`` (``[launch]``), ``functions``, ``globals``.
     ``cache``: the disk cache (``True``: the CLI's default directory,
     ``False``: none, or a directory).
+    ``json_formula_chars``: a failing element's whole formula
+    (:attr:`ElementFailure.full`) is text up to this many characters, a
+    DAG beyond (``--json-formula-chars``; default 100,000).
+    ``show``: the first this many failures of each tensor get
+    :attr:`ElementFailure.first_difference` (``--show``; default 3; each
+    replays the CTA that wrote the element in both kernels).
 
     Returns a :class:`CheckResult`; a refutation is a result. Raises
     :class:`UsageError` (a ``ValueError``) only for bad input, with the
@@ -249,7 +256,7 @@ def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Pa
     """
     spec, texts = _spec({"reference": reference, "candidate": candidate}, block=block, grid=grid,
                         tensors=tensors, scalars=scalars, params=params, entry=entry, options=options)
-    return _run("check", spec, texts, cache, formula_max_steps)
+    return _run("check", spec, texts, cache, formula_max_steps, json_formula_chars, show)
 
 
 def race(kernel: Union[str, Path, Kernel], *, block: Any = None, grid: Any = None,
@@ -282,12 +289,16 @@ def lift(kernel: Union[str, Path, Kernel], *, block: Any = None, grid: Any = Non
 
 def check_spec(path: Union[str, Path], *, mode: str = "auto",
                cache: Union[bool, str, Path] = True,
-               formula_max_steps: Optional[int] = None) -> "CheckResult":
+               formula_max_steps: Optional[int] = None,
+               json_formula_chars: Optional[int] = None,
+               show: Optional[int] = None) -> "CheckResult":
     """Run a ``check.toml``: a pair (or a formula reference) is checked
     (``ptxeq check``), one kernel race-checked (``ptxeq race``); ``mode``
-    forces ``check`` or ``race``."""
+    forces ``check`` or ``race``. The other keywords as :func:`check`."""
     start = time.perf_counter()
-    report = json.loads(_native.run_file(mode, os.fspath(path), _cache_word(cache), formula_max_steps))
+    report = json.loads(_native.run_file(mode, os.fspath(path), _cache_word(cache), formula_max_steps,
+                                         _count("json_formula_chars", json_formula_chars),
+                                         _count("show", show)))
     return CheckResult._from_report(report, time.perf_counter() - start)
 
 
@@ -298,11 +309,23 @@ def _dumps(spec: Dict[str, Any]) -> str:
         raise UsageError(f"spec: {e}") from None
 
 
+def _count(name: str, v: Optional[int]) -> Optional[int]:
+    """A non-negative count keyword, checked here so a bad value is a
+    :class:`UsageError` naming it (not an ``OverflowError``)."""
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise UsageError(f"{name}: a non-negative integer, not {v!r}")
+    return v
+
+
 def _run(mode: str, spec: Dict[str, Any], texts: Dict[str, str], cache: Union[bool, str, Path],
-         formula_max_steps: Optional[int] = None) -> "CheckResult":
+         formula_max_steps: Optional[int] = None, json_formula_chars: Optional[int] = None,
+         show: Optional[int] = None) -> "CheckResult":
     start = time.perf_counter()
     report = json.loads(_native.run(mode, _dumps(spec), os.getcwd(), texts, _cache_word(cache),
-                                    formula_max_steps))
+                                    formula_max_steps, _count("json_formula_chars", json_formula_chars),
+                                    _count("show", show)))
     return CheckResult._from_report(report, time.perf_counter() - start)
 
 

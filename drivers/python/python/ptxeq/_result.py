@@ -176,11 +176,128 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
+class Store:
+    """The store instruction that wrote an output element's final value in
+    one kernel, and the thread and CTA that ran it (the report's
+    ``reference_store`` / ``candidate_store``).
+
+    ``position``: the instruction (function, index, decoded text, PTX line,
+    ``k.cu:18:9`` source position, the outermost ``.loc``'s file and line).
+    ``ptx``: the kernel's PTX file. ``source_text``: that source line's
+    text, when the ``.cu``/``.py`` file was found on disk.
+    """
+
+    position: Position
+    ptx: str
+    thread: Tuple[int, int, int]
+    cta: Tuple[int, int, int]
+    source_text: Optional[str] = None
+
+    @classmethod
+    def _of(cls, d: Optional[Mapping[str, Any]]) -> Optional["Store"]:
+        if not d:
+            return None
+        return cls(_position(d), d.get("ptx", ""), tuple(d.get("thread", (0, 0, 0))),  # type: ignore[arg-type]
+                   tuple(d.get("cta", (0, 0, 0))), d.get("source_text"))  # type: ignore[arg-type]
+
+    @property
+    def ptx_line(self) -> Optional[int]:
+        return self.position.ptx_line
+
+    @property
+    def source_line(self) -> Optional[int]:
+        return self.position.source_line
+
+    def __str__(self) -> str:
+        return f"thread {self.thread} of CTA {self.cta} at {self.position}"
+
+
+def _position(d: Mapping[str, Any]) -> Position:
+    """A report's instruction object (``function``, ``index``,
+    ``instruction``, ``ptx_line``, ``source``, ...) as a :class:`Position`."""
+    return Position(d.get("function", ""), d.get("index", 0), d.get("instruction", ""), d.get("ptx_line"),
+                    d.get("source"), d.get("source_file"), d.get("source_line"))
+
+
+@dataclass(frozen=True)
+class FullFormulas:
+    """A failing element's whole formulas, when the report's
+    ``reference``/``candidate`` strings were cut: as text when each fits
+    ``json_formula_chars``, else ``reference``/``candidate`` are ``None``
+    and ``dag`` holds both as one DAG with sharing (``{"nodes": [...],
+    "reference": root id, "candidate": root id}``; README "JSON
+    reports"). A side that is no kernel term (a formula reference, an
+    element one kernel does not write) is ``None`` too."""
+
+    reference: Optional[str]
+    candidate: Optional[str]
+    dag: Optional[Mapping[str, Any]] = None
+
+    @classmethod
+    def _of(cls, d: Optional[Mapping[str, Any]]) -> Optional["FullFormulas"]:
+        if not d:
+            return None
+        return cls(d.get("reference"), d.get("candidate"), d.get("dag"))
+
+
+@dataclass(frozen=True)
+class BuiltBy:
+    """The instruction that first built a sub-term where two formulas
+    differ: ``kernel`` (``reference`` / ``candidate``), the sub-term
+    (``term``, when its side has several), the instruction's
+    ``position``, the PTX file, the CTA whose run built it and the source
+    line's text when found on disk."""
+
+    kernel: str
+    term: Optional[str]
+    position: Position
+    ptx: str
+    cta: Tuple[int, int, int]
+    source_text: Optional[str] = None
+
+    @classmethod
+    def _of(cls, d: Mapping[str, Any]) -> "BuiltBy":
+        return cls(d.get("kernel", ""), d.get("term"), _position(d), d.get("ptx", ""),
+                   tuple(d.get("cta", (0, 0, 0))), d.get("source_text"))  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        what = f" ({self.term})" if self.term else ""
+        return f"built in the {self.kernel}{what} by {self.position}"
+
+
+@dataclass(frozen=True)
+class FirstDifference:
+    """Where a failing element's two formulas first differ: the smallest
+    differing sub-terms of each side (``reference`` / ``candidate``; an
+    empty side has nothing in their place) and the instructions that
+    built them (``built``)."""
+
+    reference: Tuple[str, ...]
+    candidate: Tuple[str, ...]
+    built: Tuple[BuiltBy, ...]
+
+    @classmethod
+    def _of(cls, d: Optional[Mapping[str, Any]]) -> Optional["FirstDifference"]:
+        if not d:
+            return None
+        return cls(tuple(d.get("reference") or ()), tuple(d.get("candidate") or ()),
+                   tuple(BuiltBy._of(b) for b in d.get("built") or ()))
+
+
+@dataclass(frozen=True)
 class ElementFailure:
     """An output element not proved, with both formulas: ``kind`` is
     ``refuted`` (with a counterexample), ``written-by-one``, ``bits-differ``
     (different for every input), ``unknown`` (with the normal forms'
-    nonzero ``residual`` when there is one) or ``unsupported``."""
+    nonzero ``residual`` when there is one) or ``unsupported``.
+
+    ``reference_store`` / ``candidate_store``: the :class:`Store` that
+    wrote the element in each kernel (``None``: a formula reference, an
+    element that kernel does not write). ``full``: the whole formulas when
+    ``reference``/``candidate`` were cut (:class:`FullFormulas`).
+    ``first_difference``: where the formulas first differ and which
+    instructions built that (:class:`FirstDifference`; pair checks, the
+    first ``show`` failures of a tensor)."""
 
     output: str
     coords: Tuple[int, ...]
@@ -190,6 +307,10 @@ class ElementFailure:
     reason: Optional[str]
     counterexample: Optional[Counterexample]
     residual: Optional[str] = None
+    reference_store: Optional[Store] = None
+    candidate_store: Optional[Store] = None
+    full: Optional[FullFormulas] = None
+    first_difference: Optional[FirstDifference] = None
 
 
 @dataclass(frozen=True)
@@ -318,7 +439,9 @@ def _failure(o: Dict[str, Any], f: Dict[str, Any], names: List[str], symbols: se
     if kind == "refuted" and fail.get("counterexample"):
         cx = _counterexample(o, f, fail["counterexample"], names, symbols, shapes)
     return ElementFailure(o["name"], tuple(f.get("coords", ())), kind, f.get("reference", ""),
-                          f.get("candidate", ""), reason, cx, fail.get("residual"))
+                          f.get("candidate", ""), reason, cx, fail.get("residual"),
+                          Store._of(f.get("reference_store")), Store._of(f.get("candidate_store")),
+                          FullFormulas._of(f.get("full")), FirstDifference._of(f.get("first_difference")))
 
 
 def _counterexample(o: Dict[str, Any], f: Dict[str, Any], c: Dict[str, Any], names: List[str],

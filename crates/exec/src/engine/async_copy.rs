@@ -149,7 +149,7 @@ impl<D: Domain> Engine<'_, D> {
     /// overlapping an in-flight copy races with it.
     pub(crate) fn async_check(&mut self, t: u32, r: u32, off: u64, len: u64, kind: AccessKind) {
         let write = kind != AccessKind::Read;
-        let Some((c, dst, byte)) = self.asyncs.conflict(r, off, len, write) else {
+        let Some((c, dst, byte)) = self.cta.asyncs.conflict(r, off, len, write) else {
             return;
         };
         let first = AccessRef {
@@ -195,10 +195,10 @@ impl<D: Domain> Engine<'_, D> {
     fn async_race(&mut self, r: u32, byte: u64, first: AccessRef, second: AccessRef, why: String) {
         let a = pack(first.instr).min(pack(second.instr));
         let b = pack(first.instr).max(pack(second.instr));
-        if !self.reported.insert((r, a, b)) {
+        if !self.log.first_report((r, a, b)) {
             return;
         }
-        let reg = &self.regions[r as usize];
+        let reg = &self.mem.regions[r as usize];
         let loc = MemLocation {
             region: reg.name.clone(),
             space: reg.space.name().into(),
@@ -296,9 +296,9 @@ impl<D: Domain> Engine<'_, D> {
         };
         self.store(t, info, StateSpace::Shared, &dst, v, cp as u8)?;
         // Input-only tensors are never written: no in-flight source.
-        let src_at = src_at.filter(|(r, _, _)| self.shadows[*r as usize].is_some());
-        let id = self.asyncs.next;
-        self.asyncs.next += 1;
+        let src_at = src_at.filter(|(r, _, _)| self.mem.shadows[*r as usize].is_some());
+        let id = self.cta.asyncs.next;
+        self.cta.asyncs.next += 1;
         let c = Copy {
             tid: t,
             instr: self.cur_instr,
@@ -306,12 +306,12 @@ impl<D: Domain> Engine<'_, D> {
             src: src_at,
             wgmma: false,
         };
-        self.asyncs.index(id, c.dst, true);
+        self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
-            self.asyncs.index(id, s, true);
+            self.cta.asyncs.index(id, s, true);
         }
-        self.asyncs.copies.insert(id, c);
-        self.asyncs.uncommitted[t as usize].push(id);
+        self.cta.asyncs.copies.insert(id, c);
+        self.cta.asyncs.uncommitted[t as usize].push(id);
         Ok(Flow::Next)
     }
 
@@ -338,13 +338,13 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(None);
         };
         // The bulk copy writes through the async proxy (`proxy.rs`).
-        self.proxy.async_store = true;
+        self.cta.proxy.async_store = true;
         let stored = self.store(t, info, StateSpace::Shared, dst, v, 16);
-        self.proxy.async_store = false;
+        self.cta.proxy.async_store = false;
         stored?;
-        let src_at = Some(src_at).filter(|(r, _, _)| self.shadows[*r as usize].is_some());
-        let id = self.asyncs.next;
-        self.asyncs.next += 1;
+        let src_at = Some(src_at).filter(|(r, _, _)| self.mem.shadows[*r as usize].is_some());
+        let id = self.cta.asyncs.next;
+        self.cta.asyncs.next += 1;
         let c = Copy {
             tid: t,
             instr: self.cur_instr,
@@ -352,11 +352,11 @@ impl<D: Domain> Engine<'_, D> {
             src: src_at,
             wgmma: false,
         };
-        self.asyncs.index(id, c.dst, true);
+        self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
-            self.asyncs.index(id, s, true);
+            self.cta.asyncs.index(id, s, true);
         }
-        self.asyncs.copies.insert(id, c);
+        self.cta.asyncs.copies.insert(id, c);
         Ok(Some(id))
     }
 
@@ -370,9 +370,9 @@ impl<D: Domain> Engine<'_, D> {
         dst: (u32, u64, u64),
         src: Option<(u32, u64, u64)>,
     ) -> u32 {
-        let src = src.filter(|(r, _, _)| self.shadows[*r as usize].is_some());
-        let id = self.asyncs.next;
-        self.asyncs.next += 1;
+        let src = src.filter(|(r, _, _)| self.mem.shadows[*r as usize].is_some());
+        let id = self.cta.asyncs.next;
+        self.cta.asyncs.next += 1;
         let c = Copy {
             tid: t,
             instr: self.cur_instr,
@@ -380,11 +380,11 @@ impl<D: Domain> Engine<'_, D> {
             src,
             wgmma: false,
         };
-        self.asyncs.index(id, c.dst, true);
+        self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
-            self.asyncs.index(id, s, true);
+            self.cta.asyncs.index(id, s, true);
         }
-        self.asyncs.copies.insert(id, c);
+        self.cta.asyncs.copies.insert(id, c);
         id
     }
 
@@ -393,8 +393,8 @@ impl<D: Domain> Engine<'_, D> {
     /// `t`: in flight until [`Engine::complete_copy_as`] (a write to the
     /// bytes meanwhile races). Returns its id.
     pub(crate) fn track_wgmma_read(&mut self, t: u32, src: (u32, u64, u64)) -> u32 {
-        let id = self.asyncs.next;
-        self.asyncs.next += 1;
+        let id = self.cta.asyncs.next;
+        self.cta.asyncs.next += 1;
         let c = Copy {
             tid: t,
             instr: self.cur_instr,
@@ -402,22 +402,26 @@ impl<D: Domain> Engine<'_, D> {
             src: Some(src),
             wgmma: true,
         };
-        self.asyncs.index(id, src, true);
-        self.asyncs.copies.insert(id, c);
+        self.cta.asyncs.index(id, src, true);
+        self.cta.asyncs.copies.insert(id, c);
         id
     }
 
     /// The issuing thread and instruction of in-flight copy `id`, and its
     /// source when it still reads one.
     pub(crate) fn async_copy_info(&self, id: u32) -> Option<(u32, u32, Option<Span>)> {
-        self.asyncs.copies.get(&id).map(|c| (c.tid, c.instr, c.src))
+        self.cta
+            .asyncs
+            .copies
+            .get(&id)
+            .map(|c| (c.tid, c.instr, c.src))
     }
 
     /// The source reads of copy `id` complete (`cp.async.bulk.wait_group.read`):
     /// recorded again at the issuing thread's clock and no longer in
     /// flight; its destination writes stay in flight.
     pub(crate) fn complete_copy_reads(&mut self, id: u32) {
-        let Some(c) = self.asyncs.copies.get(&id).cloned() else {
+        let Some(c) = self.cta.asyncs.copies.get(&id).cloned() else {
             return;
         };
         let Some(src) = c.src else {
@@ -429,9 +433,9 @@ impl<D: Domain> Engine<'_, D> {
             dst: (src.0, src.1, 0),
             ..c.clone()
         };
-        self.asyncs.copies.insert(id, only_src);
+        self.cta.asyncs.copies.insert(id, only_src);
         self.complete_copy_as(id, c.tid);
-        self.asyncs.copies.insert(id, Copy { src: None, ..c });
+        self.cta.asyncs.copies.insert(id, Copy { src: None, ..c });
     }
 
     /// A copy completes: its accesses are recorded at the issuing thread's
@@ -443,8 +447,8 @@ impl<D: Domain> Engine<'_, D> {
     /// `cp.async.commit_group`: the uncommitted copies form a group (an
     /// empty one when there are none, per PTX).
     pub(crate) fn cp_async_commit(&mut self, t: u32) -> R<Flow> {
-        let g = std::mem::take(&mut self.asyncs.uncommitted[t as usize]);
-        self.asyncs.groups[t as usize].push_back(g);
+        let g = std::mem::take(&mut self.cta.asyncs.uncommitted[t as usize]);
+        self.cta.asyncs.groups[t as usize].push_back(g);
         Ok(Flow::Next)
     }
 
@@ -466,8 +470,8 @@ impl<D: Domain> Engine<'_, D> {
                 0
             }
         };
-        while self.asyncs.groups[t as usize].len() > keep {
-            let Some(g) = self.asyncs.groups[t as usize].pop_front() else {
+        while self.cta.asyncs.groups[t as usize].len() > keep {
+            let Some(g) = self.cta.asyncs.groups[t as usize].pop_front() else {
                 break;
             };
             for id in g {
@@ -479,20 +483,20 @@ impl<D: Domain> Engine<'_, D> {
 
     /// The copies thread `t` issued that have not completed.
     pub(crate) fn async_outstanding(&self, t: u32) -> Vec<u32> {
-        let mut v: Vec<u32> = self.asyncs.groups[t as usize]
+        let mut v: Vec<u32> = self.cta.asyncs.groups[t as usize]
             .iter()
             .flatten()
             .copied()
             .collect();
-        v.extend(self.asyncs.uncommitted[t as usize].iter().copied());
-        v.retain(|id| self.asyncs.copies.contains_key(id));
+        v.extend(self.cta.asyncs.uncommitted[t as usize].iter().copied());
+        v.retain(|id| self.cta.asyncs.copies.contains_key(id));
         v
     }
 
     /// A copy lands: it leaves the in-flight index and its accesses are
     /// recorded again at the issuing thread's current clock.
     fn complete_copy(&mut self, id: u32) {
-        let Some(tid) = self.asyncs.copies.get(&id).map(|c| c.tid) else {
+        let Some(tid) = self.cta.asyncs.copies.get(&id).map(|c| c.tid) else {
             return;
         };
         self.complete_copy_as(id, tid);
@@ -502,12 +506,12 @@ impl<D: Domain> Engine<'_, D> {
     /// issuing thread, or its async agent when an mbarrier phase completes
     /// it).
     pub(crate) fn complete_copy_as(&mut self, id: u32, slot: u32) {
-        let Some(c) = self.asyncs.copies.remove(&id) else {
+        let Some(c) = self.cta.asyncs.copies.remove(&id) else {
             return;
         };
-        self.asyncs.index(id, c.dst, false);
+        self.cta.asyncs.index(id, c.dst, false);
         if let Some(s) = c.src {
-            self.asyncs.index(id, s, false);
+            self.cta.asyncs.index(id, s, false);
         }
         let acc = Acc {
             tid: slot,
@@ -520,7 +524,7 @@ impl<D: Domain> Engine<'_, D> {
             let Some((r, off, len)) = side.filter(|s| s.2 > 0) else {
                 continue;
             };
-            let Some(sh) = self.shadows[r as usize].as_mut() else {
+            let Some(sh) = self.mem.shadows[r as usize].as_mut() else {
                 continue;
             };
             let mut first = None;

@@ -60,10 +60,11 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn step_limit(&mut self, t: u32) -> Halt {
         let max = self.input.limits.max_steps;
         let th = self.thread_ref(t);
-        let hot = self.threads[t as usize].back_edges.hottest();
+        let hot = self.cta.threads[t as usize].back_edges.hottest();
         let mut f = match hot {
             Some((edge, n)) => {
                 let (total, threads) = self
+                    .cta
                     .threads
                     .iter()
                     .map(|x| x.back_edges.count(edge))
@@ -97,7 +98,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         f = f.with_reason("step limit");
         self.report(f);
-        self.halted = true;
+        self.log.halt();
         Halt
     }
 }

@@ -74,7 +74,7 @@ impl<D: Domain> Engine<'_, D> {
     /// This CTA's rank in its cluster (x fastest).
     pub(crate) fn cluster_rank(&self) -> u32 {
         let c = self.cluster_shape();
-        let r = |d: usize| self.cta[d] % c[d];
+        let r = |d: usize| self.cta.id[d] % c[d];
         r(0) + c[0] * (r(1) + c[1] * r(2))
     }
 
@@ -136,7 +136,7 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     fn cluster_state(&mut self) -> &mut ClusterBarrier {
-        let n = self.nthreads as usize;
+        let n = self.cta.nthreads as usize;
         let c = &mut self.cluster;
         if c.pending.len() != n {
             c.pending = vec![None; n];
@@ -220,15 +220,15 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(Flow::Next);
         }
         c.waiters.push((t, instr));
-        self.threads[t as usize].status = Status::Blocked(Wait::Cluster);
+        self.cta.threads[t as usize].status = Status::Blocked(Wait::Cluster);
         Ok(Flow::Block)
     }
 
     /// Completes the current phase once every non-exited thread arrived:
     /// the waiters acquire the phase's releases and wake.
     fn cluster_try_complete(&mut self) {
-        let live = (0..self.nthreads)
-            .filter(|&x| self.threads[x as usize].status != Status::Exited)
+        let live = (0..self.cta.nthreads)
+            .filter(|&x| self.cta.threads[x as usize].status != Status::Exited)
             .count() as u32;
         let c = self.cluster_state();
         if c.arrived == 0 || c.arrived < live {
@@ -271,8 +271,8 @@ impl<D: Domain> Engine<'_, D> {
                 None => by_instr.push((i, vec![t])),
             }
         }
-        let live = (0..self.nthreads)
-            .filter(|&x| self.threads[x as usize].status != Status::Exited)
+        let live = (0..self.cta.nthreads)
+            .filter(|&x| self.cta.threads[x as usize].status != Status::Exited)
             .count() as u32;
         by_instr
             .into_iter()

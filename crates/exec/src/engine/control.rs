@@ -43,7 +43,7 @@ impl<D: Domain> Engine<'_, D> {
         size: u64,
         elem: u32,
     ) -> R<usize> {
-        let th = &self.threads[t as usize];
+        let th = &self.cta.threads[t as usize];
         let base = if space == Space::Local {
             th.cursor_local
         } else {
@@ -66,7 +66,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         };
-        let th = &mut self.threads[t as usize];
+        let th = &mut self.cta.threads[t as usize];
         let cursor = if space == Space::Local {
             &mut th.cursor_local
         } else {
@@ -83,7 +83,7 @@ impl<D: Domain> Engine<'_, D> {
                 init: Init::Uninit,
                 tensor: None,
             },
-            slots: Slots::metered(size as usize, Slot::Unwritten, &self.meter),
+            slots: Slots::metered(size as usize, Slot::Unwritten, &self.mem.meter),
         });
         Ok(th.private.len() - 1)
     }
@@ -93,7 +93,7 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn push_frame(&mut self, t: u32, func: u32, args: Vec<ArgVal<D::Val>>) -> R<()> {
         let funcs = self.funcs.clone();
         let info = &funcs[func as usize];
-        if self.threads[t as usize].frames.len() as u32 >= self.input.limits.max_call_depth {
+        if self.cta.threads[t as usize].frames.len() as u32 >= self.input.limits.max_call_depth {
             return Err(self.fail(
                 t,
                 FindingKind::ResourceLimit,
@@ -101,7 +101,7 @@ impl<D: Domain> Engine<'_, D> {
                 format!("call depth over {}", self.input.limits.max_call_depth),
             ));
         }
-        let private_base = self.threads[t as usize].private.len();
+        let private_base = self.cta.threads[t as usize].private.len();
         for &v in &info.private_vars {
             let var = &info.ir.vars[v as usize];
             let space = if var.space == StateSpace::Local {
@@ -154,21 +154,21 @@ impl<D: Domain> Engine<'_, D> {
                 let width = p.ty.size_bytes() as u8;
                 match (is_param_space, a) {
                     (true, ArgVal::Value(v)) => {
-                        let th = &mut self.threads[t as usize];
+                        let th = &mut self.cta.threads[t as usize];
                         let n = th.private[here].slots.len();
                         if usize::from(width) <= n {
                             store_value(&mut th.private[here].slots, 0, &v, width);
                         }
                     }
                     (true, ArgVal::Region(src)) => {
-                        let th = &mut self.threads[t as usize];
+                        let th = &mut self.cta.threads[t as usize];
                         copy_private(&mut th.private, src, here, usize::MAX);
                     }
                     (false, a) => {
                         let v = match a {
                             ArgVal::Value(v) => v,
                             ArgVal::Region(src) => {
-                                let th = &self.threads[t as usize];
+                                let th = &self.cta.threads[t as usize];
                                 let p = &th.private[src];
                                 let (v, _) = crate::memory::load_value(
                                     &p.slots,
@@ -196,7 +196,7 @@ impl<D: Domain> Engine<'_, D> {
         } else {
             Vec::new()
         };
-        self.threads[t as usize].frames.push(Frame {
+        self.cta.threads[t as usize].frames.push(Frame {
             func,
             pc: 0,
             regs,
@@ -313,7 +313,7 @@ impl<D: Domain> Engine<'_, D> {
         self.push_frame(t, callee, argv)?;
         // Return bindings.
         let (private_base, nvars) = {
-            let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            let fr = self.cta.threads[t as usize].frames.last().ok_or(Halt)?;
             (fr.private_base, cinfo.private_vars.len())
         };
         let mut binds = Vec::new();
@@ -339,7 +339,7 @@ impl<D: Domain> Engine<'_, D> {
                     ..
                 } => {
                     // The caller's frame is one below the callee's.
-                    let th = &self.threads[t as usize];
+                    let th = &self.cta.threads[t as usize];
                     let caller = &th.frames[th.frames.len() - 2];
                     info.private_vars
                         .iter()
@@ -372,7 +372,7 @@ impl<D: Domain> Engine<'_, D> {
             };
             binds.push(bind);
         }
-        let th = &mut self.threads[t as usize];
+        let th = &mut self.cta.threads[t as usize];
         let n = th.frames.len();
         th.frames[n - 2].pc = pc + 1;
         th.frames[n - 1].rets = binds;
@@ -422,7 +422,7 @@ impl<D: Domain> Engine<'_, D> {
                     offset: 0,
                 } if self.private_of_var(t, info, v.index()).is_some() => {
                     let p = self.private_of_var(t, info, v.index()).ok_or(Halt)?;
-                    let pr = &self.threads[t as usize].private[p];
+                    let pr = &self.cta.threads[t as usize].private[p];
                     let (len, region) = (pr.slots.len(), pr.region.clone());
                     if len < usize::from(width) {
                         return Err(self.unsupported(
@@ -436,7 +436,7 @@ impl<D: Domain> Engine<'_, D> {
                         ));
                     }
                     let (v, li) = crate::memory::load_value(
-                        &self.threads[t as usize].private[p].slots,
+                        &self.cta.threads[t as usize].private[p].slots,
                         &region,
                         0,
                         width,
@@ -489,7 +489,7 @@ impl<D: Domain> Engine<'_, D> {
                 offset: 0,
             } if self.private_of_var(t, info, v.index()).is_some() => {
                 let p = self.private_of_var(t, info, v.index()).ok_or(Halt)?;
-                let slots = &mut self.threads[t as usize].private[p].slots;
+                let slots = &mut self.cta.threads[t as usize].private[p].slots;
                 if slots.len() < usize::from(b.ret.size()) {
                     return Err(self.unsupported(
                         t,
@@ -506,21 +506,21 @@ impl<D: Domain> Engine<'_, D> {
 
     /// `ret` (or falling off the end of a body).
     pub(crate) fn do_return(&mut self, funcs: &[FuncInfo], t: u32) -> R<Flow> {
-        let depth = self.threads[t as usize].frames.len();
+        let depth = self.cta.threads[t as usize].frames.len();
         if depth <= 1 {
             return Ok(Flow::Exit);
         }
-        let frame = self.threads[t as usize].frames.pop().ok_or(Halt)?;
-        let caller_func = self.threads[t as usize].frames.last().ok_or(Halt)?.func;
+        let frame = self.cta.threads[t as usize].frames.pop().ok_or(Halt)?;
+        let caller_func = self.cta.threads[t as usize].frames.last().ok_or(Halt)?.func;
         let caller_info = &funcs[caller_func as usize];
         for b in &frame.rets {
             match b {
                 RetBind::RegionToRegion { from, to, size } => {
-                    let th = &mut self.threads[t as usize];
+                    let th = &mut self.cta.threads[t as usize];
                     copy_private(&mut th.private, *from, *to, *size as usize);
                 }
                 RetBind::RegionToReg { from, to, width } => {
-                    let th = &self.threads[t as usize];
+                    let th = &self.cta.threads[t as usize];
                     let p = &th.private[*from];
                     let region = p.region.clone();
                     let slots = &p.slots;
@@ -559,7 +559,7 @@ impl<D: Domain> Engine<'_, D> {
                         .get(*from_slot as usize)
                         .cloned()
                         .unwrap_or(Value::Undef);
-                    let th = &mut self.threads[t as usize];
+                    let th = &mut self.cta.threads[t as usize];
                     let dst = &mut th.private[*to].slots;
                     if usize::from(*width) <= dst.len() {
                         store_value(dst, 0, &v, *width);
@@ -569,7 +569,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         // Free the frame's private regions (their storage leaves the
         // meter as it drops) and their address ranges.
-        let th = &mut self.threads[t as usize];
+        let th = &mut self.cta.threads[t as usize];
         th.private.truncate(frame.private_base);
         let end_of = |space: Space, th: &super::Thread<D::Val>| {
             th.private
@@ -588,10 +588,10 @@ impl<D: Domain> Engine<'_, D> {
 
     /// A thread terminates (`exit`, or `ret` from the kernel).
     pub(crate) fn exit_thread(&mut self, t: u32) {
-        let th = &mut self.threads[t as usize];
+        let th = &mut self.cta.threads[t as usize];
         th.status = Status::Exited;
         let w = (t / 32) as usize;
-        self.live[w] &= !(1u32 << (t % 32));
+        self.cta.live[w] &= !(1u32 << (t % 32));
         self.after_exit(t);
     }
 }

@@ -148,7 +148,10 @@ impl<D: Domain> Engine<'_, D> {
             }
             PredArg::Data(_) | PredArg::Tainted(_) => {
                 if let Instr::Bra { .. } = ins.instr {
-                    let pc = self.threads[t as usize].frames.last().map_or(0, |f| f.pc);
+                    let pc = self.cta.threads[t as usize]
+                        .frames
+                        .last()
+                        .map_or(0, |f| f.pc);
                     let target = match ins.operands.first() {
                         Some(Operand::Label(l)) => {
                             info.ir.labels.get(l.index()).map_or(pc, |l| l.target)
@@ -199,15 +202,15 @@ impl<D: Domain> Engine<'_, D> {
         ins: &InstrData,
     ) -> R<Flow> {
         let ops: &[Operand] = &ins.operands;
-        let pc = self.threads[t as usize].frames.last().ok_or(Halt)?.pc;
+        let pc = self.cta.threads[t as usize].frames.last().ok_or(Halt)?.pc;
         let op = |i: usize| ops.get(i).unwrap_or(&Operand::Sink);
         if D::BIT_EXACT {
             self.d.set_mode(crate::ieee::mode_of(&ins.instr));
         }
-        if self.wg.busy_threads > 0 {
+        if self.cta.wg.busy_threads > 0 {
             self.wgmma_busy_check(t, info, ins);
         }
-        if self.wg.fence_track {
+        if self.cta.wg.fence_track {
             self.wgmma_note_writes(t, info, ins);
         }
         match &ins.instr {
@@ -1139,7 +1142,7 @@ impl<D: Domain> Engine<'_, D> {
                 };
                 let mut r = self.int_data_op(t, op, w, &[(a, w), (b, w)])?;
                 // A carry in (addc/subc) is a concrete bit.
-                if matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry {
+                if matches!(carry, Carry::In | Carry::InOut) && self.cta.threads[t as usize].carry {
                     let o = if sub { IntOp::Sub } else { IntOp::Add };
                     r = self.int_data_op(t, o, w, &[(r, w), (IntArg::Known(1), w)])?;
                 }
@@ -1154,7 +1157,7 @@ impl<D: Domain> Engine<'_, D> {
                 return Ok(Flow::Next);
             }
         };
-        let cin = matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry;
+        let cin = matches!(carry, Carry::In | Carry::InOut) && self.cta.threads[t as usize].carry;
         let cin = u128::from(cin);
         let m = if w >= 64 {
             u128::from(u64::MAX)
@@ -1178,7 +1181,7 @@ impl<D: Domain> Engine<'_, D> {
             mask_bits(r, w)
         };
         if matches!(carry, Carry::Out | Carry::InOut) {
-            self.threads[t as usize].carry = cout;
+            self.cta.threads[t as usize].carry = cout;
         }
         self.write(t, info, opnd(ops, 0), Value::Bits(r))?;
         Ok(Flow::Next)
@@ -1207,11 +1210,11 @@ impl<D: Domain> Engine<'_, D> {
                     MulMode::Wide => int::mul_wide(a, b, w, s),
                 };
                 let cin = u128::from(
-                    matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry,
+                    matches!(carry, Carry::In | Carry::InOut) && self.cta.threads[t as usize].carry,
                 );
                 let full = u128::from(p) + u128::from(c) + cin;
                 if matches!(carry, Carry::Out | Carry::InOut) {
-                    self.threads[t as usize].carry = (full >> cw) & 1 == 1;
+                    self.cta.threads[t as usize].carry = (full >> cw) & 1 == 1;
                 }
                 IntArg::Known(mask_bits(full as u64, cw))
             }
@@ -1221,7 +1224,7 @@ impl<D: Domain> Engine<'_, D> {
                 }
                 let p = self.int_data_mul(t, mode, s, w, a, b)?;
                 let mut r = self.int_data_op(t, IntOp::Add, cw, &[(p, cw), (c, cw)])?;
-                if matches!(carry, Carry::In | Carry::InOut) && self.threads[t as usize].carry {
+                if matches!(carry, Carry::In | Carry::InOut) && self.cta.threads[t as usize].carry {
                     r = self.int_data_op(t, IntOp::Add, cw, &[(r, cw), (IntArg::Known(1), cw)])?;
                 }
                 r

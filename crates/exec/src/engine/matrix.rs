@@ -167,8 +167,10 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn matrix(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
         let w = (t / 32) as usize;
         let what = ins.instr.mnemonic();
-        if self.live[w] != u32::MAX {
-            let missing: Vec<u32> = (0..32).filter(|l| self.live[w] & (1 << l) == 0).collect();
+        if self.cta.live[w] != u32::MAX {
+            let missing: Vec<u32> = (0..32)
+                .filter(|l| self.cta.live[w] & (1 << l) == 0)
+                .collect();
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
@@ -189,11 +191,11 @@ impl<D: Domain> Engine<'_, D> {
         let arg = self.matrix_arrive(t, info, ins)?;
         let key = (self.cur_instr, u32::MAX);
         let lane = t % 32;
-        let idx = match self.warps[w].pending.iter().position(|c| c.key == key) {
+        let idx = match self.cta.warps[w].pending.iter().position(|c| c.key == key) {
             Some(i) => i,
             None => {
                 let first_instr = self.cur_instr;
-                let ws = &mut self.warps[w];
+                let ws = &mut self.cta.warps[w];
                 ws.pending.push(Coll {
                     key,
                     arrived: 0,
@@ -204,14 +206,14 @@ impl<D: Domain> Engine<'_, D> {
                 ws.pending.len() - 1
             }
         };
-        let c = &mut self.warps[w].pending[idx];
+        let c = &mut self.cta.warps[w].pending[idx];
         c.arrived |= 1 << lane;
         c.args.push((lane, CollArg::Regs(arg)));
         if c.arrived != u32::MAX {
-            self.threads[t as usize].status = Status::Blocked(Wait::Collective);
+            self.cta.threads[t as usize].status = Status::Blocked(Wait::Collective);
             return Ok(Flow::Block);
         }
-        let coll = self.warps[w].pending.remove(idx);
+        let coll = self.cta.warps[w].pending.remove(idx);
         self.stats.warp_collectives += 1;
         let mut lanes: Vec<Vec<Value<D::Val>>> = vec![Vec::new(); 32];
         for (l, a) in coll.args {
@@ -223,7 +225,7 @@ impl<D: Domain> Engine<'_, D> {
         self.matrix_complete(base, info, ins, lanes)?;
         for l in 0..32 {
             let x = base + l;
-            if x != t && self.threads[x as usize].status == Status::Blocked(Wait::Collective) {
+            if x != t && self.cta.threads[x as usize].status == Status::Blocked(Wait::Collective) {
                 self.wake(x);
             }
         }

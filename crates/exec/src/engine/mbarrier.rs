@@ -177,14 +177,14 @@ impl<D: Domain> Engine<'_, D> {
     /// The clock slot of thread `t`'s async agent (`cp.async` copies
     /// completing on an mbarrier).
     fn agent(&self, t: u32) -> u32 {
-        t + self.nthreads
+        t + self.cta.nthreads
     }
 
     /// Whether the timer read by the current instruction (a `mov`) only
     /// feeds the back-off of recognised polling loops.
     pub(crate) fn timer_in_spin_only(&mut self, info: &FuncInfo) -> bool {
         let key = self.cur_instr;
-        if let Some(&ok) = self.mbars.timers.get(&key) {
+        if let Some(&ok) = self.cta.mbars.timers.get(&key) {
             return ok;
         }
         let pc = unpack_instr(key).index;
@@ -192,7 +192,7 @@ impl<D: Domain> Engine<'_, D> {
             info.ir.instrs.get(pc as usize),
             Some(i) if matches!(i.instr, Instr::Mov { .. })
         ) && spin::timer_only_in_spins(&info.ir, pc);
-        self.mbars.timers.insert(key, ok);
+        self.cta.mbars.timers.insert(key, ok);
         ok
     }
 
@@ -228,13 +228,13 @@ impl<D: Domain> Engine<'_, D> {
                 "the address is thread-private".into(),
             ));
         };
-        if self.regions[r as usize].space != crate::memory::Space::Shared {
+        if self.mem.regions[r as usize].space != crate::memory::Space::Shared {
             return Err(self.unsupported(
                 t,
                 "mbarrier outside shared memory",
                 format!(
                     "`{}` is not in shared memory",
-                    self.regions[r as usize].name
+                    self.mem.regions[r as usize].name
                 ),
             ));
         }
@@ -245,7 +245,7 @@ impl<D: Domain> Engine<'_, D> {
                 "misaligned mbarrier",
                 format!(
                     "the mbarrier object at {} is not 8-byte aligned",
-                    loc_of(&self.regions[r as usize].name, off)
+                    loc_of(&self.mem.regions[r as usize].name, off)
                 ),
             ));
         }
@@ -272,7 +272,7 @@ impl<D: Domain> Engine<'_, D> {
         second: (u32, u32),
         message: String,
     ) -> Halt {
-        let reg = &self.regions[key.0 as usize];
+        let reg = &self.mem.regions[key.0 as usize];
         let loc = MemLocation {
             region: reg.name.clone(),
             space: reg.space.name().into(),
@@ -288,7 +288,7 @@ impl<D: Domain> Engine<'_, D> {
             .with_reason(reason);
         f.accesses = vec![a, b];
         self.report(f);
-        self.halted = true;
+        self.log.halt();
         Halt
     }
 
@@ -306,7 +306,7 @@ impl<D: Domain> Engine<'_, D> {
         schedule_note: bool,
     ) -> R<()> {
         let instr = self.cur_instr;
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         let Some(prev) = m.done.back() else {
             return Ok(());
         };
@@ -355,8 +355,8 @@ impl<D: Domain> Engine<'_, D> {
     /// before this use by `t` (a thread); records the use.
     fn mbar_use(&mut self, t: u32, key: (u32, u64), what: &str) -> R<()> {
         let instr = self.cur_instr;
-        let name = self.regions[key.0 as usize].name.clone();
-        let Some(m) = self.mbars.objects.get(&key) else {
+        let name = self.mem.regions[key.0 as usize].name.clone();
+        let Some(m) = self.cta.mbars.objects.get(&key) else {
             return Err(self.fail(
                 t,
                 FindingKind::Uninitialised,
@@ -398,7 +398,7 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         let e = self.clocks.epoch(t);
-        if let Some(m) = self.mbars.objects.get_mut(&key) {
+        if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
             m.users.insert(t, (e, instr));
         }
         Ok(())
@@ -470,7 +470,7 @@ impl<D: Domain> Engine<'_, D> {
                                 format!("arrival count {count} (1 to 2^20 - 1)"),
                             ));
                         }
-                        let phase = self.mbars.objects[&key].phase;
+                        let phase = self.cta.mbars.objects[&key].phase;
                         self.phase_event(
                             t,
                             t,
@@ -480,13 +480,13 @@ impl<D: Domain> Engine<'_, D> {
                             !relaxed,
                             no_complete,
                         )?;
-                        if drop && let Some(m) = self.mbars.objects.get_mut(&key) {
+                        if drop && let Some(m) = self.cta.mbars.objects.get_mut(&key) {
                             m.expected -= i64::from(count);
                         }
                         // The state: which phase this arrival joined.
-                        let pending = self.mbars.objects[&key].pending;
-                        let ix = self.mbars.states.len() as u64;
-                        self.mbars.states.push((key, phase, pending));
+                        let pending = self.cta.mbars.objects[&key].pending;
+                        let ix = self.cta.mbars.states.len() as u64;
+                        self.cta.mbars.states.push((key, phase, pending));
                         let d = ops[0].clone();
                         self.write(t, info, &d, Value::Bits(STATE_TAG | ix))?;
                         self.try_complete_phase(key)?;
@@ -502,7 +502,7 @@ impl<D: Domain> Engine<'_, D> {
 
     fn mbar_init(&mut self, t: u32, key: (u32, u64), n: i64) -> R<Flow> {
         let instr = self.cur_instr;
-        let name = self.regions[key.0 as usize].name.clone();
+        let name = self.mem.regions[key.0 as usize].name.clone();
         if n == 0 || n > MAX_COUNT {
             return Err(self.fail(
                 t,
@@ -511,7 +511,7 @@ impl<D: Domain> Engine<'_, D> {
                 format!("mbarrier.init with count {n} (1 to 2^20 - 1)"),
             ));
         }
-        if let Some(m) = self.mbars.objects.get(&key) {
+        if let Some(m) = self.cta.mbars.objects.get(&key) {
             let (it, ii) = (m.init_tid, m.init.instr);
             if m.valid {
                 return Err(self.mbar_finding(
@@ -555,7 +555,7 @@ impl<D: Domain> Engine<'_, D> {
             epoch: self.clocks.epoch(t),
             instr,
         };
-        self.mbars.objects.insert(
+        self.cta.mbars.objects.insert(
             key,
             Mbar {
                 name: loc_of(&name, key.1),
@@ -580,7 +580,7 @@ impl<D: Domain> Engine<'_, D> {
     fn mbar_inval(&mut self, t: u32, key: (u32, u64)) -> R<Flow> {
         let instr = self.cur_instr;
         self.mbar_use(t, key, "mbarrier.inval")?;
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         let name = m.name.clone();
         if let Some(p) = m.parked.first() {
             let (pt, pi) = (p.tid, p.instr);
@@ -610,7 +610,7 @@ impl<D: Domain> Engine<'_, D> {
                 ));
             }
         }
-        if let Some(m) = self.mbars.objects.get_mut(&key) {
+        if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
             m.valid = false;
         }
         Ok(Flow::Next)
@@ -634,7 +634,7 @@ impl<D: Domain> Engine<'_, D> {
         let instr = self.cur_instr;
         // Ordered after the previous phase's completion?
         self.check_joins_after_previous(t, slot, key, "this arrive-on joins", true)?;
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         let name = m.name.clone();
         let phase = m.phase;
         if count > m.pending {
@@ -652,7 +652,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         if (m.tx + tx).abs() > MAX_COUNT {
             return Err(self.fail(
                 t,
@@ -663,7 +663,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         // Waiters of the previous phase that this event is ordered after.
         let clocks = &self.clocks;
-        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
         m.passed
             .retain(|p| !(p.target == phase - 1 && clocks.knows(slot, p.tid, p.epoch)));
         let epoch = clocks.epoch(slot);
@@ -673,11 +673,11 @@ impl<D: Domain> Engine<'_, D> {
         if release {
             let s = self.clocks.snapshot(slot);
             self.clocks.tick(slot);
-            if let Some(m) = self.mbars.objects.get_mut(&key) {
+            if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
                 m.cur.releases.push(s);
             }
         }
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         if no_complete && m.pending == 0 && m.tx == 0 && m.asyncs.is_empty() {
             return Err(self.fail(
                 t,
@@ -695,7 +695,7 @@ impl<D: Domain> Engine<'_, D> {
     /// completes the current phase when its counts reach zero.
     fn try_complete_phase(&mut self, key: (u32, u64)) -> R<()> {
         loop {
-            let m = &self.mbars.objects[&key];
+            let m = &self.cta.mbars.objects[&key];
             let ac: i64 = m.asyncs.iter().map(|a| a.count).sum();
             let at: i64 = m.asyncs.iter().map(|a| a.tx).sum();
             if !m.asyncs.is_empty() && m.pending <= ac {
@@ -728,7 +728,7 @@ impl<D: Domain> Engine<'_, D> {
                 // Fire them (as late as possible: the copies stay in
                 // flight until the phase needs them).
                 let fire =
-                    std::mem::take(&mut self.mbars.objects.get_mut(&key).ok_or(Halt)?.asyncs);
+                    std::mem::take(&mut self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?.asyncs);
                 for a in fire {
                     let agent = self.agent(a.tid);
                     self.clocks.sync(&[agent], std::slice::from_ref(&a.snap));
@@ -752,7 +752,7 @@ impl<D: Domain> Engine<'_, D> {
 
     fn complete_phase(&mut self, key: (u32, u64)) -> R<()> {
         let funcs = self.funcs.clone();
-        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
         let phase = m.phase;
         // Waits on phase - 1 that no event of this phase is ordered after.
         if let Some(p) = m.passed.iter().find(|p| p.target == phase - 1).copied() {
@@ -794,7 +794,7 @@ impl<D: Domain> Engine<'_, D> {
                 self.clocks.sync(&[p.tid], &log.releases);
             }
             let epoch = self.clocks.epoch(p.tid);
-            if let Some(m) = self.mbars.objects.get_mut(&key) {
+            if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
                 m.passed.push(Passed {
                     tid: p.tid,
                     epoch,
@@ -803,7 +803,7 @@ impl<D: Domain> Engine<'_, D> {
                 });
             }
             let (f, pc) = {
-                let fr = self.threads[p.tid as usize].frames.last().ok_or(Halt)?;
+                let fr = self.cta.threads[p.tid as usize].frames.last().ok_or(Halt)?;
                 (fr.func, fr.pc)
             };
             let info = &funcs[f as usize];
@@ -811,7 +811,7 @@ impl<D: Domain> Engine<'_, D> {
                 continue;
             };
             let ins = ins.clone();
-            let spin = self.mbars.spins.get(&pack_instr(f, pc)).cloned();
+            let spin = self.cta.mbars.spins.get(&pack_instr(f, pc)).cloned();
             let saved = self.guard.take();
             let r = self.wait_returns(p.tid, info, &ins, spin);
             self.guard = saved;
@@ -859,12 +859,12 @@ impl<D: Domain> Engine<'_, D> {
             return Err(Halt);
         };
         // The polling loop.
-        let spin = match self.mbars.spins.get(&instr) {
+        let spin = match self.cta.mbars.spins.get(&instr) {
             Some(s) => s.clone(),
             None => {
                 let pc = unpack_instr(instr).index;
                 let s = spin::analyse(&info.ir, pc, &ins.operands[0]).map(Rc::new);
-                self.mbars.spins.insert(instr, s.clone());
+                self.cta.mbars.spins.insert(instr, s.clone());
                 s
             }
         };
@@ -877,7 +877,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         let name = m.name.clone();
         let c = m.phase;
         let target = if parity {
@@ -898,7 +898,7 @@ impl<D: Domain> Engine<'_, D> {
                 }
             };
             let st = (v & !STATE_TAG) as usize;
-            match self.mbars.states.get(st) {
+            match self.cta.mbars.states.get(st) {
                 Some((k, ph, _)) if v & STATE_TAG == STATE_TAG && *k == key => *ph,
                 _ => {
                     return Err(self.unsupported(
@@ -909,7 +909,7 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
         };
-        let m = &self.mbars.objects[&key];
+        let m = &self.cta.mbars.objects[&key];
         if target < c - 1 {
             let (it, ii) = (m.init_tid, m.init.instr);
             return Err(self.mbar_finding(
@@ -971,7 +971,7 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
             let epoch = self.clocks.epoch(t);
-            if let Some(m) = self.mbars.objects.get_mut(&key) {
+            if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
                 m.passed.push(Passed {
                     tid: t,
                     epoch,
@@ -982,7 +982,7 @@ impl<D: Domain> Engine<'_, D> {
             self.wait_returns(t, info, ins, Some(spin))?;
             return Ok(Flow::Next);
         }
-        if let Some(m) = self.mbars.objects.get_mut(&key) {
+        if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
             m.parked.push(Parked {
                 tid: t,
                 target,
@@ -990,7 +990,7 @@ impl<D: Domain> Engine<'_, D> {
                 acquire: !relaxed,
             });
         }
-        self.threads[t as usize].status = Status::Blocked(Wait::Mbarrier);
+        self.cta.threads[t as usize].status = Status::Blocked(Wait::Mbarrier);
         Ok(Flow::Block)
     }
 
@@ -1001,6 +1001,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let st = (v & !STATE_TAG) as usize;
         let Some((_, _, pending)) = self
+            .cta
             .mbars
             .states
             .get(st)
@@ -1033,7 +1034,7 @@ impl<D: Domain> Engine<'_, D> {
         let copies = self.async_outstanding(t);
         let snap = self.clocks.snapshot(t);
         self.clocks.tick(t);
-        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
         if !noinc {
             m.pending += 1;
         }
@@ -1109,7 +1110,7 @@ impl<D: Domain> Engine<'_, D> {
         // Alignment of both addresses.
         for (a, sp) in [(&dst, StateSpace::Shared), (&src, StateSpace::Global)] {
             if let Some((Target::Cta(r), off)) = self.resolve(t, info, sp, a, 16)?
-                && !(self.regions[r as usize].base + off).is_multiple_of(16)
+                && !(self.mem.regions[r as usize].base + off).is_multiple_of(16)
             {
                 return Err(self.fail(
                     t,
@@ -1117,7 +1118,7 @@ impl<D: Domain> Engine<'_, D> {
                     "misaligned bulk copy",
                     format!(
                         "a cp.async.bulk address in `{}` is not 16-byte aligned",
-                        self.regions[r as usize].name
+                        self.mem.regions[r as usize].name
                     ),
                 ));
             }
@@ -1134,7 +1135,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         let snap = self.clocks.snapshot(t);
         self.clocks.tick(t);
-        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
         m.asyncs.push(AsyncArrive {
             tid: t,
             instr,
@@ -1186,7 +1187,7 @@ impl<D: Domain> Engine<'_, D> {
         let instr = self.cur_instr;
         let snap = self.clocks.snapshot(t);
         self.clocks.tick(t);
-        let m = self.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
         m.asyncs.push(AsyncArrive {
             tid: t,
             instr,
@@ -1203,8 +1204,8 @@ impl<D: Domain> Engine<'_, D> {
         let lo = off & !7;
         let mut o = lo;
         while o < off + len {
-            if self.mbars.objects.get(&(r, o)).is_some_and(|m| m.valid) {
-                let name = self.regions[r as usize].name.clone();
+            if self.cta.mbars.objects.get(&(r, o)).is_some_and(|m| m.valid) {
+                let name = self.mem.regions[r as usize].name.clone();
                 let _ = self.unsupported(
                     t,
                     "ordinary access to an mbarrier object",
@@ -1223,10 +1224,10 @@ impl<D: Domain> Engine<'_, D> {
     /// phase and instruction, naming the phase's last event.
     pub(crate) fn mbar_wait_groups(&self) -> Vec<WaitGroup> {
         let mut out = Vec::new();
-        let mut keys: Vec<_> = self.mbars.objects.keys().copied().collect();
+        let mut keys: Vec<_> = self.cta.mbars.objects.keys().copied().collect();
         keys.sort_unstable();
         for k in keys {
-            let m = &self.mbars.objects[&k];
+            let m = &self.cta.mbars.objects[&k];
             let mut by: Vec<(i64, u32, Vec<u32>)> = Vec::new();
             for p in &m.parked {
                 match by

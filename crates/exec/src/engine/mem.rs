@@ -140,8 +140,8 @@ pub(crate) enum Target {
 impl<D: Domain> Engine<'_, D> {
     fn region_of(&self, t: u32, target: Target) -> &Region {
         match target {
-            Target::Cta(r) => &self.regions[r as usize],
-            Target::Private(p) => &self.threads[t as usize].private[p].region,
+            Target::Cta(r) => &self.mem.regions[r as usize],
+            Target::Private(p) => &self.cta.threads[t as usize].private[p].region,
         }
     }
 
@@ -166,10 +166,10 @@ impl<D: Domain> Engine<'_, D> {
         addr: &Address,
         width: u64,
     ) -> R<Option<(Target, u64)>> {
-        let f = self.threads[t as usize].frames.last().ok_or(Halt)?.func as usize;
+        let f = self.cta.threads[t as usize].frames.last().ok_or(Halt)?.func as usize;
         let (sp, a) = match &addr.base {
             AddrBase::Symbol(ptxeq_ir::Symbol::Var(v)) => {
-                if let Some(Some(r)) = self.var_region.get(f).and_then(|m| m.get(v.index())) {
+                if let Some(Some(r)) = self.mem.var_region.get(f).and_then(|m| m.get(v.index())) {
                     let off = addr.offset;
                     return self.bounds(t, Target::Cta(*r), off, width);
                 }
@@ -188,9 +188,9 @@ impl<D: Domain> Engine<'_, D> {
             }
             AddrBase::Symbol(ptxeq_ir::Symbol::Param(p)) => {
                 if f == 0 {
-                    let off = (self.param_offsets.get(p.index()).copied().unwrap_or(0) as i64)
+                    let off = (self.mem.param_offsets.get(p.index()).copied().unwrap_or(0) as i64)
                         .saturating_add(addr.offset);
-                    return self.bounds(t, Target::Cta(self.param_region), off, width);
+                    return self.bounds(t, Target::Cta(self.mem.param_region), off, width);
                 }
                 match self.private_of_param(t, info, p.index()) {
                     Some(i) => return self.bounds(t, Target::Private(i), addr.offset, width),
@@ -255,7 +255,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         // Look the address up.
         let found = if sp == Space::Local || sp == Space::Param {
-            let th = &self.threads[t as usize];
+            let th = &self.cta.threads[t as usize];
             let private = th
                 .private
                 .iter()
@@ -267,9 +267,9 @@ impl<D: Domain> Engine<'_, D> {
                 .map(Target::Private);
             private.or_else(|| {
                 if sp == Space::Param {
-                    let r = &self.regions[self.param_region as usize];
+                    let r = &self.mem.regions[self.mem.param_region as usize];
                     (r.base <= a && a < r.base + r.size.max(1))
-                        .then_some(Target::Cta(self.param_region))
+                        .then_some(Target::Cta(self.mem.param_region))
                 } else {
                     None
                 }
@@ -281,7 +281,7 @@ impl<D: Domain> Engine<'_, D> {
                 Space::Const => 2,
                 _ => 3,
             };
-            let table = &self.lookup[k];
+            let table = &self.mem.lookup[k];
             let i = table.partition_point(|&(b, _, _)| b <= a);
             (i > 0)
                 .then(|| table[i - 1])
@@ -310,9 +310,15 @@ impl<D: Domain> Engine<'_, D> {
         width: u64,
     ) -> (String, Option<MemLocation>) {
         let candidates = self
+            .mem
             .regions
             .iter()
-            .chain(self.threads[t as usize].private.iter().map(|p| &p.region))
+            .chain(
+                self.cta.threads[t as usize]
+                    .private
+                    .iter()
+                    .map(|p| &p.region),
+            )
             .filter(|r| r.space == sp);
         let mut best: Option<(u64, &Region, bool)> = None;
         for r in candidates {
@@ -407,28 +413,29 @@ impl<D: Domain> Engine<'_, D> {
         let ri = r as usize;
         let instr = self.cur_instr;
         let kind = access_kind(&a);
-        if self.asyncs.any() {
+        if self.cta.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
-        if self.mbars.any() {
+        if self.cta.mbars.any() {
             self.mbar_access(t, r, off, width);
         }
-        if self.proxy.on
+        if self.cta.proxy.on
             && kind != AccessKind::Read
-            && self.regions[ri].space == crate::memory::Space::Shared
+            && self.mem.regions[ri].space == crate::memory::Space::Shared
         {
             self.proxy_note_write(t, r, off, width);
         }
-        if let Some(fp) = self.footprints[ri].as_mut() {
+        if let Some(fp) = self.mem.footprints[ri].as_mut() {
             fp.touch(off as usize, width as usize, kind, instr, t);
         }
-        if self.shadows[ri].is_none() {
+        if self.mem.shadows[ri].is_none() {
             return;
         }
         // The new content of a plain store, to compare per unit (all units
         // at once when the whole store leaves the content as it is).
-        let all_same = stored
-            .is_some_and(|v| holds_same(&self.slots[ri], off as usize, v, width as u8, &self.d));
+        let all_same = stored.is_some_and(|v| {
+            holds_same(&self.mem.slots[ri], off as usize, v, width as u8, &self.d)
+        });
         let new: Option<crate::memory::Slots<D::Val>> = stored.filter(|_| !all_same).map(|v| {
             let mut tmp = crate::memory::Slots::new(width as usize, Slot::Unwritten);
             store_value(&mut tmp, 0, v, width as u8);
@@ -442,7 +449,7 @@ impl<D: Domain> Engine<'_, D> {
             ..a
         };
         if let Some(g) = self.grid.as_mut()
-            && self.regions[ri].space == Space::Global
+            && self.mem.regions[ri].space == Space::Global
         {
             let v = stored.map_or(u64::from(a.op) << 32 | a.operands & 0xffff_ffff, |v| {
                 use std::hash::{Hash, Hasher};
@@ -453,11 +460,11 @@ impl<D: Domain> Engine<'_, D> {
             g.mix_effect([u64::from(r), off, width << 8 | kind as u64, v]);
         }
         let mut first: Option<(u64, Conflict)> = None;
-        let wmma = self.wmma.cur_view.is_some();
+        let wmma = self.cta.wmma.cur_view.is_some();
         if wmma && t.is_multiple_of(32) {
-            self.wmma.record(instr, r, off, width);
+            self.cta.wmma.record(instr, r, off, width);
         }
-        let Some(sh) = self.shadows[ri].as_mut() else {
+        let Some(sh) = self.mem.shadows[ri].as_mut() else {
             return;
         };
         let gran = sh.gran;
@@ -465,14 +472,14 @@ impl<D: Domain> Engine<'_, D> {
             let same = all_same
                 || new.as_ref().is_some_and(|n| {
                     let (lo, hi) = (u * sh.gran, (u + 1) * sh.gran);
-                    let cur = &self.slots[ri];
+                    let cur = &self.mem.slots[ri];
                     (lo..hi).all(|b| {
                         let k = b.wrapping_sub(off as usize);
                         k < n.len() && same_slot(&n[k], &cur[b], &self.d)
                     })
                 });
             let byte = (u * gran) as u64;
-            let st = &self.wmma;
+            let st = &self.cta.wmma;
             let exempt = |e: &Acc| wmma && st.same_view(r, byte, e);
             if let Some(c) = sh.access_ex(&self.clocks, u, acc, same, exempt)
                 && first.is_none_or(|(_, f)| c.rank > f.rank)
@@ -496,7 +503,7 @@ impl<D: Domain> Engine<'_, D> {
             c.prev.instr.min(self.cur_instr),
             c.prev.instr.max(self.cur_instr),
         );
-        if !self.reported.insert((r, a, b)) {
+        if !self.log.first_report((r, a, b)) {
             return;
         }
         let loc = self.location(t, target, byte);
@@ -511,7 +518,7 @@ impl<D: Domain> Engine<'_, D> {
             thread: self.thread_ref(t),
             instr: unpack_instr(self.cur_instr),
             kind,
-            cta: other_cta.then_some(self.cta),
+            cta: other_cta.then_some(self.cta.id),
         };
         let who = |a: &AccessRef| match a.cta {
             Some([x, y, z]) => format!("{} of CTA ({x},{y},{z})", a.thread),
@@ -576,8 +583,8 @@ impl<D: Domain> Engine<'_, D> {
             Target::Cta(r) => {
                 let ri = r as usize;
                 load_value(
-                    &self.slots[ri],
-                    &self.regions[ri],
+                    &self.mem.slots[ri],
+                    &self.mem.regions[ri],
                     off as usize,
                     width,
                     &mut self.d,
@@ -585,7 +592,7 @@ impl<D: Domain> Engine<'_, D> {
                 )
             }
             Target::Private(p) => {
-                let pr = &self.threads[t as usize].private[p];
+                let pr = &self.cta.threads[t as usize].private[p];
                 let region = pr.region.clone();
                 load_value(&pr.slots, &region, off as usize, width, &mut self.d, origin)
             }
@@ -749,9 +756,9 @@ impl<D: Domain> Engine<'_, D> {
             self.note_writer(t, r, off, width);
         }
         match target {
-            Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &v, width),
+            Target::Cta(r) => store_value(&mut self.mem.slots[r as usize], off as usize, &v, width),
             Target::Private(p) => store_value(
-                &mut self.threads[t as usize].private[p].slots,
+                &mut self.cta.threads[t as usize].private[p].slots,
                 off as usize,
                 &v,
                 width,
@@ -786,7 +793,7 @@ impl<D: Domain> Engine<'_, D> {
         let Target::Cta(r) = target else {
             return Ok(());
         };
-        if let Some(ti) = self.regions[r as usize].tensor
+        if let Some(ti) = self.mem.regions[r as usize].tensor
             && self.input.tensors[ti as usize].role == ptxeq_spec::Role::Input
         {
             let name = self.input.tensors[ti as usize].name.clone();
@@ -798,7 +805,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        let space = self.regions[r as usize].space;
+        let space = self.mem.regions[r as usize].space;
         if matches!(space, Space::Const | Space::Param) {
             return Err(self.unsupported(
                 t,
@@ -1023,9 +1030,11 @@ impl<D: Domain> Engine<'_, D> {
             self.note_writer(t, r, off, width);
         }
         match target {
-            Target::Cta(r) => store_value(&mut self.slots[r as usize], off as usize, &new, width),
+            Target::Cta(r) => {
+                store_value(&mut self.mem.slots[r as usize], off as usize, &new, width)
+            }
             Target::Private(p) => store_value(
-                &mut self.threads[t as usize].private[p].slots,
+                &mut self.cta.threads[t as usize].private[p].slots,
                 off as usize,
                 &new,
                 width,
@@ -1040,7 +1049,7 @@ impl<D: Domain> Engine<'_, D> {
             let keep = std::mem::take(&mut self.keep_result);
             let old = match (&old, target) {
                 (Value::Bits(_) | Value::Tainted(_), Target::Cta(r)) if !keep => {
-                    if self.regions[r as usize].space == Space::Global
+                    if self.mem.regions[r as usize].space == Space::Global
                         && let Some(g) = self.grid.as_mut()
                     {
                         g.note_atomic(self.cur_instr, r, off, width);
@@ -1063,10 +1072,10 @@ impl<D: Domain> Engine<'_, D> {
         detail: String,
         a: InstrRef,
     ) -> super::Halt {
-        let n = self.findings.len();
+        let n = self.log.len();
         let h = self.unsupported(t, reason, detail);
         let thread = self.thread_ref(t);
-        if let Some(f) = self.findings.get_mut(n) {
+        if let Some(f) = self.log.get_mut(n) {
             f.accesses = vec![AccessRef {
                 thread,
                 instr: a,
@@ -1115,7 +1124,10 @@ impl<D: Domain> Engine<'_, D> {
     /// The packed id of the instruction at `pc` of the current frame.
     #[allow(dead_code)]
     pub(crate) fn instr_id(&self, t: u32, pc: u32) -> u32 {
-        let f = self.threads[t as usize].frames.last().map_or(0, |f| f.func);
+        let f = self.cta.threads[t as usize]
+            .frames
+            .last()
+            .map_or(0, |f| f.func);
         pack_instr(f, pc)
     }
 }

@@ -1,7 +1,11 @@
 //! The interpreter of one CTA.
 //!
-//! - `mod.rs` (here): state, memory layout set-up, the scheduler loop,
-//!   finding bookkeeping, results;
+//! - `mod.rs` (here): the `Engine` orchestrator, memory layout set-up,
+//!   the scheduler loop, results;
+//! - the state components `Engine` holds: `cta` ([`cta::CtaState`]:
+//!   threads, barriers, warp collectives, mbarriers, async units),
+//!   `memstate` ([`memstate::MemState`]: CTA-wide regions, contents,
+//!   shadows, footprints), `findings` ([`findings::FindingLog`]);
 //! - `values`: operand reads/writes, conversions between [`Value`]s and
 //!   integers / reals / predicates, data-predicated merges;
 //! - `exec`: the per-instruction semantics (ALU, compare, convert, moves);
@@ -26,13 +30,16 @@ mod bitexact;
 mod budget;
 mod cluster;
 mod control;
+mod cta;
 mod exec;
+mod findings;
 mod fp8cvt;
 mod fragments;
 mod intdata;
 mod matrix;
 mod mbarrier;
 mod mem;
+mod memstate;
 mod proxy;
 mod spin;
 mod sync;
@@ -66,6 +73,7 @@ use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
 pub(crate) use mem::drop_control_only_od;
+pub(crate) use memstate::HeldGlobal;
 pub(crate) use sync::{Barrier, WarpState};
 
 /// Marker: a fatal finding was recorded; stop the run.
@@ -178,38 +186,26 @@ pub(crate) struct Thread<V: Copy> {
     pub back_edges: budget::BackEdges,
 }
 
-/// The interpreter state of one CTA.
+/// The interpreter state of one CTA: the orchestrator over the state
+/// components below. Each component owns one kind of state; a handler's
+/// field path (`self.mem`, `self.cta`, `self.clocks`, `self.log`) says
+/// which one an instruction touches.
 pub(crate) struct Engine<'a, D: Domain> {
     pub input: &'a CtaInput,
     pub funcs: Rc<Vec<FuncInfo>>,
     pub d: D,
-    pub cta: [u32; 3],
-    pub nthreads: u32,
-    pub nwarps: u32,
-    pub threads: Vec<Thread<D::Val>>,
-    /// CTA-wide regions.
-    pub regions: Vec<Region>,
-    pub slots: Vec<Slots<D::Val>>,
-    pub shadows: Vec<Option<ShadowMem>>,
-    pub footprints: Vec<Option<FootprintBuilder>>,
-    /// Per space (global, shared, const, param): sorted `(base, end, region)`.
-    pub lookup: [Vec<(u64, u64, u32)>; 4],
-    /// Per function: VarId → CTA-wide region.
-    pub var_region: Vec<Vec<Option<u32>>>,
-    /// The kernel-param region and each param's offset in it.
-    pub param_region: u32,
-    pub param_offsets: Vec<u64>,
+    /// The CTA's own state: threads, barriers, warp collectives, mbarriers
+    /// and async units (`cta.rs`).
+    pub cta: cta::CtaState<D::Val>,
+    /// The CTA-wide memory regions, their contents, race shadows and
+    /// footprints (`memstate.rs`).
+    pub mem: memstate::MemState<D::Val>,
+    /// The race detector's vector clocks (`crate::race`).
     pub clocks: Clocks,
-    pub bars: Vec<Barrier<D::Val>>,
-    pub warps: Vec<WarpState<D::Val>>,
-    /// Per warp: lanes that have not exited.
-    pub live: Vec<u32>,
+    /// The run queue: thread indices, FIFO.
     pub queue: VecDeque<u32>,
-    pub findings: Vec<Finding>,
-    pub kind_counts: FxHashMap<FindingKind, u32>,
-    pub dropped: u64,
-    pub reported: FxHashSet<(u32, u32, u32)>,
-    pub halted: bool,
+    /// Findings, the halt flag, races already reported (`findings.rs`).
+    pub log: findings::FindingLog,
     pub stats: Stats,
     /// The data predicate guarding the instruction being executed.
     pub guard: Option<D::Val>,
@@ -217,13 +213,6 @@ pub(crate) struct Engine<'a, D: Domain> {
     pub cur_instr: u32,
     pub sched_hash: u64,
     pub sched_events: u64,
-    /// Heap bytes of the per-byte state of touched memory (contents,
-    /// shadows, footprints), checked against `max_memory_state_bytes`.
-    pub meter: Meter,
-    /// Outstanding `cp.async` copies.
-    pub asyncs: async_copy::AsyncCopies,
-    /// wmma instances per warp (layout tags, `wmma_check`).
-    pub wmma: wmma_check::WmmaState,
     /// CTA ids by the index stamped into accesses (`race::Acc::cta`):
     /// this CTA alone, or every CTA of a grid-level run (`crate::grid`).
     pub cta_ids: Rc<[[u32; 3]]>,
@@ -235,18 +224,13 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Executed / result-read flags per instruction, when recorded
     /// ([`crate::run_cta_with_coverage`]).
     pub cov: Option<Box<Coverage>>,
-    /// mbarrier objects.
-    pub mbars: mbarrier::Mbarriers,
     /// Whether the clocks hold a second slot per thread (`t + nthreads`:
     /// its async agent, for copies completing on an mbarrier).
     pub mbar_agents: bool,
-    /// `wgmma` warpgroup rendezvous, groups and busy registers.
-    pub wg: wgmma::WgmmaState<D::Val>,
-    /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
-    pub proxy: proxy::ProxyState,
     /// The last store into each output element (`writers.rs`).
     pub writers: writers::Writers,
-    /// The cluster barrier of a one-CTA cluster (`cluster.rs`).
+    /// The cluster barrier of a one-CTA cluster (`cluster.rs`); with
+    /// several CTAs per scheduling unit it is shared by them.
     pub cluster: cluster::ClusterBarrier,
 }
 
@@ -708,32 +692,38 @@ impl<'a, D: Domain> Engine<'a, D> {
             input,
             funcs: Rc::new(funcs),
             d,
-            cta,
-            nthreads,
-            nwarps,
-            threads,
-            regions,
-            slots,
-            shadows,
-            footprints,
-            lookup,
-            var_region,
-            param_region,
-            param_offsets,
+            cta: cta::CtaState {
+                id: cta,
+                nthreads,
+                nwarps,
+                threads,
+                bars: (0..16).map(|_| Barrier::new(nwarps as usize)).collect(),
+                warps: (0..nwarps).map(|_| WarpState::default()).collect(),
+                live,
+                mbars: mbarrier::Mbarriers::default(),
+                asyncs: async_copy::AsyncCopies::new(nthreads as usize),
+                wg,
+                wmma: wmma_check::WmmaState::new(nwarps as usize),
+                proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
+            },
+            mem: memstate::MemState {
+                regions,
+                slots,
+                shadows,
+                footprints,
+                lookup,
+                var_region,
+                param_region,
+                param_offsets,
+                meter,
+            },
             clocks: Clocks::new(if mbar_agents {
                 2 * nthreads as usize
             } else {
                 nthreads as usize
             }),
-            bars: (0..16).map(|_| Barrier::new(nwarps as usize)).collect(),
-            warps: (0..nwarps).map(|_| WarpState::default()).collect(),
-            live,
             queue: (0..nthreads).collect(),
-            findings: Vec::new(),
-            kind_counts: FxHashMap::default(),
-            dropped: 0,
-            reported: FxHashSet::default(),
-            halted: false,
+            log: findings::FindingLog::new(input.limits.max_findings_per_kind),
             stats: Stats {
                 threads: nthreads,
                 ..Stats::default()
@@ -742,17 +732,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             cur_instr: 0,
             sched_hash: 0,
             sched_events: 0,
-            meter,
-            asyncs: async_copy::AsyncCopies::new(nthreads as usize),
-            wmma: wmma_check::WmmaState::new(nwarps as usize),
             cta_ids: Rc::from(vec![cta]),
             grid: None,
             keep_result: false,
             cov: None,
-            mbars: mbarrier::Mbarriers::default(),
             mbar_agents,
-            wg,
-            proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
             writers: writers::Writers::new(input),
             cluster: cluster::ClusterBarrier::default(),
         };
@@ -765,9 +749,17 @@ impl<'a, D: Domain> Engine<'a, D> {
         Ok(e)
     }
 
+    /// Threads in the CTA.
+    pub(crate) fn nthreads(&self) -> u32 {
+        self.cta.nthreads
+    }
+
     /// The CTA id of access-stamp index `ix`.
     pub(crate) fn cta_of(&self, ix: u32) -> [u32; 3] {
-        self.cta_ids.get(ix as usize).copied().unwrap_or(self.cta)
+        self.cta_ids
+            .get(ix as usize)
+            .copied()
+            .unwrap_or(self.cta.id)
     }
 
     /// Records the peak of the touched-memory state and checks it against
@@ -777,7 +769,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     #[cold]
     #[inline(never)]
     pub(crate) fn check_memory_state(&mut self, t: u32) -> bool {
-        let now = self.meter.bytes();
+        let now = self.mem.meter.bytes();
         self.stats.peak_memory_state_bytes = self.stats.peak_memory_state_bytes.max(now);
         let limit = self.input.limits.max_memory_state_bytes;
         if now <= limit {
@@ -786,10 +778,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         // Who holds it: CTA-wide regions, then per-thread regions summed
         // by name.
         let mut by_region: Vec<(u64, String)> = Vec::new();
-        for (i, r) in self.regions.iter().enumerate() {
-            let bytes = self.slots[i].bytes()
-                + self.shadows[i].as_ref().map_or(0, ShadowMem::bytes)
-                + self.footprints[i]
+        for (i, r) in self.mem.regions.iter().enumerate() {
+            let bytes = self.mem.slots[i].bytes()
+                + self.mem.shadows[i].as_ref().map_or(0, ShadowMem::bytes)
+                + self.mem.footprints[i]
                     .as_ref()
                     .map_or(0, FootprintBuilder::bytes);
             let what = match r.tensor {
@@ -799,7 +791,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             by_region.push((bytes, what));
         }
         let mut private: FxHashMap<String, u64> = FxHashMap::default();
-        for th in &self.threads {
+        for th in &self.cta.threads {
             for p in &th.private {
                 *private
                     .entry(format!(
@@ -831,15 +823,15 @@ impl<'a, D: Domain> Engine<'a, D> {
                 .at(Some(th), Some(instr))
                 .with_reason("memory state limit"),
         );
-        self.halted = true;
+        self.log.halt();
         false
     }
 
     /// Starts recording [`Coverage`] (before [`Engine::run`]).
     pub(crate) fn enable_coverage(&mut self) {
         let lens = self.funcs.iter().map(|f| f.ir.instrs.len());
-        self.cov = Some(Box::new(Coverage::new(lens, self.nthreads as usize)));
-        for th in &mut self.threads {
+        self.cov = Some(Box::new(Coverage::new(lens, self.cta.nthreads as usize)));
+        for th in &mut self.cta.threads {
             for fr in &mut th.frames {
                 fr.prov = vec![0; fr.regs.len()];
             }
@@ -854,13 +846,13 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// The thread of clock slot `t` (an async agent slot names its
     /// thread).
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
-        let t = if t >= self.nthreads {
-            t - self.nthreads
+        let t = if t >= self.cta.nthreads {
+            t - self.cta.nthreads
         } else {
             t
         };
         ThreadRef {
-            tid: self.threads[t as usize].tid,
+            tid: self.cta.threads[t as usize].tid,
             linear: t,
         }
     }
@@ -873,7 +865,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             let site = crate::result::StoreSite {
                 instr: unpack_instr(self.cur_instr),
                 thread: self.thread_ref(t),
-                cta: self.cta,
+                cta: self.cta.id,
             };
             self.writers.note(r, off, u64::from(width), site);
         }
@@ -883,17 +875,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     #[cold]
     #[inline(never)]
     pub(crate) fn report(&mut self, f: Finding) {
-        let fatal = f.kind.is_fatal();
-        let c = self.kind_counts.entry(f.kind).or_insert(0);
-        if *c >= self.input.limits.max_findings_per_kind {
-            self.dropped += 1;
-        } else {
-            *c += 1;
-            self.findings.push(f);
-        }
-        if fatal {
-            self.halted = true;
-        }
+        self.log.record(f);
     }
 
     /// Records a fatal finding at thread `t`'s current instruction.
@@ -914,7 +896,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 .at(Some(th), Some(instr))
                 .with_reason(reason),
         );
-        self.halted = true;
+        self.log.halt();
         Halt
     }
 
@@ -949,7 +931,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     }
 
     fn sched_event(&mut self, t: u32, ev: u64) {
-        let pc = self.threads[t as usize]
+        let pc = self.cta.threads[t as usize]
             .frames
             .last()
             .map_or(0, |f| pack_instr(f.func, f.pc));
@@ -960,7 +942,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// Makes a blocked thread runnable again with its pc past the
     /// blocking instruction.
     pub(crate) fn wake(&mut self, t: u32) {
-        let th = &mut self.threads[t as usize];
+        let th = &mut self.cta.threads[t as usize];
         if let Some(f) = th.frames.last_mut() {
             f.pc += 1;
         }
@@ -970,19 +952,19 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Runs the CTA to completion, a deadlock, or a fatal finding.
     pub(crate) fn run(&mut self) {
-        while !self.halted {
+        while !self.log.halted() {
             let Some(t) = self.queue.pop_front() else {
                 if self.resolve_quiescent() {
                     continue;
                 }
                 break;
             };
-            if self.threads[t as usize].status != Status::Ready {
+            if self.cta.threads[t as usize].status != Status::Ready {
                 continue;
             }
             self.run_thread(t);
         }
-        if !self.halted {
+        if !self.log.halted() {
             self.check_stuck();
         }
     }
@@ -992,7 +974,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.sched_event(t, 1);
         let max = self.input.limits.max_steps;
         loop {
-            if self.meter.bytes() > self.stats.peak_memory_state_bytes
+            if self.mem.meter.bytes() > self.stats.peak_memory_state_bytes
                 && !self.check_memory_state(t)
             {
                 return;
@@ -1013,12 +995,12 @@ impl<'a, D: Domain> Engine<'a, D> {
                     return;
                 }
                 Ok(_) => {
-                    if self.halted {
+                    if self.log.halted() {
                         return;
                     }
                 }
                 Err(Halt) => {
-                    self.halted = true;
+                    self.log.halt();
                     return;
                 }
             }
@@ -1028,7 +1010,7 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// Executes one instruction of thread `t`.
     fn step(&mut self, funcs: &[FuncInfo], t: u32) -> R<Flow> {
         let (f, pc) = {
-            let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            let fr = self.cta.threads[t as usize].frames.last().ok_or(Halt)?;
             (fr.func, fr.pc)
         };
         let info = &funcs[f as usize];
@@ -1044,13 +1026,17 @@ impl<'a, D: Domain> Engine<'a, D> {
         if D::AT_INSTR {
             self.d.at_instr(self.cur_instr);
         }
-        self.threads[t as usize].tracer.step();
+        self.cta.threads[t as usize].tracer.step();
         self.guard = None;
         if let Some(g) = ins.guard {
             match self.guard_value(t, info, ins, g)? {
                 Some(true) => {}
                 Some(false) => {
-                    self.threads[t as usize].frames.last_mut().ok_or(Halt)?.pc += 1;
+                    self.cta.threads[t as usize]
+                        .frames
+                        .last_mut()
+                        .ok_or(Halt)?
+                        .pc += 1;
                     return Ok(Flow::Next);
                 }
                 None => {}
@@ -1063,10 +1049,14 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.guard = None;
         match flow {
             Flow::Next => {
-                self.threads[t as usize].frames.last_mut().ok_or(Halt)?.pc += 1;
+                self.cta.threads[t as usize]
+                    .frames
+                    .last_mut()
+                    .ok_or(Halt)?
+                    .pc += 1;
             }
             Flow::Jump(target) => {
-                let th = &mut self.threads[t as usize];
+                let th = &mut self.cta.threads[t as usize];
                 if target <= pc {
                     th.back_edges.taken(pack_instr(f, pc));
                 }
@@ -1074,7 +1064,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 th.tracer.jump(f, target);
             }
             Flow::Transfer => {
-                let th = &mut self.threads[t as usize];
+                let th = &mut self.cta.threads[t as usize];
                 if let Some(fr) = th.frames.last() {
                     let (nf, npc) = (fr.func, fr.pc);
                     th.tracer.jump(nf, npc);
@@ -1087,14 +1077,14 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Builds the result and hands the domain back.
     pub(crate) fn finish_with_domain(mut self) -> (CtaRun<D::Val>, D) {
-        if !self.halted {
+        if !self.log.halted() {
             self.tma_exit_check();
         }
         let outputs = self.collect_outputs();
         let footprint = self.collect_footprint();
         let mut live_cells = 0u64;
-        for (i, s) in self.slots.iter().enumerate() {
-            if matches!(self.regions[i].space, Space::Global | Space::Shared) {
+        for (i, s) in self.mem.slots.iter().enumerate() {
+            if matches!(self.mem.regions[i].space, Space::Global | Space::Shared) {
                 for (_, page) in s.allocated() {
                     live_cells += page.iter().filter(|x| **x != Slot::Unwritten).count() as u64;
                 }
@@ -1105,27 +1095,29 @@ impl<'a, D: Domain> Engine<'a, D> {
         // is schedule-dependent (another schedule writes first): the race
         // is the finding, not the uninitialised read.
         let racy_reads: FxHashSet<InstrRef> = self
-            .findings
+            .log
+            .all()
             .iter()
             .filter(|f| f.kind == FindingKind::Race)
             .flat_map(|f| f.accesses.iter().map(|a| a.instr))
             .collect();
         if !racy_reads.is_empty() {
-            self.findings.retain(|f| {
+            self.log.retain(|f| {
                 !(f.kind == FindingKind::Uninitialised
                     && f.instr.is_some_and(|i| racy_reads.contains(&i)))
             });
         }
-        let threads = std::mem::take(&mut self.threads);
+        let threads = std::mem::take(&mut self.cta.threads);
         let trace = Trace {
             threads: threads.into_iter().map(|t| t.tracer.finish()).collect(),
             schedule_hash: self.sched_hash,
             schedule_events: self.sched_events,
         };
+        let (findings, dropped_findings) = self.log.into_parts();
         let run = CtaRun {
-            cta: self.cta,
-            findings: self.findings,
-            dropped_findings: self.dropped,
+            cta: self.cta.id,
+            findings,
+            dropped_findings,
             stats: self.stats,
             outputs,
             footprint,
@@ -1142,12 +1134,12 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             let es = t.dtype.size_bytes() as usize;
             let fmt = Fmt::of_dtype(t.dtype).or(Fmt::int_of_dtype(t.dtype));
-            let region = self.regions[i].clone();
+            let region = self.mem.regions[i].clone();
             let es = es.max(1);
             // The elements with a written byte, from the allocated pages
             // only (in index order).
             let mut written: Vec<usize> = Vec::new();
-            for (start, page) in self.slots[i].allocated() {
+            for (start, page) in self.mem.slots[i].allocated() {
                 for (j, s) in page.iter().enumerate() {
                     let e = (start + j) / es;
                     if *s != Slot::Unwritten && written.last() != Some(&e) {
@@ -1159,10 +1151,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             let mut undefined = Vec::new();
             for e in written {
                 let off = e * es;
-                if off + es > self.slots[i].len() {
+                if off + es > self.mem.slots[i].len() {
                     continue;
                 }
-                let (v, info) = load_value(&self.slots[i], &region, off, es as u8, &mut self.d, 0);
+                let (v, info) =
+                    load_value(&self.mem.slots[i], &region, off, es as u8, &mut self.d, 0);
                 if matches!(v, Value::Undef) {
                     undefined.push(e as u64);
                 }
@@ -1176,7 +1169,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             // An undefined value whose cause is already reported (a read of
             // uninitialised memory) is not reported twice.
             let cause_reported = self
-                .findings
+                .log
+                .all()
                 .iter()
                 .any(|f| f.kind == FindingKind::Uninitialised);
             if !undefined.is_empty()
@@ -1265,8 +1259,8 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     fn collect_footprint(&self) -> GlobalFootprint {
         let mut tensors = Vec::new();
-        for (i, fp) in self.footprints.iter().enumerate() {
-            let (Some(fp), Some(tensor)) = (fp, self.regions[i].tensor) else {
+        for (i, fp) in self.mem.footprints.iter().enumerate() {
+            let (Some(fp), Some(tensor)) = (fp, self.mem.regions[i].tensor) else {
                 continue;
             };
             let intervals = fp.intervals(&unpack_instr, &|t| self.thread_ref(t));
@@ -1275,13 +1269,13 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             tensors.push(TensorFootprint {
                 tensor,
-                name: self.regions[i].name.clone(),
-                elem: self.regions[i].elem,
+                name: self.mem.regions[i].name.clone(),
+                elem: self.mem.regions[i].elem,
                 intervals,
             });
         }
         GlobalFootprint {
-            cta: self.cta,
+            cta: self.cta.id,
             tensors,
         }
     }

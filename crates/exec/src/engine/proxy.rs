@@ -92,12 +92,12 @@ impl<D: Domain> Engine<'_, D> {
     /// A generic-proxy write of shared region `r` (called from `track` for
     /// every write to shared memory when [`ProxyState::on`]).
     pub(crate) fn proxy_note_write(&mut self, t: u32, r: u32, off: u64, len: u64) {
-        if self.proxy.async_store || len == 0 || t >= self.nthreads {
+        if self.cta.proxy.async_store || len == 0 || t >= self.cta.nthreads {
             return;
         }
         let instr = self.cur_instr;
         for u in off / UNIT..=(off + len - 1) / UNIT {
-            self.proxy.last.insert(
+            self.cta.proxy.last.insert(
                 (r, u),
                 GenericWrite {
                     tid: t,
@@ -105,21 +105,21 @@ impl<D: Domain> Engine<'_, D> {
                     fence: None,
                 },
             );
-            self.proxy.unfenced[t as usize].push((r, u));
+            self.cta.proxy.unfenced[t as usize].push((r, u));
         }
     }
 
     /// `fence.proxy.async` by thread `t`: every generic write `t` made
     /// since its previous proxy fence is now fenced, at `t`'s epoch.
     pub(crate) fn proxy_fence(&mut self, t: u32) {
-        if !self.proxy.on {
+        if !self.cta.proxy.on {
             return;
         }
         let epoch = self.clocks.epoch(t);
         let instr = self.cur_instr;
-        let units = std::mem::take(&mut self.proxy.unfenced[t as usize]);
+        let units = std::mem::take(&mut self.cta.proxy.unfenced[t as usize]);
         for k in units {
-            if let Some(w) = self.proxy.last.get_mut(&k)
+            if let Some(w) = self.cta.proxy.last.get_mut(&k)
                 && w.tid == t
                 && w.fence.is_none()
             {
@@ -134,11 +134,11 @@ impl<D: Domain> Engine<'_, D> {
     /// happens-before `t`. The first violation is reported as a race with
     /// both instructions (once per pair of instructions).
     pub(crate) fn check_async_proxy_read(&mut self, t: u32, r: u32, off: u64, len: u64) {
-        if !self.proxy.on || len == 0 {
+        if !self.cta.proxy.on || len == 0 {
             return;
         }
         for u in off / UNIT..=(off + len - 1) / UNIT {
-            let Some(w) = self.proxy.last.get(&(r, u)).copied() else {
+            let Some(w) = self.cta.proxy.last.get(&(r, u)).copied() else {
                 continue;
             };
             let why = match w.fence {
@@ -157,7 +157,7 @@ impl<D: Domain> Engine<'_, D> {
 
     fn proxy_race(&mut self, t: u32, r: u32, byte: u64, w: GenericWrite, why: String) {
         let key = (r | 0x8000_0000, w.instr, self.cur_instr);
-        if !self.reported.insert(key) {
+        if !self.log.first_report(key) {
             return;
         }
         let first = AccessRef {
@@ -172,7 +172,7 @@ impl<D: Domain> Engine<'_, D> {
             kind: AccessKind::Read,
             cta: None,
         };
-        let reg = &self.regions[r as usize];
+        let reg = &self.mem.regions[r as usize];
         let loc = MemLocation {
             region: reg.name.clone(),
             space: reg.space.name().into(),

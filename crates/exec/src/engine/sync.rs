@@ -182,6 +182,7 @@ impl<D: Domain> Engine<'_, D> {
             Some(t) => {
                 let w = (t / 32) as usize;
                 let u = self
+                    .cta
                     .warps
                     .get(w)?
                     .undefined
@@ -190,6 +191,7 @@ impl<D: Domain> Engine<'_, D> {
                 Some(describe(w, u))
             }
             None => self
+                .cta
                 .warps
                 .iter()
                 .enumerate()
@@ -319,13 +321,13 @@ impl<D: Domain> Engine<'_, D> {
         let instr = self.cur_instr;
         let w = (t / 32) as usize;
         let lane = t % 32;
-        let expected = count.unwrap_or(self.nwarps * 32);
+        let expected = count.unwrap_or(self.cta.nwarps * 32);
         // Recycling.
-        let generation = self.bars[id].generation;
-        if let Some(last) = self.threads[t as usize].last_arrival[id] {
+        let generation = self.cta.bars[id].generation;
+        if let Some(last) = self.cta.threads[t as usize].last_arrival[id] {
             if last.generation == generation
-                && self.bars[id].any
-                && self.bars[id].arrived[w] & (1 << lane) != 0
+                && self.cta.bars[id].any
+                && self.cta.bars[id].arrived[w] & (1 << lane) != 0
             {
                 return Err(self.divergence(
                     t,
@@ -351,7 +353,7 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
         }
-        let b = &mut self.bars[id];
+        let b = &mut self.cta.bars[id];
         if b.any {
             if b.expected != expected {
                 let (ft, fi) = b.first;
@@ -402,32 +404,32 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         b.arrived[w] |= 1 << lane;
-        self.threads[t as usize].last_arrival[id] = Some(LastArrival {
+        self.cta.threads[t as usize].last_arrival[id] = Some(LastArrival {
             generation,
             blocking,
             completion: None,
             instr,
         });
         if blocking {
-            self.bars[id].waiters.push((t, pred));
+            self.cta.bars[id].waiters.push((t, pred));
         } else {
             let snap = self.clocks.snapshot(t);
             self.clocks.tick(t);
-            self.bars[id].arrivers.push((t, snap));
+            self.cta.bars[id].arrivers.push((t, snap));
         }
         self.try_warp(id, w);
         self.try_complete(id, Some(t))?;
         if blocking {
-            if self.bars[id].waiters.iter().any(|(x, _)| *x == t) {
-                self.threads[t as usize].status = Status::Blocked(Wait::Barrier(id as u8));
+            if self.cta.bars[id].waiters.iter().any(|(x, _)| *x == t) {
+                self.cta.threads[t as usize].status = Status::Blocked(Wait::Barrier(id as u8));
                 return Ok(Flow::Block);
             }
             return Ok(Flow::Next);
         }
-        let b = &self.bars[id];
+        let b = &self.cta.bars[id];
         if b.arrived[w] & (1 << lane) != 0 && !b.done[w] {
-            self.bars[id].warp_waiters.push(t);
-            self.threads[t as usize].status = Status::Blocked(Wait::WarpArrive(id as u8));
+            self.cta.bars[id].warp_waiters.push(t);
+            self.cta.threads[t as usize].status = Status::Blocked(Wait::WarpArrive(id as u8));
             return Ok(Flow::Block);
         }
         Ok(Flow::Next)
@@ -436,8 +438,8 @@ impl<D: Domain> Engine<'_, D> {
     /// Marks warp `w`'s arrival at barrier `id` once all its live lanes
     /// have arrived, releasing its `.arrive` lanes.
     fn try_warp(&mut self, id: usize, w: usize) {
-        let live = self.live[w];
-        let b = &mut self.bars[id];
+        let live = self.cta.live[w];
+        let b = &mut self.cta.bars[id];
         if b.done[w] || b.arrived[w] == 0 || b.arrived[w] & live != live {
             return;
         }
@@ -449,7 +451,7 @@ impl<D: Domain> Engine<'_, D> {
             .partition(|&&x| (x / 32) as usize == w);
         b.warp_waiters = keep;
         for x in release {
-            if self.threads[x as usize].status == Status::Blocked(Wait::WarpArrive(id as u8)) {
+            if self.cta.threads[x as usize].status == Status::Blocked(Wait::WarpArrive(id as u8)) {
                 self.wake(x);
             }
         }
@@ -458,13 +460,13 @@ impl<D: Domain> Engine<'_, D> {
     /// Completes the current generation of barrier `id` if it can.
     /// `current` is the running thread (it is not woken, it continues).
     fn try_complete(&mut self, id: usize, current: Option<u32>) -> R<bool> {
-        let nwarps = self.nwarps as usize;
-        let b = &self.bars[id];
+        let nwarps = self.cta.nwarps as usize;
+        let b = &self.cta.bars[id];
         if !b.any {
             return Ok(false);
         }
         let complete = if b.default_count {
-            b.ndone > 0 && (0..nwarps).all(|w| b.done[w] || self.live[w] == 0)
+            b.ndone > 0 && (0..nwarps).all(|w| b.done[w] || self.cta.live[w] == 0)
         } else {
             b.ndone * 32 >= b.expected
         };
@@ -472,7 +474,7 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(false);
         }
         let funcs = self.funcs.clone();
-        let b = &mut self.bars[id];
+        let b = &mut self.cta.bars[id];
         let done = b.done.clone();
         let in_done = |x: u32| done[(x / 32) as usize];
         let (participants, carried): (Vec<_>, Vec<_>) =
@@ -507,7 +509,7 @@ impl<D: Domain> Engine<'_, D> {
             .chain(b.arrivers.iter().map(|(x, _)| *x))
             .collect();
         for x in carried_threads {
-            if let Some(l) = self.threads[x as usize].last_arrival[id].as_mut() {
+            if let Some(l) = self.cta.threads[x as usize].last_arrival[id].as_mut() {
                 l.generation = new_generation;
             }
         }
@@ -517,14 +519,14 @@ impl<D: Domain> Engine<'_, D> {
         self.clocks.sync(&ptids, &snaps);
         let rep = ptids.first().map(|&p| (p, self.clocks.epoch(p)));
         for &(a, _) in &released {
-            if let Some(l) = self.threads[a as usize].last_arrival[id].as_mut()
+            if let Some(l) = self.cta.threads[a as usize].last_arrival[id].as_mut()
                 && l.generation == old_generation
             {
                 l.completion = rep;
             }
         }
         for &p in &ptids {
-            if let Some(l) = self.threads[p as usize].last_arrival[id].as_mut() {
+            if let Some(l) = self.cta.threads[p as usize].last_arrival[id].as_mut() {
                 l.completion = rep;
             }
         }
@@ -556,7 +558,7 @@ impl<D: Domain> Engine<'_, D> {
             };
             for &p in &ptids {
                 let (f, pc) = {
-                    let fr = self.threads[p as usize].frames.last().ok_or(Halt)?;
+                    let fr = self.cta.threads[p as usize].frames.last().ok_or(Halt)?;
                     (fr.func, fr.pc)
                 };
                 let info = &funcs[f as usize];
@@ -585,7 +587,7 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn after_exit(&mut self, t: u32) {
         let w = (t / 32) as usize;
         for id in 0..16 {
-            if !self.bars[id].any {
+            if !self.cta.bars[id].any {
                 continue;
             }
             self.try_warp(id, w);
@@ -602,7 +604,7 @@ impl<D: Domain> Engine<'_, D> {
         // What still waits for this lane is a collective every lane must
         // join (`mma`, `ldmatrix`, `wmma`: `.aligned`, the whole warp).
         let funcs = self.funcs.clone();
-        let stuck: Option<String> = self.warps[w]
+        let stuck: Option<String> = self.cta.warps[w]
             .pending
             .iter()
             .find(|c| {
@@ -653,7 +655,7 @@ impl<D: Domain> Engine<'_, D> {
         let is_activemask = matches!(ins.instr, Instr::Activemask);
         let mask = match mask_op {
             Some(m) => self.concrete_u32(t, info, m, "the member mask")?,
-            None => self.live[w],
+            None => self.cta.live[w],
         };
         if mask & (1 << lane) == 0 {
             return Err(self.divergence(
@@ -669,7 +671,7 @@ impl<D: Domain> Engine<'_, D> {
         // collective waits for the non-exited members only (PTX ISA,
         // shfl/vote/match/redux.sync; CUDA's __syncwarp for
         // bar.warp.sync). `elect.sync` has no such rule in the ISA.
-        let gone = mask & !self.live[w];
+        let gone = mask & !self.cta.live[w];
         if gone != 0 && matches!(ins.instr, Instr::Elect) {
             return Err(self.unsupported(
                 t,
@@ -702,11 +704,11 @@ impl<D: Domain> Engine<'_, D> {
             if is_activemask { 0 } else { mask },
         );
         let first_instr = self.cur_instr;
-        let idx = match self.warps[w].pending.iter().position(|c| c.key == key) {
+        let idx = match self.cta.warps[w].pending.iter().position(|c| c.key == key) {
             Some(i) => i,
             None => {
                 let what = what(mask);
-                let ws = &mut self.warps[w];
+                let ws = &mut self.cta.warps[w];
                 ws.pending.push(Coll {
                     key,
                     arrived: 0,
@@ -717,14 +719,14 @@ impl<D: Domain> Engine<'_, D> {
                 ws.pending.len() - 1
             }
         };
-        let ws = &mut self.warps[w];
+        let ws = &mut self.cta.warps[w];
         let c = &mut ws.pending[idx];
         c.arrived |= 1 << lane;
         c.args.push((lane, arg));
-        if c.arrived != mask & self.live[w] {
+        if c.arrived != mask & self.cta.live[w] {
             // activemask also completes when the warp quiesces
             // (`resolve_quiescent`) with the lanes that arrived.
-            self.threads[t as usize].status = Status::Blocked(Wait::Collective);
+            self.cta.threads[t as usize].status = Status::Blocked(Wait::Collective);
             return Ok(Flow::Block);
         }
         let coll = ws.pending.remove(idx);
@@ -971,12 +973,12 @@ impl<D: Domain> Engine<'_, D> {
             _ => {}
         }
         if readers != 0 {
-            self.warps[w].note_undefined(c.first_instr, readers, sources);
+            self.cta.warps[w].note_undefined(c.first_instr, readers, sources);
         }
         for (l, d, p) in results {
             let x = base + l;
             let (f, pc) = {
-                let fr = self.threads[x as usize].frames.last().ok_or(Halt)?;
+                let fr = self.cta.threads[x as usize].frames.last().ok_or(Halt)?;
                 (fr.func, fr.pc)
             };
             let info = &funcs[f as usize];
@@ -1002,7 +1004,8 @@ impl<D: Domain> Engine<'_, D> {
         }
         for &l in &members {
             let x = base + l;
-            if x != current && self.threads[x as usize].status == Status::Blocked(Wait::Collective)
+            if x != current
+                && self.cta.threads[x as usize].status == Status::Blocked(Wait::Collective)
             {
                 self.wake(x);
             }
@@ -1017,8 +1020,8 @@ impl<D: Domain> Engine<'_, D> {
     fn complete_without_exited(&mut self, w: usize) -> R<()> {
         let funcs = self.funcs.clone();
         loop {
-            let live = self.live[w];
-            let ready = self.warps[w].pending.iter().position(|c| {
+            let live = self.cta.live[w];
+            let ready = self.cta.warps[w].pending.iter().position(|c| {
                 c.key.1 != 0 && c.arrived != 0 && c.arrived == c.key.1 & live && {
                     let i = super::unpack_instr(c.first_instr);
                     funcs[i.func as usize]
@@ -1031,7 +1034,7 @@ impl<D: Domain> Engine<'_, D> {
             let Some(i) = ready else {
                 return Ok(());
             };
-            let c = self.warps[w].pending.remove(i);
+            let c = self.cta.warps[w].pending.remove(i);
             let first = super::unpack_instr(c.first_instr);
             let Some(ins) = funcs[first.func as usize]
                 .ir
@@ -1053,13 +1056,13 @@ impl<D: Domain> Engine<'_, D> {
         let funcs = self.funcs.clone();
         let mut any = false;
         loop {
-            let live = self.live[w];
-            let Some(i) = self.warps[w].pending.iter().position(|c| {
+            let live = self.cta.live[w];
+            let Some(i) = self.cta.warps[w].pending.iter().position(|c| {
                 c.key.1 == 0 && c.key.0 != u32::MAX && (quiescent || c.arrived & live == live)
             }) else {
                 return Ok(any);
             };
-            let c = self.warps[w].pending.remove(i);
+            let c = self.cta.warps[w].pending.remove(i);
             let instr = super::unpack_instr(c.key.0);
             let info = &funcs[instr.func as usize];
             let Some(ins) = info.ir.instrs.get(instr.index as usize) else {
@@ -1075,7 +1078,7 @@ impl<D: Domain> Engine<'_, D> {
     /// whether some thread became runnable.
     pub(crate) fn resolve_quiescent(&mut self) -> bool {
         let mut any = false;
-        for w in 0..self.nwarps as usize {
+        for w in 0..self.cta.nwarps as usize {
             match self.complete_activemask(w, true) {
                 Ok(x) => any |= x,
                 Err(_) => return false,
@@ -1087,8 +1090,8 @@ impl<D: Domain> Engine<'_, D> {
     /// Called when no thread can run: reports a deadlock (or divergence)
     /// listing every waiting group, unless every thread exited.
     pub(crate) fn check_stuck(&mut self) {
-        let blocked: Vec<u32> = (0..self.nthreads)
-            .filter(|&t| matches!(self.threads[t as usize].status, Status::Blocked(_)))
+        let blocked: Vec<u32> = (0..self.cta.nthreads)
+            .filter(|&t| matches!(self.cta.threads[t as usize].status, Status::Blocked(_)))
             .collect();
         if blocked.is_empty() {
             return;
@@ -1096,7 +1099,7 @@ impl<D: Domain> Engine<'_, D> {
         let mut groups: Vec<WaitGroup> = Vec::new();
         let mut collective = false;
         for id in 0..16 {
-            let b = &self.bars[id];
+            let b = &self.cta.bars[id];
             let waiting: Vec<u32> = b
                 .waiters
                 .iter()
@@ -1110,7 +1113,7 @@ impl<D: Domain> Engine<'_, D> {
             // One group per instruction.
             let mut by_instr: Vec<(u32, Vec<u32>)> = Vec::new();
             for x in waiting {
-                let i = self.threads[x as usize]
+                let i = self.cta.threads[x as usize]
                     .frames
                     .last()
                     .map_or(0, |f| super::pack_instr(f.func, f.pc));
@@ -1134,7 +1137,7 @@ impl<D: Domain> Engine<'_, D> {
         let wg = self.wgmma_wait_groups();
         collective |= !wg.is_empty();
         groups.extend(wg);
-        for (w, ws) in self.warps.iter().enumerate() {
+        for (w, ws) in self.cta.warps.iter().enumerate() {
             for c in &ws.pending {
                 collective = true;
                 let ts: Vec<u32> = (0..32)
@@ -1163,8 +1166,8 @@ impl<D: Domain> Engine<'_, D> {
                 )
             })
             .collect();
-        let live = (0..self.nthreads)
-            .filter(|&t| self.threads[t as usize].status != Status::Exited)
+        let live = (0..self.cta.nthreads)
+            .filter(|&t| self.cta.threads[t as usize].status != Status::Exited)
             .count();
         let (kind, head) = if collective {
             (

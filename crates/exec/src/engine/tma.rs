@@ -119,8 +119,8 @@ impl<D: Domain> Engine<'_, D> {
             .iter()
             .find(|m| match m.holder {
                 TensorMapHolder::Param { index } => {
-                    r == self.param_region
-                        && self.param_offsets.get(index as usize).copied() == Some(off)
+                    r == self.mem.param_region
+                        && self.mem.param_offsets.get(index as usize).copied() == Some(off)
                 }
                 TensorMapHolder::Tensor { tensor } => r == tensor && off == 0,
             });
@@ -142,7 +142,7 @@ impl<D: Domain> Engine<'_, D> {
                 Ok(Some((m, c)))
             }
             None => {
-                let name = self.regions[r as usize].name.clone();
+                let name = self.mem.regions[r as usize].name.clone();
                 Err(self.no_tensor_map(t, &format!("`{name}`+{off}")))
             }
         }
@@ -208,7 +208,7 @@ impl<D: Domain> Engine<'_, D> {
         else {
             return Ok(None);
         };
-        let base = self.regions[r as usize].base + off;
+        let base = self.mem.regions[r as usize].base + off;
         if !base.is_multiple_of(128) {
             return Err(self.fail(
                 t,
@@ -216,7 +216,7 @@ impl<D: Domain> Engine<'_, D> {
                 "misaligned bulk copy",
                 format!(
                     "the shared-memory box of a tensor copy in `{}` is not 128-byte aligned",
-                    self.regions[r as usize].name
+                    self.mem.regions[r as usize].name
                 ),
             ));
         }
@@ -252,7 +252,7 @@ impl<D: Domain> Engine<'_, D> {
         let Some(sbase) = self.box_smem(t, info, ops.first(), bytes)? else {
             return Ok(Flow::Next);
         };
-        let gbase = self.regions[m.tensor as usize].base;
+        let gbase = self.mem.regions[m.tensor as usize].base;
         let fill = match m.spec.oob_fill {
             OobFill::Zero => 0,
             OobFill::Nan => match esize {
@@ -279,9 +279,9 @@ impl<D: Domain> Engine<'_, D> {
                 None => (Value::Bits(fill), None),
             };
             // The box lands through the async proxy: not a generic write.
-            self.proxy.async_store = true;
+            self.cta.proxy.async_store = true;
             let r = self.store(t, info, StateSpace::Shared, &abs(sa), v, esize as u8);
-            self.proxy.async_store = false;
+            self.cta.proxy.async_store = false;
             r?;
             let Some((dr, doff)) = self.locate(t, info, StateSpace::Shared, sa, esize)? else {
                 return Ok(Flow::Next);
@@ -304,7 +304,7 @@ impl<D: Domain> Engine<'_, D> {
         let Some(sbase) = self.box_smem(t, info, ops.get(1), bytes)? else {
             return Ok(Flow::Next);
         };
-        let gbase = self.regions[m.tensor as usize].base;
+        let gbase = self.mem.regions[m.tensor as usize].base;
         for (dense, g) in elems {
             let Some(g) = g else { continue };
             let sa = m.spec.swizzle.apply(sbase + dense);
@@ -340,8 +340,8 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(Flow::Next);
         };
         let (da, sa) = (
-            self.regions[dr as usize].base + doff,
-            self.regions[sr as usize].base + soff,
+            self.mem.regions[dr as usize].base + doff,
+            self.mem.regions[sr as usize].base + soff,
         );
         if !da.is_multiple_of(16) || !sa.is_multiple_of(16) {
             return Err(self.fail(
@@ -375,7 +375,7 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(false);
         };
         let id = self.track_async_copy(t, (dr, doff, w), Some((sr, soff, w)));
-        self.asyncs.bulk_uncommitted[t as usize].push(id);
+        self.cta.asyncs.bulk_uncommitted[t as usize].push(id);
         Ok(true)
     }
 
@@ -403,8 +403,8 @@ impl<D: Domain> Engine<'_, D> {
     /// `cp.async.bulk.commit_group`: thread `t`'s uncommitted bulk copies
     /// form a group (possibly empty).
     pub(crate) fn bulk_commit(&mut self, t: u32) -> R<Flow> {
-        let g = std::mem::take(&mut self.asyncs.bulk_uncommitted[t as usize]);
-        self.asyncs.bulk_groups[t as usize].push_back(g);
+        let g = std::mem::take(&mut self.cta.asyncs.bulk_uncommitted[t as usize]);
+        self.cta.asyncs.bulk_groups[t as usize].push_back(g);
         Ok(Flow::Next)
     }
 
@@ -418,7 +418,7 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(t, "cp.async.bulk.wait_group without N", String::new()));
         };
         let keep = self.matrix_u32(t, info, op, "the wait_group count")? as usize;
-        let groups = &mut self.asyncs.bulk_groups[t as usize];
+        let groups = &mut self.cta.asyncs.bulk_groups[t as usize];
         let n = groups.len().saturating_sub(keep);
         if read {
             let ids: Vec<u32> = groups.iter().take(n).flatten().copied().collect();
@@ -439,24 +439,24 @@ impl<D: Domain> Engine<'_, D> {
     /// it). One finding per store instruction.
     pub(crate) fn tma_exit_check(&mut self) {
         let mut seen = Vec::new();
-        for t in 0..self.asyncs.bulk_groups.len() {
-            let ids: Vec<u32> = self.asyncs.bulk_groups[t]
+        for t in 0..self.cta.asyncs.bulk_groups.len() {
+            let ids: Vec<u32> = self.cta.asyncs.bulk_groups[t]
                 .iter()
                 .flatten()
-                .chain(self.asyncs.bulk_uncommitted[t].iter())
+                .chain(self.cta.asyncs.bulk_uncommitted[t].iter())
                 .copied()
                 .collect();
             for id in ids {
                 let Some((tid, instr, Some((r, off, _)))) = self.async_copy_info(id) else {
                     continue;
                 };
-                if self.regions[r as usize].space != crate::memory::Space::Shared
+                if self.mem.regions[r as usize].space != crate::memory::Space::Shared
                     || seen.contains(&instr)
                 {
                     continue;
                 }
                 seen.push(instr);
-                let reg = &self.regions[r as usize];
+                let reg = &self.mem.regions[r as usize];
                 let loc = MemLocation {
                     region: reg.name.clone(),
                     space: reg.space.name().into(),

@@ -64,7 +64,7 @@ impl<D: Domain> Engine<'_, D> {
     ) -> R<Value<D::Val>> {
         if let Operand::Reg(r) = op {
             let s = Self::slot(info, *r);
-            return match self.threads[t as usize].frames.last() {
+            return match self.cta.threads[t as usize].frames.last() {
                 Some(fr) => {
                     if let Some(c) = self.cov.as_deref_mut() {
                         c.read_from(fr.prov.get(s));
@@ -81,7 +81,7 @@ impl<D: Domain> Engine<'_, D> {
         match op {
             Operand::Reg(r) => {
                 let s = Self::slot(info, *r);
-                let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+                let fr = self.cta.threads[t as usize].frames.last().ok_or(Halt)?;
                 if let Some(c) = self.cov.as_deref_mut() {
                     c.read_from(fr.prov.get(s));
                 }
@@ -89,7 +89,7 @@ impl<D: Domain> Engine<'_, D> {
             }
             Operand::RegLane { reg, lane } => {
                 let s = Self::slot(info, *reg) + usize::from(*lane);
-                let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+                let fr = self.cta.threads[t as usize].frames.last().ok_or(Halt)?;
                 if let Some(c) = self.cov.as_deref_mut() {
                     c.read_from(fr.prov.get(s));
                 }
@@ -178,7 +178,7 @@ impl<D: Domain> Engine<'_, D> {
                 )),
                 v => v,
             };
-            let fr = self.threads[t as usize].frames.last_mut().ok_or(Halt)?;
+            let fr = self.cta.threads[t as usize].frames.last_mut().ok_or(Halt)?;
             if let Some(slot) = fr.regs.get_mut(s) {
                 *slot = v;
             }
@@ -217,7 +217,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let v = match self.guard {
             Some(c) => {
-                let fr = self.threads[t as usize].frames.last();
+                let fr = self.cta.threads[t as usize].frames.last();
                 // The old value survives where the data guard is false.
                 if let Some(cov) = self.cov.as_deref_mut() {
                     cov.read_from(fr.and_then(|f| f.prov.get(s)));
@@ -235,7 +235,7 @@ impl<D: Domain> Engine<'_, D> {
             }
             None => v,
         };
-        let fr = self.threads[t as usize].frames.last_mut().ok_or(Halt)?;
+        let fr = self.cta.threads[t as usize].frames.last_mut().ok_or(Halt)?;
         if let Some(slot) = fr.regs.get_mut(s) {
             *slot = v;
         }
@@ -438,7 +438,7 @@ impl<D: Domain> Engine<'_, D> {
     ) -> R<Option<D::Val>> {
         if let Operand::Reg(r) = op {
             let s = Self::slot(info, *r);
-            let fr = self.threads[t as usize].frames.last().ok_or(Halt)?;
+            let fr = self.cta.threads[t as usize].frames.last().ok_or(Halt)?;
             if let Some(c) = self.cov.as_deref_mut() {
                 c.read_from(fr.prov.get(s));
             }
@@ -767,16 +767,16 @@ impl<D: Domain> Engine<'_, D> {
         sym: &ptxeq_ir::Symbol,
     ) -> R<u64> {
         use ptxeq_ir::Symbol as S;
-        let f = self.threads[t as usize].frames.last().ok_or(Halt)?.func as usize;
+        let f = self.cta.threads[t as usize].frames.last().ok_or(Halt)?.func as usize;
         match sym {
             S::Var(v) => {
-                if let Some(Some(r)) = self.var_region.get(f).and_then(|m| m.get(v.index())) {
-                    let reg = &self.regions[*r as usize];
+                if let Some(Some(r)) = self.mem.var_region.get(f).and_then(|m| m.get(v.index())) {
+                    let reg = &self.mem.regions[*r as usize];
                     // Global variables are addressed generically.
                     return Ok(reg.base);
                 }
                 match self.private_of_var(t, info, v.index()) {
-                    Some(p) => Ok(self.threads[t as usize].private[p].region.base),
+                    Some(p) => Ok(self.cta.threads[t as usize].private[p].region.base),
                     None => Err(self.unsupported(
                         t,
                         "address of an unallocated variable",
@@ -790,11 +790,11 @@ impl<D: Domain> Engine<'_, D> {
             }
             S::Param(p) => {
                 if f == 0 {
-                    let off = self.param_offsets.get(p.index()).copied().unwrap_or(0);
-                    Ok(self.regions[self.param_region as usize].base + off)
+                    let off = self.mem.param_offsets.get(p.index()).copied().unwrap_or(0);
+                    Ok(self.mem.regions[self.mem.param_region as usize].base + off)
                 } else {
                     match self.private_of_param(t, info, p.index()) {
-                        Some(i) => Ok(self.threads[t as usize].private[i].region.base),
+                        Some(i) => Ok(self.cta.threads[t as usize].private[i].region.base),
                         None => Err(self.unsupported(
                             t,
                             "address of a register parameter",
@@ -817,14 +817,14 @@ impl<D: Domain> Engine<'_, D> {
 
     /// The current frame's private region of function variable `var`.
     pub(crate) fn private_of_var(&self, t: u32, info: &FuncInfo, var: usize) -> Option<usize> {
-        let fr = self.threads[t as usize].frames.last()?;
+        let fr = self.cta.threads[t as usize].frames.last()?;
         let pos = info.private_vars.iter().position(|&v| v as usize == var)?;
         Some(fr.private_base + pos)
     }
 
     /// The current frame's private region of `.param` parameter `p`.
     pub(crate) fn private_of_param(&self, t: u32, info: &FuncInfo, p: usize) -> Option<usize> {
-        let fr = self.threads[t as usize].frames.last()?;
+        let fr = self.cta.threads[t as usize].frames.last()?;
         let pos = info
             .ir
             .params
@@ -840,7 +840,7 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn special(&mut self, t: u32, s: SpecialReg) -> R<u64> {
         use SpecialReg as S;
         use ptxeq_ir::Dim;
-        let th = &self.threads[t as usize];
+        let th = &self.cta.threads[t as usize];
         let dim = |d: Dim| match d {
             Dim::X => 0,
             Dim::Y => 1,
@@ -850,20 +850,20 @@ impl<D: Domain> Engine<'_, D> {
         Ok(match s {
             S::Tid(d) => u64::from(th.tid[dim(d)]),
             S::Ntid(d) => u64::from(self.input.block[dim(d)]),
-            S::Ctaid(d) => u64::from(self.cta[dim(d)]),
+            S::Ctaid(d) => u64::from(self.cta.id[dim(d)]),
             S::Nctaid(d) => u64::from(self.input.grid[dim(d)]),
             // Cluster coordinates (`engine/cluster.rs`): exact for any
             // cluster shape; no explicit cluster is a cluster of one.
-            S::ClusterId(d) => u64::from(self.cta[dim(d)] / self.cluster_shape()[dim(d)]),
+            S::ClusterId(d) => u64::from(self.cta.id[dim(d)] / self.cluster_shape()[dim(d)]),
             S::NclusterId(d) => u64::from(self.input.grid[dim(d)] / self.cluster_shape()[dim(d)]),
-            S::ClusterCtaid(d) => u64::from(self.cta[dim(d)] % self.cluster_shape()[dim(d)]),
+            S::ClusterCtaid(d) => u64::from(self.cta.id[dim(d)] % self.cluster_shape()[dim(d)]),
             S::ClusterNctaid(d) => u64::from(self.cluster_shape()[dim(d)]),
             S::ClusterCtarank => u64::from(self.cluster_rank()),
             S::ClusterNctarank => u64::from(self.cluster_ctas()),
             S::IsExplicitCluster => u64::from(self.input.cluster.is_some()),
             S::Laneid => u64::from(lane),
             S::Warpid => u64::from(th.linear / 32),
-            S::Nwarpid => u64::from(self.nwarps),
+            S::Nwarpid => u64::from(self.cta.nwarps),
             S::LanemaskEq => 1u64 << lane,
             S::LanemaskLe => mask_bits(u64::MAX, lane + 1),
             S::LanemaskLt => mask_bits(u64::MAX, lane),
@@ -871,6 +871,7 @@ impl<D: Domain> Engine<'_, D> {
             S::LanemaskGt => mask_bits(!mask_bits(u64::MAX, lane + 1), 32),
             S::DynamicSmemSize => u64::from(self.input.dynamic_shared),
             S::TotalSmemSize | S::AggrSmemSize => self
+                .mem
                 .regions
                 .iter()
                 .filter(|r| r.space == Space::Shared)

@@ -372,19 +372,19 @@ impl<D: Domain> Engine<'_, D> {
         let g = t / WG;
         let base = g * WG;
         let what = ins.instr.mnemonic();
-        if base + WG > self.nthreads {
+        if base + WG > self.cta.nthreads {
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
                 "",
                 format!(
                     "{what} is a warpgroup collective (128 threads), but the CTA has only {} threads, so warpgroup {g} is incomplete",
-                    self.nthreads
+                    self.cta.nthreads
                 ),
             ));
         }
         for w in (base / 32)..(base / 32 + 4) {
-            if self.live[w as usize] != u32::MAX {
+            if self.cta.live[w as usize] != u32::MAX {
                 return Err(self.fail(
                     t,
                     FindingKind::Divergence,
@@ -398,7 +398,7 @@ impl<D: Domain> Engine<'_, D> {
         let arg = self.wgmma_arrive(t, info, ins, op)?;
         let instr = self.cur_instr;
         let gi = g as usize;
-        if let Some(p) = &self.wg.pending[gi]
+        if let Some(p) = &self.cta.wg.pending[gi]
             && p.instr != instr
         {
             let other = unpack_instr(p.instr);
@@ -411,7 +411,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        let p = self.wg.pending[gi].get_or_insert_with(|| Rendezvous {
+        let p = self.cta.wg.pending[gi].get_or_insert_with(|| Rendezvous {
             instr,
             arrived: 0,
             args: (0..WG).map(|_| None).collect(),
@@ -420,10 +420,10 @@ impl<D: Domain> Engine<'_, D> {
         p.arrived |= 1u128 << idx;
         p.args[idx] = Some(arg);
         if p.arrived != u128::MAX {
-            self.threads[t as usize].status = Status::Blocked(Wait::Collective);
+            self.cta.threads[t as usize].status = Status::Blocked(Wait::Collective);
             return Ok(Flow::Block);
         }
-        let Some(p) = self.wg.pending[gi].take() else {
+        let Some(p) = self.cta.wg.pending[gi].take() else {
             return Ok(Flow::Next);
         };
         self.stats.warp_collectives += 1;
@@ -431,7 +431,7 @@ impl<D: Domain> Engine<'_, D> {
             p.args.into_iter().map(Option::unwrap_or_default).collect();
         self.wgmma_complete(base, info, ins, op, args)?;
         for x in base..base + WG {
-            if x != t && self.threads[x as usize].status == Status::Blocked(Wait::Collective) {
+            if x != t && self.cta.threads[x as usize].status == Status::Blocked(Wait::Collective) {
                 self.wake(x);
             }
         }
@@ -575,16 +575,16 @@ impl<D: Domain> Engine<'_, D> {
         }
         match *op {
             WgmmaOp::Fence => {
-                if self.wg.fence_track {
+                if self.cta.wg.fence_track {
                     for x in base..base + WG {
-                        self.wg.unfenced[x as usize].clear();
+                        self.cta.wg.unfenced[x as usize].clear();
                     }
                 }
                 Ok(())
             }
             WgmmaOp::CommitGroup => {
-                let ops = std::mem::take(&mut self.wg.uncommitted[g]);
-                self.wg.groups[g].push_back(ops);
+                let ops = std::mem::take(&mut self.cta.wg.uncommitted[g]);
+                self.cta.wg.groups[g].push_back(ops);
                 Ok(())
             }
             WgmmaOp::WaitGroup => {
@@ -596,8 +596,8 @@ impl<D: Domain> Engine<'_, D> {
                         "the wait_group count".into(),
                     ));
                 }
-                while self.wg.groups[g].len() as u64 > keep {
-                    let Some(ops) = self.wg.groups[g].pop_front() else {
+                while self.cta.wg.groups[g].len() as u64 > keep {
+                    let Some(ops) = self.cta.wg.groups[g].pop_front() else {
                         break;
                     };
                     for o in ops {
@@ -605,11 +605,11 @@ impl<D: Domain> Engine<'_, D> {
                             self.complete_copy_as(*id, base);
                         }
                         for x in base..base + WG {
-                            let b = &mut self.wg.busy[x as usize];
+                            let b = &mut self.cta.wg.busy[x as usize];
                             let was = !b.is_empty();
                             b.retain(|e| e.1 != o.id);
                             if was && b.is_empty() {
-                                self.wg.busy_threads -= 1;
+                                self.cta.wg.busy_threads -= 1;
                             }
                         }
                     }
@@ -805,9 +805,9 @@ impl<D: Domain> Engine<'_, D> {
             self.check_async_proxy_read(base, r, off, len);
             reads.push(self.track_wgmma_read(base, (r, off, len)));
         }
-        let id = self.wg.next_op;
-        self.wg.next_op += 1;
-        self.wg.uncommitted[(base / WG) as usize].push(Op { id, reads });
+        let id = self.cta.wg.next_op;
+        self.cta.wg.next_op += 1;
+        self.cta.wg.uncommitted[(base / WG) as usize].push(Op { id, reads });
         let mut busy_regs: Vec<ptxeq_ir::RegId> = Vec::new();
         regs_of(&dop, &mut busy_regs);
         if desc_a.is_none()
@@ -818,9 +818,9 @@ impl<D: Domain> Engine<'_, D> {
         let slots: Vec<usize> = busy_regs.iter().map(|r| Self::slot(info, *r)).collect();
         let instr = self.cur_instr;
         for x in base..base + WG {
-            let b = &mut self.wg.busy[x as usize];
+            let b = &mut self.cta.wg.busy[x as usize];
             if b.is_empty() {
-                self.wg.busy_threads += 1;
+                self.cta.wg.busy_threads += 1;
             }
             b.extend(slots.iter().map(|&s| (s, id, instr)));
         }
@@ -906,7 +906,7 @@ impl<D: Domain> Engine<'_, D> {
                 "",
                 format!(
                     "wgmma {which} operand element ({mn}, {k}) at `{}`+{off} holds no value",
-                    self.regions[r as usize].name
+                    self.mem.regions[r as usize].name
                 ),
             )),
         }
@@ -947,7 +947,8 @@ impl<D: Domain> Engine<'_, D> {
         }
         for r in regs {
             let s = Self::slot(info, r);
-            let Some(&(_, _, instr)) = self.wg.busy[t as usize].iter().find(|e| e.0 == s) else {
+            let Some(&(_, _, instr)) = self.cta.wg.busy[t as usize].iter().find(|e| e.0 == s)
+            else {
                 continue;
             };
             self.report_register_race(t, info, r, (u32::MAX, instr), |name, first, second| {
@@ -973,7 +974,10 @@ impl<D: Domain> Engine<'_, D> {
         earlier: (u32, u32),
         describe: impl FnOnce(&str, &AccessRef, &AccessRef) -> String,
     ) {
-        if !self.reported.insert((earlier.0, earlier.1, self.cur_instr)) {
+        if !self
+            .log
+            .first_report((earlier.0, earlier.1, self.cur_instr))
+        {
             return;
         }
         let first = AccessRef {
@@ -1008,7 +1012,7 @@ impl<D: Domain> Engine<'_, D> {
         if matches!(ins.instr, Instr::Wgmma(_)) {
             return;
         }
-        let Some(f) = self.threads[t as usize]
+        let Some(f) = self.cta.threads[t as usize]
             .frames
             .last()
             .map(|f| f.func as usize)
@@ -1025,6 +1029,7 @@ impl<D: Domain> Engine<'_, D> {
         let instr = self.cur_instr;
         for r in rs {
             if !self
+                .cta
                 .wg
                 .operand_regs
                 .get(f)
@@ -1035,7 +1040,7 @@ impl<D: Domain> Engine<'_, D> {
                 continue;
             }
             let s = Self::slot(info, r);
-            let u = &mut self.wg.unfenced[t as usize];
+            let u = &mut self.cta.wg.unfenced[t as usize];
             match u.iter_mut().find(|e| e.0 == s) {
                 Some(e) => e.1 = instr,
                 None => u.push((s, instr)),
@@ -1048,7 +1053,7 @@ impl<D: Domain> Engine<'_, D> {
     /// tensor core without the ordering the ISA requires (reported as a
     /// register race with both instructions).
     fn wgmma_fence_check(&mut self, t: u32, info: &FuncInfo, ins: &InstrData, a_reg: bool) {
-        if !self.wg.fence_track || self.wg.unfenced[t as usize].is_empty() {
+        if !self.cta.wg.fence_track || self.cta.wg.unfenced[t as usize].is_empty() {
             return;
         }
         let mut rs = Vec::new();
@@ -1058,7 +1063,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         for r in rs {
             let s = Self::slot(info, r);
-            let Some(&(_, w)) = self.wg.unfenced[t as usize].iter().find(|e| e.0 == s) else {
+            let Some(&(_, w)) = self.cta.wg.unfenced[t as usize].iter().find(|e| e.0 == s) else {
                 continue;
             };
             self.report_register_race(t, info, r, (u32::MAX - 1, w), |name, first, second| {
@@ -1074,7 +1079,7 @@ impl<D: Domain> Engine<'_, D> {
     /// Warpgroups waiting at a wgmma rendezvous (for `check_stuck`).
     pub(crate) fn wgmma_wait_groups(&self) -> Vec<WaitGroup> {
         let mut out = Vec::new();
-        for (g, p) in self.wg.pending.iter().enumerate() {
+        for (g, p) in self.cta.wg.pending.iter().enumerate() {
             let Some(p) = p else { continue };
             let base = g as u32 * WG;
             let ts: Vec<u32> = (0..WG)

@@ -162,7 +162,7 @@ impl<D: Domain> Engine<'_, D> {
         lane: usize,
         slot: usize,
     ) -> D::Val {
-        let seq = self.wmma.seq.get(warp).copied().unwrap_or(0);
+        let seq = self.cta.wmma.seq.get(warp).copied().unwrap_or(0);
         let tag = LayoutTag {
             class,
             lane: lane as u8,
@@ -177,7 +177,7 @@ impl<D: Domain> Engine<'_, D> {
     /// Marks a wmma instruction of warp `w` complete: later fragments are
     /// another instance.
     pub(crate) fn wmma_done(&mut self, w: usize) {
-        if let Some(s) = self.wmma.seq.get_mut(w) {
+        if let Some(s) = self.cta.wmma.seq.get_mut(w) {
             *s += 1;
         }
     }
@@ -247,11 +247,11 @@ impl<D: Domain> Engine<'_, D> {
     /// through `view` (a hash of the fragment class, state space, address,
     /// stride and memory layout: which fragment element each byte is).
     pub(crate) fn wmma_view_begin(&mut self, w: u32, view: u64) {
-        self.wmma.cur_view = Some((w, view));
+        self.cta.wmma.cur_view = Some((w, view));
     }
 
     pub(crate) fn wmma_view_end(&mut self) {
-        self.wmma.cur_view = None;
+        self.cta.wmma.cur_view = None;
     }
 
     /// Two elements of one consumed fragment computed differently.

@@ -28,8 +28,7 @@ use crate::domain::Domain;
 use crate::engine::Engine;
 use crate::finding::{Finding, FindingKind, InstrRef, ThreadRef};
 use crate::input::CtaInput;
-use crate::memory::{Slot, Space};
-use crate::race::{Clocks, ShadowMem};
+use crate::race::Clocks;
 use crate::result::{CtaRun, TensorOutput};
 
 pub(crate) use ticket::Ticket;
@@ -95,7 +94,7 @@ impl EngineGrid {
 }
 
 /// One global region between two CTAs: its contents and race shadow.
-type GlobalRegion<V> = (crate::memory::Slots<V>, Option<ShadowMem>);
+type GlobalRegion<V> = crate::engine::HeldGlobal<V>;
 
 /// The global memory of a grid run between two CTAs: per region index,
 /// the contents and race shadows of every global region.
@@ -132,27 +131,12 @@ impl<D: Domain> Engine<'_, D> {
     /// Takes over the grid's global memory and shadows and stamps this
     /// CTA's accesses with `index`.
     fn attach(&mut self, mem: &mut GridMemory<D::Val>, index: u32) {
-        if mem.regions.is_empty() {
-            mem.regions = (0..self.regions.len()).map(|_| None).collect();
-        }
-        for r in 0..self.regions.len() {
-            if self.regions[r].space != Space::Global {
-                continue;
-            }
-            if let Some((s, sh)) = mem.regions.get_mut(r).and_then(Option::take) {
-                self.slots[r] = s;
-                self.shadows[r] = sh;
-            }
-            if let Some(sh) = self.shadows[r].as_mut() {
-                // Later CTAs still come: keep what they can race with.
-                sh.private = false;
-            }
-        }
+        self.mem.adopt_globals(&mut mem.regions);
         // Async-agent slots (`t + nthreads`) when the kernel has copies
         // completing on an mbarrier, as in `Engine::new`.
-        let slots = self.nthreads as usize * if self.mbar_agents { 2 } else { 1 };
+        let slots = self.nthreads() as usize * if self.mbar_agents { 2 } else { 1 };
         self.clocks = Clocks::in_cta(slots, index);
-        std::mem::swap(&mut self.reported, &mut mem.reported);
+        self.log.swap_reported(&mut mem.reported);
         if let Some(w) = mem.writers.take() {
             self.writers = w;
         }
@@ -161,20 +145,8 @@ impl<D: Domain> Engine<'_, D> {
 
     /// Gives the global memory and shadows back to the grid.
     fn detach(&mut self, mem: &mut GridMemory<D::Val>) {
-        for r in 0..self.regions.len() {
-            if self.regions[r].space != Space::Global {
-                continue;
-            }
-            let s = std::mem::replace(
-                &mut self.slots[r],
-                crate::memory::Slots::new(0, Slot::Unwritten),
-            );
-            let sh = self.shadows[r].take();
-            if let Some(x) = mem.regions.get_mut(r) {
-                *x = Some((s, sh));
-            }
-        }
-        std::mem::swap(&mut self.reported, &mut mem.reported);
+        self.mem.release_globals(&mut mem.regions);
+        self.log.swap_reported(&mut mem.reported);
         mem.writers = Some(std::mem::take(&mut self.writers));
     }
 }
@@ -221,7 +193,7 @@ fn execute<D: Domain>(
             if k == 0 {
                 e.set_ticket_start(p);
             }
-            g.ticket = Some(Ticket::new(p, &chain, e.nthreads as usize));
+            g.ticket = Some(Ticket::new(p, &chain, e.nthreads() as usize));
         }
         e.grid = Some(Box::new(g));
         e.run();

@@ -147,7 +147,7 @@ impl<D: Domain> Engine<'_, D> {
     /// Writes the plan's start value into the ticket word.
     pub(crate) fn set_ticket_start(&mut self, p: &Plan) {
         if let Some(v) = p.start
-            && let Some(s) = self.slots.get_mut(p.region as usize)
+            && let Some(s) = self.mem.slots_mut(p.region as usize)
             && s.len() >= p.off as usize + p.width as usize
         {
             store_value(s, p.off as usize, &Value::Bits(v), p.width);
@@ -207,7 +207,7 @@ impl<D: Domain> Engine<'_, D> {
             // other CTAs (and races with their atomics, race.rs).
             return Ok(());
         }
-        if last && let Some(sh) = self.shadows[region as usize].as_mut() {
+        if last && let Some(sh) = self.mem.shadow_mut(region as usize) {
             for u in sh.units(off as usize, width as usize) {
                 sh.restamp(
                     u,
@@ -322,8 +322,8 @@ fn start_of<D: Domain>(
         Err((_, d)) => return (Start::Unwritten, d),
     };
     let r = region as usize;
-    let start = match (e.regions.get(r), e.slots.get(r)) {
-        (Some(reg), Some(s)) => {
+    let start = match e.mem.region(r) {
+        Some((reg, s)) => {
             let bytes: Option<Vec<u8>> = (off..off + u64::from(width))
                 .map(|b| match (b as usize) < s.len() {
                     true => match s.get(b as usize) {

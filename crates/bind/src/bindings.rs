@@ -15,7 +15,7 @@
 
 use ptxeq_exec::{
     BinOp, Bindings, BoundFunction, BoundGlobal, BoundOp, FieldKind, FieldValue, Fmt,
-    GlobalContents, IVal, TensorInfo, UnOp,
+    GlobalContents, TensorInfo, UnOp,
 };
 use ptxeq_ir::{KernelIr, ModuleIr, ScalarType, StateSpace, VarDecl};
 use ptxeq_spec::{
@@ -37,6 +37,21 @@ pub fn value_bits(v: ScalarValue, dtype: DType) -> Result<u64, String> {
             "{} is not an integer, but the dtype is {dtype}",
             f.get()
         )),
+        // fp8: round to nearest even, saturating (what cuda_fp8.h's
+        // conversions store).
+        (Some(fmt), v) if fmt.narrow().is_some() => {
+            let x = match v {
+                ScalarValue::Int(i) => i as f64,
+                ScalarValue::Float(f) if f.get().is_nan() => {
+                    return Err("NaN has no real value".into());
+                }
+                ScalarValue::Float(f) => f.get(),
+                ScalarValue::Symbolic { .. } => return Err("a symbolic scalar has no bits".into()),
+            };
+            fmt.narrow()
+                .and_then(|n| n.encode_rn_satfinite(x))
+                .ok_or_else(|| format!("{x} has no {dtype} encoding"))
+        }
         (Some(fmt), v) => match v {
             ScalarValue::Int(i) => Ok(ptxeq_exec::round_int(fmt, i128::from(i))),
             ScalarValue::Float(f) => {
@@ -65,7 +80,7 @@ fn encode(values: &Values, dtype: DType, count: u64) -> Result<Vec<u8>, String> 
         let v = values.get(i).unwrap_or(ScalarValue::Int(0));
         let bits = value_bits(v, dtype).map_err(|m| format!("element {i}: {m}"))?;
         if let (Values::Iota, Some(fmt)) = (values, Fmt::of_dtype(dtype))
-            && (IVal::F { fmt, bits }).to_f64() != i as f64
+            && ptxeq_exec::float_bits_to_f64(fmt, bits) != i as f64
         {
             return Err(format!(
                 "\"iota\": element {i} is not exactly representable as {dtype}"
@@ -377,6 +392,14 @@ mod tests {
         assert_eq!(value_bits(ScalarValue::Int(3), DType::U8), Ok(3));
         assert_eq!(value_bits(ScalarValue::Int(2), DType::F32), Ok(0x4000_0000));
         assert_eq!(value_bits(ScalarValue::float(0.5), DType::F16), Ok(0x3800));
+        assert_eq!(value_bits(ScalarValue::float(1.0), DType::F8e4m3), Ok(0x38));
+        assert_eq!(value_bits(ScalarValue::Int(-2), DType::F8e5m2), Ok(0xC0));
+        assert_eq!(
+            value_bits(ScalarValue::float(1000.0), DType::F8e4m3),
+            Ok(0x7E)
+        );
+        assert!(encode(&Values::Iota, DType::F8e4m3, 64).is_err());
+        assert!(encode(&Values::Iota, DType::F8e4m3, 16).is_ok());
         assert_eq!(
             value_bits(ScalarValue::float(0.1), DType::F32),
             Ok(u64::from(0.1f32.to_bits()))

@@ -48,6 +48,37 @@ pub struct DecideOptions {
     /// Most leaf cases a `max`/`min`/`select` case split may explore
     /// before the element is `unknown` (a resource limit).
     pub max_cases: u32,
+    /// Input tensors (by number) whose elements hold a float format
+    /// narrower than the sampled dyadics (fp8): sampled values are
+    /// rounded onto the format's grid, so a witness is an input the
+    /// tensor can hold.
+    pub input_grids: Vec<(u32, InputGrid)>,
+}
+
+/// The finite values of a narrow float format, as the sampler needs
+/// them: `mant_bits` stored mantissa bits, normal exponents from
+/// `min_exp` (subnormals below, on the grid `2^(min_exp − mant_bits)`),
+/// magnitudes up to `max`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputGrid {
+    pub mant_bits: u32,
+    pub min_exp: i32,
+    pub max: f64,
+}
+
+impl InputGrid {
+    /// `x` rounded to a value of the format (to nearest, ties away from
+    /// zero; clamped to ±`max`). Exact in `f64`.
+    pub fn round(&self, x: f64) -> f64 {
+        if x == 0.0 || !x.is_finite() {
+            return x;
+        }
+        let a = x.abs().min(self.max);
+        let e = (a.log2().floor() as i32).max(self.min_exp);
+        let q = 2f64.powi(e - self.mant_bits as i32);
+        let r = ((a / q).round() * q).min(self.max);
+        r.copysign(x)
+    }
 }
 
 impl Default for DecideOptions {
@@ -56,6 +87,7 @@ impl Default for DecideOptions {
             samples: 24,
             seed: 0x5eed_ba5e,
             max_cases: 64,
+            input_grids: Vec::new(),
         }
     }
 }
@@ -315,6 +347,18 @@ fn sample_int(round: u32, ty: crate::IntTy, state: &mut u64) -> f64 {
     v as f64
 }
 
+/// Rounds the sampled values of narrow-format tensors onto their grids.
+fn on_input_grids(values: &mut hashbrown::HashMap<(u32, u64), f64>, grids: &[(u32, InputGrid)]) {
+    if grids.is_empty() {
+        return;
+    }
+    for ((tensor, _), v) in values.iter_mut() {
+        if let Some((_, g)) = grids.iter().find(|(k, _)| k == tensor) {
+            *v = g.round(*v);
+        }
+    }
+}
+
 /// SplitMix64: a tiny, deterministic generator for sample points.
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -462,6 +506,7 @@ fn find_counterexample(
         let vals = sample(round, inputs.len(), &mut state);
         let mut values: hashbrown::HashMap<(u32, u64), f64> =
             inputs.iter().copied().zip(vals.iter().copied()).collect();
+        on_input_grids(&mut values, &opts.input_grids);
         for (k, ty) in &ints {
             values.insert(*k, sample_int(round, *ty, &mut state));
         }
@@ -538,8 +583,9 @@ fn constant_witness(
     };
     for round in 0..opts.samples {
         let vals = sample(round, inputs.len(), &mut state);
-        let values: hashbrown::HashMap<(u32, u64), f64> =
+        let mut values: hashbrown::HashMap<(u32, u64), f64> =
             inputs.iter().copied().zip(vals.iter().copied()).collect();
+        on_input_grids(&mut values, &opts.input_grids);
         let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(0.0);
         let exact = |k: u32, i: u64| crate::normal::rat_of_f64(f(k, i));
         let exact_difference = match &eval_exact(terms, &[reference, candidate], &exact)[..] {

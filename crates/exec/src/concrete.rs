@@ -41,6 +41,7 @@ pub fn float_bits_to_f64(fmt: Fmt, bits: u64) -> f64 {
         Fmt::F32 => f64::from(f32::from_bits(bits as u32)),
         Fmt::Bf16 => f64::from(f32::from_bits(((bits as u32) & 0xFFFF) << 16)),
         Fmt::F16 => f16_to_f64(bits as u16),
+        Fmt::E4m3 | Fmt::E5m2 => fmt.narrow().map_or(f64::NAN, |n| n.to_f64(bits)),
         // Not a float format (integer data): no real value.
         Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => f64::NAN,
     }
@@ -75,13 +76,19 @@ impl Domain for Concrete {
         CVal::of(v as f64)
     }
 
-    fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> CVal {
+    fn input(&mut self, tensor: u32, index: u64, fmt: Fmt) -> CVal {
         let x = self
             .tensors
             .get(tensor as usize)
             .and_then(|t| t.get(index as usize))
             .copied()
             .unwrap_or(0.0);
+        // An fp8 element holds the input rounded to its format.
+        if let Some(n) = fmt.narrow()
+            && let Some(b) = n.encode_rn_satfinite(x)
+        {
+            return CVal::of(n.to_f64(b));
+        }
         CVal::of(x)
     }
 

@@ -44,13 +44,17 @@ pub enum Fmt {
     I16,
     I32,
     I64,
+    /// fp8 formats (`crate::narrow`): one byte, exact real values. Listed
+    /// last so the serialised names of the others keep their order.
+    E4m3,
+    E5m2,
 }
 
 impl Fmt {
     /// Bytes of the encoding.
     pub fn size(self) -> u8 {
         match self {
-            Fmt::I8 => 1,
+            Fmt::I8 | Fmt::E4m3 | Fmt::E5m2 => 1,
             Fmt::F16 | Fmt::Bf16 | Fmt::I16 => 2,
             Fmt::F32 | Fmt::I32 => 4,
             Fmt::F64 | Fmt::I64 => 8,
@@ -122,6 +126,26 @@ impl Fmt {
             D::Bf16 => Some(Fmt::Bf16),
             D::F32 => Some(Fmt::F32),
             D::F64 => Some(Fmt::F64),
+            D::F8e4m3 => Some(Fmt::E4m3),
+            D::F8e5m2 => Some(Fmt::E5m2),
+            _ => None,
+        }
+    }
+
+    /// The narrow (fp8) format this is, if it is one.
+    pub fn narrow(self) -> Option<crate::narrow::Narrow> {
+        match self {
+            Fmt::E4m3 => Some(crate::narrow::Narrow::E4m3),
+            Fmt::E5m2 => Some(crate::narrow::Narrow::E5m2),
+            _ => None,
+        }
+    }
+
+    /// The fp8 format of a PTX element type (`.e4m3`, `.e5m2`).
+    pub fn fp8_of(ty: ptxeq_ir::ScalarType) -> Option<Fmt> {
+        match ty {
+            ptxeq_ir::ScalarType::E4m3 => Some(Fmt::E4m3),
+            ptxeq_ir::ScalarType::E5m2 => Some(Fmt::E5m2),
             _ => None,
         }
     }
@@ -136,6 +160,8 @@ impl Fmt {
             Fmt::I16 => "b16",
             Fmt::I32 => "b32",
             Fmt::I64 => "b64",
+            Fmt::E4m3 => "e4m3",
+            Fmt::E5m2 => "e5m2",
         }
     }
 }

@@ -64,6 +64,7 @@ mod input;
 pub mod int;
 mod layout_tags;
 mod memory;
+pub mod narrow;
 mod opaque;
 mod race;
 mod result;

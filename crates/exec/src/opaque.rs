@@ -268,13 +268,16 @@ fn hash_const(c: &Const) -> u64 {
 
 /// The exact value of an IEEE bit pattern; `None` for NaN.
 pub fn decode_float(fmt: Fmt, bits: u64) -> Option<ExtReal> {
+    if let Some(n) = fmt.narrow() {
+        return decode_narrow(n, bits);
+    }
     let (ebits, mbits) = match fmt {
         Fmt::F16 => (5u32, 10u32),
         Fmt::Bf16 => (8, 7),
         Fmt::F32 => (8, 23),
         Fmt::F64 => (11, 52),
         // Not a float format (integer data): no real value.
-        Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => return None,
+        Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 | Fmt::E4m3 | Fmt::E5m2 => return None,
     };
     let total = 1 + ebits + mbits;
     let bits = if total >= 64 {
@@ -315,6 +318,25 @@ pub fn decode_float(fmt: Fmt, bits: u64) -> Option<ExtReal> {
         r = -r;
     }
     Some(ExtReal::Finite(r))
+}
+
+/// The exact value of a narrow (fp8) encoding; `None` for NaN.
+pub fn decode_narrow(n: crate::narrow::Narrow, bits: u64) -> Option<ExtReal> {
+    use crate::narrow::NarrowVal;
+    match n.decode(bits) {
+        NarrowVal::Nan => None,
+        NarrowVal::Inf { neg: true } => Some(ExtReal::NegInf),
+        NarrowVal::Inf { neg: false } => Some(ExtReal::PosInf),
+        NarrowVal::Fin { neg, mag, exp } => {
+            let m = BigInt::from(if neg { -i64::from(mag) } else { i64::from(mag) });
+            let p = num_traits::pow(BigInt::from(2), exp.unsigned_abs() as usize);
+            Some(ExtReal::Finite(if exp >= 0 {
+                BigRational::from_integer(m * p)
+            } else {
+                BigRational::new(m, p)
+            }))
+        }
+    }
 }
 
 impl Domain for Opaque {
@@ -656,6 +678,11 @@ mod tests {
         assert_eq!(decode_float(Fmt::F16, 0x3C00), Some(rat(1, 1)));
         assert_eq!(decode_float(Fmt::F16, 0xC000), Some(rat(-2, 1)));
         assert_eq!(decode_float(Fmt::Bf16, 0x3F80), Some(rat(1, 1)));
+        assert_eq!(decode_float(Fmt::E4m3, 0x7E), Some(rat(448, 1)));
+        assert_eq!(decode_float(Fmt::E4m3, 0x01), Some(rat(1, 512)));
+        assert_eq!(decode_float(Fmt::E4m3, 0x7F), None);
+        assert_eq!(decode_float(Fmt::E5m2, 0xFC), Some(ExtReal::NegInf));
+        assert_eq!(decode_float(Fmt::E5m2, 0xBC), Some(rat(-1, 1)));
         assert_eq!(
             decode_float(Fmt::F64, 0x3FD5_5555_5555_5555),
             Some(rat(6_004_799_503_160_661, 18_014_398_509_481_984))

@@ -25,11 +25,15 @@ pub enum DType {
     S64,
     U64,
     Pred,
+    /// fp8 e4m3 (no infinities, one NaN encoding; largest finite 448).
+    F8e4m3,
+    /// fp8 e5m2 (IEEE-like; largest finite 57344).
+    F8e5m2,
 }
 
 impl DType {
     /// Every dtype, in the order the spec documentation lists them.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 15] = [
         DType::F16,
         DType::Bf16,
         DType::F32,
@@ -43,12 +47,14 @@ impl DType {
         DType::S64,
         DType::U64,
         DType::Pred,
+        DType::F8e4m3,
+        DType::F8e5m2,
     ];
 
     /// Bytes one element occupies in global memory.
     pub fn size_bytes(self) -> u64 {
         match self {
-            DType::S8 | DType::U8 | DType::Pred => 1,
+            DType::S8 | DType::U8 | DType::Pred | DType::F8e4m3 | DType::F8e5m2 => 1,
             DType::F16 | DType::Bf16 | DType::S16 | DType::U16 => 2,
             DType::F32 | DType::S32 | DType::U32 => 4,
             DType::F64 | DType::S64 | DType::U64 => 8,
@@ -57,7 +63,10 @@ impl DType {
 
     /// Whether elements are floating point (their values become real terms).
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::Bf16 | DType::F32 | DType::F64)
+        matches!(
+            self,
+            DType::F16 | DType::Bf16 | DType::F32 | DType::F64 | DType::F8e4m3 | DType::F8e5m2
+        )
     }
 
     /// The spec word for this dtype.
@@ -76,6 +85,8 @@ impl DType {
             DType::S64 => "s64",
             DType::U64 => "u64",
             DType::Pred => "pred",
+            DType::F8e4m3 => "f8e4m3",
+            DType::F8e5m2 => "f8e5m2",
         }
     }
 }
@@ -172,6 +183,9 @@ mod tests {
         }
         assert_eq!(DType::Bf16.size_bytes(), 2);
         assert_eq!(DType::Pred.size_bytes(), 1);
+        assert_eq!("f8e4m3".parse::<DType>(), Ok(DType::F8e4m3));
+        assert_eq!(DType::F8e5m2.size_bytes(), 1);
+        assert!(DType::F8e4m3.is_float());
         assert!("f8".parse::<DType>().unwrap_err().contains("bf16"));
     }
 

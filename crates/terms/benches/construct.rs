@@ -136,6 +136,36 @@ fn gemm_fma_chains(b: Bencher<'_, '_>) {
         });
 }
 
+/// A 16×16 output tile of a full-depth SGEMM (K = 4096): 256 dot products
+/// `acc = fma(A[i,k], B[k,j], acc)`, two constructions per fma. Unlike
+/// `gemm_fma_chains` the store outgrows the caches (≈ 2M nodes, each
+/// partial sum a new node): this measures interning where every probe of
+/// the table is a cache miss — the regime of a full-size GEMM check.
+#[divan::bench(sample_count = 5)]
+fn gemm_tile_k4096(b: Bencher<'_, '_>) {
+    const K: usize = 4096;
+    const T: usize = 16;
+    b.counter(ItemsCount::new((2 * K * T * T) as u64))
+        .with_inputs(|| {
+            let mut t = Terms::new();
+            let a = inputs(&mut t, 0, (T * K) as u64);
+            let bb = inputs(&mut t, 1, (K * T) as u64);
+            (t, a, bb)
+        })
+        .bench_local_values(|(mut t, a, bb)| {
+            for i in 0..T {
+                for j in 0..T {
+                    let mut acc = t.int(0);
+                    for k in 0..K {
+                        acc = t.fma(a[i * K + k], bb[k * T + j], acc);
+                    }
+                    black_box(acc);
+                }
+            }
+            t
+        });
+}
+
 /// Evaluation of a 100k-term sum chain.
 #[divan::bench]
 fn eval_chain(b: Bencher<'_, '_>) {

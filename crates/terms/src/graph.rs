@@ -196,8 +196,8 @@ impl Terms {
                 }
                 // Every child is numbered already, and an exported node is
                 // never visited again: its store copy is dropped here.
-                let node = nodes[t.index()].map_children(|c| TermId(local[c.index()]));
-                nodes[t.index()] = Node::PosInf;
+                let mut node = std::mem::replace(&mut nodes[t.index()], Node::PosInf);
+                node.map_children_in_place(|c| TermId(local[c.index()]));
                 let id = out.len() as u32;
                 out.push(node);
                 local[t.index()] = id;

@@ -43,6 +43,7 @@ mod math;
 mod node;
 mod rat;
 mod store;
+mod table;
 pub mod uninterpreted;
 mod walk;
 

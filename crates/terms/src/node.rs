@@ -316,6 +316,47 @@ impl Node {
     }
 }
 
+impl Node {
+    /// Replaces every child by `f(child)` in place (no allocation: the
+    /// operand lists are reused), visiting children in stored order.
+    pub(crate) fn map_children_in_place(&mut self, mut f: impl FnMut(TermId) -> TermId) {
+        match self {
+            Node::Const(_)
+            | Node::PosInf
+            | Node::NegInf
+            | Node::Input { .. }
+            | Node::BoolConst(_)
+            | Node::IntConst { .. }
+            | Node::IntInput { .. } => {}
+            Node::IntAdd(_, ops)
+            | Node::IntMul(_, ops)
+            | Node::IntOp(_, _, ops)
+            | Node::Add(ops)
+            | Node::Mul(ops)
+            | Node::Max(ops)
+            | Node::Min(ops)
+            | Node::And(ops)
+            | Node::Or(ops)
+            | Node::Xor(ops) => ops.iter_mut().for_each(|t| *t = f(*t)),
+            Node::Apply(app) => app.args.iter_mut().for_each(|t| *t = f(*t)),
+            Node::IntToReal(_, a)
+            | Node::Recip(a)
+            | Node::Exp(a)
+            | Node::Func(_, a)
+            | Node::Not(a) => *a = f(*a),
+            Node::IntCmp(_, a, b) | Node::Cmp(_, a, b) | Node::Pow(a, b) => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Node::Select(c, a, b) => {
+                *c = f(*c);
+                *a = f(*a);
+                *b = f(*b);
+            }
+        }
+    }
+}
+
 /// Iterator over a node's children (see [`Node::children`]).
 #[derive(Clone, Debug)]
 pub struct Children<'a> {

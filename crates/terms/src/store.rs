@@ -17,13 +17,12 @@
 //!   children through the matching constructor returns the same id.
 
 use hashbrown::HashMap;
-use hashbrown::HashTable;
-use hashbrown::hash_table::Entry;
 use num_rational::BigRational;
 
 use crate::hash::hash_node;
 use crate::node::{Node, TermId};
 use crate::rat::Rat;
+use crate::table::{IdTable, Probe};
 
 pub(crate) const FLAG_BOOL: u8 = 1;
 pub(crate) const FLAG_MAYBE_INF: u8 = 2;
@@ -43,10 +42,10 @@ pub struct Terms {
     pub(crate) nodes: Vec<Node>,
     pub(crate) hashes: Vec<u128>,
     pub(crate) flags: Vec<u8>,
-    /// Ids keyed by the low 64 bits of their structural hash, each with
-    /// bits 64..96 of that hash ([`check_bits`]): a probe rejects almost
-    /// every non-matching candidate without loading its hash or node.
-    table: HashTable<(u32, u32)>,
+    /// Ids keyed by their structural hash (`table.rs`): a probe is one
+    /// cache line and rejects almost every non-matching candidate by 32
+    /// further hash bits kept in the slot, without loading its node.
+    table: IdTable,
     /// The `BigRational` value of every small `Const` node, so that
     /// `as_rational` can hand out a reference (big constants hold theirs).
     small_bigs: HashMap<u32, BigRational>,
@@ -79,9 +78,7 @@ impl Terms {
         self.nodes.reserve(additional);
         self.hashes.reserve(additional);
         self.flags.reserve(additional);
-        let hashes = &self.hashes;
-        self.table
-            .reserve(additional, |&(i, _)| hashes[i as usize] as u64);
+        self.table.reserve(additional, &self.hashes);
     }
 
     /// Number of interned nodes (callers enforce their resource limits
@@ -308,23 +305,19 @@ impl Terms {
     /// constructors' job) and returns its id.
     pub(crate) fn intern(&mut self, node: Node) -> TermId {
         let h = hash_node(&node, &self.hashes);
-        // 2^32 nodes would need far more memory than any machine this
+        // 2^32 - 1 nodes would need far more memory than any machine this
         // runs on has (> 100 GiB); callers bound the store via `len()`.
-        let id = u32::try_from(self.nodes.len()).expect("term store exceeds 2^32 nodes");
-        let check = check_bits(h);
-        let (nodes, hashes) = (&self.nodes, &self.hashes);
-        match self.table.entry(
-            h as u64,
-            // The bucket's check bits first: they reject a tag collision
-            // without touching the candidate node (and its heap operands).
-            |&(i, c)| c == check && nodes[i as usize] == node,
-            |&(i, _)| hashes[i as usize] as u64,
-        ) {
-            Entry::Occupied(e) => return TermId(e.get().0),
-            Entry::Vacant(v) => {
-                v.insert((id, check));
-            }
-        }
+        let id = u32::try_from(self.nodes.len())
+            .ok()
+            .filter(|&i| i < u32::MAX)
+            .expect("term store exceeds 2^32 - 1 nodes");
+        self.table.reserve(1, &self.hashes);
+        let nodes = &self.nodes;
+        let at = match self.table.find(h, |i| nodes[i as usize] == node) {
+            Probe::Found(i) => return TermId(i),
+            Probe::Vacant(at) => at,
+        };
+        self.table.insert_at(at, id, h);
         let flags = self.flags_of(&node);
         if let Node::Const(r) = &node
             && r.big_ref().is_none()
@@ -348,10 +341,4 @@ impl Terms {
             ops.sort_by_key(|&t| self.key(t));
         }
     }
-}
-
-/// The hash bits a table bucket keeps next to its id (bits 64..96: the
-/// table itself keys on the low 64).
-fn check_bits(h: u128) -> u32 {
-    (h >> 64) as u32
 }

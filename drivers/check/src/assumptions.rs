@@ -34,6 +34,10 @@ pub const FORMULA: &[&str] = &[
 /// [`FORMULA`] when the spec has an integer tensor).
 pub const INT: &str = "integer tensor data: exact arithmetic modulo 2^w at each register width (s32/u32 share Z/2^32); an integer converted to a float is its exact value (rounding ignored, as above); division by zero gives the same unspecified value in both kernels";
 
+/// What a verdict over fp8 tensor data rests on (with [`CHECK`] or
+/// [`FORMULA`] when the spec has an `f8e4m3`/`f8e5m2` tensor).
+pub const FP8: &str = "fp8 tensor data (f8e4m3/f8e5m2): elements are exact reals (every fp8 value is one); a cvt to fp8 of a real value is the identity, saturation to the format's largest finite value included (docs/semantics.md §18); counterexample values of fp8 tensors are sampled among the format's values";
+
 /// The standing assumptions of an equivalence check of `spec`'s kind
 /// (kernel or formula reference), plus [`INT`] when `spec` has an integer
 /// tensor.
@@ -49,6 +53,14 @@ pub fn of_check(spec: &CheckSpec) -> Vec<&'static str> {
         .any(|t| !t.dtype.is_float() && t.dtype != ptxeq_spec::DType::Pred)
     {
         v.push(INT);
+    }
+    if spec.tensors.values().any(|t| {
+        matches!(
+            t.dtype,
+            ptxeq_spec::DType::F8e4m3 | ptxeq_spec::DType::F8e5m2
+        )
+    }) {
+        v.push(FP8);
     }
     v
 }

@@ -154,6 +154,13 @@ def test_dtype_spellings():
     for d in ("f32", "float32", np.float32, np.dtype("float32"), "torch.float32", "fp32"):
         assert dtype_word(d) == "f32", d
     assert dtype_word(np.int32) == "s32" and dtype_word("bfloat16") == "bf16"
+    # torch.float8_e4m3fn / tl.float8e4nv are e4m3; float8_e5m2 / tl.float8e5 are e5m2.
+    for d in ("torch.float8_e4m3fn", "fp8e4nv", "tl.float8e4nv"):
+        assert dtype_word(d) == "f8e4m3", d
+    for d in ("torch.float8_e5m2", "fp8e5", "triton.language.float8e5"):
+        assert dtype_word(d) == "f8e5m2", d
+    # the fnuz formats have another bias: not taken for the OCP ones
+    assert dtype_word("torch.float8_e4m3fnuz") == "float8_e4m3fnuz"
     t = ptxeq.Tensor.like(np.zeros((4, 8), dtype=np.float16), "output")
     assert t.spec() == {"role": "output", "dtype": "f16", "shape": [4, 8]}
 

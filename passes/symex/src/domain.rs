@@ -182,6 +182,12 @@ impl Domain for TermDomain {
             Fmt::F64 => self.terms.from_f64_bits(bits),
             // Not float formats: integer data has no real constant.
             Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => None,
+            // fp8: the exact rational of the encoding (`ptxeq_exec::narrow`).
+            Fmt::E4m3 | Fmt::E5m2 => match ptxeq_exec::decode_float(fmt, bits)? {
+                ptxeq_exec::ExtReal::Finite(r) => Some(self.terms.rational(r)),
+                ptxeq_exec::ExtReal::PosInf => Some(self.terms.pos_inf()),
+                ptxeq_exec::ExtReal::NegInf => Some(self.terms.neg_inf()),
+            },
         }
     }
 

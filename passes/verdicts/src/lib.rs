@@ -332,6 +332,18 @@ fn decide_and_tally(
         }
     }
     todo.sort_unstable();
+    // fp8 input tensors: witnesses are sampled on the format's grid.
+    let grids = fp8_grids(tensors);
+    let with_grids;
+    let opts = if grids.is_empty() {
+        opts
+    } else {
+        with_grids = DecideOptions {
+            input_grids: grids,
+            ..opts.clone()
+        };
+        &with_grids
+    };
     let results = decide_rounds(terms, &todo, refuted, opts, tally.stop);
     stats.decided = results.len() as u64;
     stats.not_decided = (todo.len() - results.len()) as u64;
@@ -634,6 +646,32 @@ fn pair_elements(
     }
 
     (numbers, pairs, outside)
+}
+
+/// The sampling grid of every fp8 tensor (by tensor number): e4m3 has 3
+/// mantissa bits, normal exponents from −6 and largest value 448; e5m2 2
+/// bits, from −14, 57344 (docs/semantics.md §18).
+fn fp8_grids(tensors: &[TensorInfo]) -> Vec<(u32, decide::InputGrid)> {
+    use ptxeq_spec::DType as D;
+    tensors
+        .iter()
+        .enumerate()
+        .filter_map(|(k, t)| {
+            let (mant_bits, min_exp, max) = match t.dtype {
+                D::F8e4m3 => (3, -6, 448.0),
+                D::F8e5m2 => (2, -14, 57344.0),
+                _ => return None,
+            };
+            Some((
+                k as u32,
+                decide::InputGrid {
+                    mant_bits,
+                    min_exp,
+                    max,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The integer type of an integer tensor dtype (`None` for floats and

@@ -822,3 +822,27 @@ fn log10_and_exp10_with_recovered_constants() {
     let l3 = t.func(Func::Log, three_c);
     assert!(!matches!(run(&t, l3, l10), ElementDecision::Proved { .. }));
 }
+
+#[test]
+fn input_grids_round_onto_the_fp8_values() {
+    // e5m2: 2 mantissa bits, normal exponents from -14, largest 57344.
+    let g = InputGrid {
+        mant_bits: 2,
+        min_exp: -14,
+        max: 57344.0,
+    };
+    assert_eq!(g.round(1.875), 2.0);
+    assert_eq!(g.round(1.25), 1.25);
+    assert_eq!(g.round(-1.625), -1.75);
+    assert_eq!(g.round(1e9), 57344.0);
+    assert_eq!(g.round(0.0), 0.0);
+    // e4m3 subnormals: multiples of 2^-9 below 2^-6.
+    let e4 = InputGrid {
+        mant_bits: 3,
+        min_exp: -6,
+        max: 448.0,
+    };
+    assert_eq!(e4.round(3.0 / 1024.0), 2.0 / 512.0);
+    assert_eq!(e4.round(447.0), 448.0);
+    assert_eq!(e4.round(1.1), 1.125);
+}

@@ -1745,6 +1745,9 @@ impl<D: Domain> Engine<'_, D> {
         sat: bool,
     ) -> R<Flow> {
         use ptxeq_ir::Rounding as Rd;
+        if let Some(flow) = self.cvt_fp8(t, info, ops, (dst, src), relu, sat)? {
+            return Ok(flow);
+        }
         let sink = Operand::Sink;
         let op = |i: usize| ops.get(i).unwrap_or(&sink);
         // `.sat` on reals is the identity (docs/semantics.md §2); on integers it

@@ -32,6 +32,9 @@ pub(crate) enum MmaKind {
     M16n8k8Tf32,
     /// `.m16n8k4` with `.tf32` A and B.
     M16n8k4Tf32,
+    /// `.m16n8k32` with one-byte A and B (`.e4m3`/`.e5m2`): four elements
+    /// per register, lowest byte first (the A fragment of fp8 `wgmma`).
+    M16n8k32Byte,
 }
 
 impl MmaKind {
@@ -41,6 +44,7 @@ impl MmaKind {
             MmaKind::M16n8k16Half => (16, 8, 16),
             MmaKind::M16n8k8Half | MmaKind::M16n8k8Tf32 => (16, 8, 8),
             MmaKind::M16n8k4Tf32 => (16, 8, 4),
+            MmaKind::M16n8k32Byte => (16, 8, 32),
         }
     }
 
@@ -74,6 +78,11 @@ pub(crate) fn mma_element(kind: MmaKind, op: Operand, lane: usize, i: usize) -> 
         (MmaKind::M16n8k8Tf32, Operand::B) => (q + 4 * i, g),
         (MmaKind::M16n8k4Tf32, Operand::A) => (g + 8 * i, q),
         (MmaKind::M16n8k4Tf32, Operand::B) => (q, g),
+        // Registers a0..a3: rows g, g+8, g, g+8; cols 4q.. (+16 for a2, a3).
+        (MmaKind::M16n8k32Byte, Operand::A) => {
+            (g + 8 * ((i >> 2) & 1), 4 * q + (i & 3) + 16 * (i >> 3))
+        }
+        (MmaKind::M16n8k32Byte, Operand::B) => (4 * q + (i & 3) + 16 * (i >> 2), g),
     }
 }
 
@@ -131,6 +140,7 @@ mod tests {
             MmaKind::M16n8k8Half,
             MmaKind::M16n8k8Tf32,
             MmaKind::M16n8k4Tf32,
+            MmaKind::M16n8k32Byte,
         ] {
             let (m, n, k) = kind.mnk();
             for (op, r, c) in [(Operand::A, m, k), (Operand::B, k, n), (Operand::C, m, n)] {
@@ -150,6 +160,13 @@ mod tests {
     /// Spot checks against the ISA's fragment tables.
     #[test]
     fn mma_layouts_match_the_isa_tables() {
+        // m16n8k32 8-bit A: a9 of lane 6 (g=1, q=2) is register a2's
+        // second byte: row 1, col 4·2 + 1 + 16 = 25; a5 is row 9, col 9.
+        assert_eq!(
+            mma_element(MmaKind::M16n8k32Byte, Operand::A, 6, 9),
+            (1, 25)
+        );
+        assert_eq!(mma_element(MmaKind::M16n8k32Byte, Operand::A, 6, 5), (9, 9));
         // m16n8k16 A: a4,a5 of lane 5 (g=1, q=1) are row 1, cols 10, 11;
         // a6 is row 9, col 10.
         assert_eq!(

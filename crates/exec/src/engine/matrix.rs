@@ -57,7 +57,11 @@ fn offset_addr(addr: &Address, delta: i64) -> Address {
 
 /// Elements of format `fmt` packed in one 32-bit register.
 fn per_reg(fmt: Fmt) -> usize {
-    if fmt.size() == 2 { 2 } else { 1 }
+    match fmt.size() {
+        1 => 4,
+        2 => 2,
+        _ => 1,
+    }
 }
 
 /// The real formats of `mma` operands: `(kind, a/b format, c format, d
@@ -68,6 +72,23 @@ fn mma_form(m: &MmaMods) -> Result<(MmaKind, Fmt, Fmt, Fmt), String> {
     }
     if m.a_ty != m.b_ty {
         return Err(format!("mixed A/B types .{}/.{}", m.a_ty, m.b_ty));
+    }
+    // fp8 (`.e4m3`/`.e5m2`, one type for A and B): m16n8k32, f32 or f16
+    // accumulators, exact values (crate::narrow).
+    if let Some(f8) = Fmt::fp8_of(m.a_ty) {
+        let k32 = (m.shape.m, m.shape.n, m.shape.k) == (16, 8, 32);
+        if !k32 || m.a_layout != Layout::Row || m.b_layout != Layout::Col {
+            return Err(format!("shape .{} with .{} inputs", m.shape, m.a_ty));
+        }
+        let acc = |ty: ScalarType| match ty {
+            ScalarType::F32 => Some(Fmt::F32),
+            ScalarType::F16 => Some(Fmt::F16),
+            _ => None,
+        };
+        let (Some(c), Some(d)) = (acc(m.c_ty), acc(m.d_ty)) else {
+            return Err(format!("accumulator types .{}/.{}", m.d_ty, m.c_ty));
+        };
+        return Ok((MmaKind::M16n8k32Byte, f8, c, d));
     }
     let (k16, k8, k4) = (
         (m.shape.m, m.shape.n, m.shape.k) == (16, 8, 16),
@@ -367,11 +388,13 @@ impl<D: Domain> Engine<'_, D> {
                 what.to_string(),
             ));
         };
-        let v = if per == 2 {
-            reg.slice(2 * (i % 2) as u8, 2, 4)
+        let v = if per > 1 {
+            let size = fmt.size();
+            reg.slice(size * (i % per) as u8, size, 4)
         } else {
             reg.clone()
         };
+        self.fp8_format_check(t, &v, fmt)?;
         match self.as_real(t, &v, fmt)? {
             Some(x) => Ok(x),
             None => Err(self.uninit_register(t, what)),

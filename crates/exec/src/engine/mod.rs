@@ -33,6 +33,7 @@ mod control;
 mod cta;
 mod exec;
 mod findings;
+mod fp8cvt;
 mod fragments;
 mod intdata;
 mod matrix;

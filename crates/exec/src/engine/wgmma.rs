@@ -33,8 +33,15 @@
 //!   whose rows run along M/N, e.g. V in attention). The unswizzled
 //!   MN-major layout, an MN-major operand wider than one swizzle row (the
 //!   LBO step between atoms), a non-zero base offset, a descriptor
-//!   that is not a concrete, warpgroup-uniform value, fp8 inputs and the
-//!   sparse form are reported unsupported by name.
+//!   that is not a concrete, warpgroup-uniform value and the sparse form
+//!   are reported unsupported by name.
+//! - fp8 inputs (`.e4m3`/`.e5m2`, A and B may differ, `k32` shapes, f32
+//!   or f16 accumulators): elements are one byte, decoded exactly
+//!   (`crate::narrow`); the layouts are the K-major ones above with
+//!   `size = 1` (16 elements per core-matrix row); the A register
+//!   fragment is the `mma.m16n8k32` 8-bit one (four elements per
+//!   register, lowest byte first). The products are exact reals, like
+//!   the f16 ones.
 //! - Asynchrony: the shared-memory operands are read at some moment
 //!   between the `mma_async` and the `wait_group` that retires its group.
 //!   ptxeq reads the values at the rendezvous (as thread `128g`, the
@@ -175,6 +182,8 @@ impl Desc {
 #[derive(Clone, Copy, Debug)]
 struct Form {
     ab: Fmt,
+    /// B's format where it differs from A's (fp8 allows `.e4m3` × `.e5m2`).
+    b: Fmt,
     size: u64,
     acc: Fmt,
     n: usize,
@@ -188,22 +197,27 @@ fn form(
     a_ty: ScalarType,
     b_ty: ScalarType,
 ) -> Result<Form, String> {
-    if a_ty != b_ty {
+    let fp8 = Fmt::fp8_of(a_ty).is_some() && Fmt::fp8_of(b_ty).is_some();
+    if a_ty != b_ty && !fp8 {
         return Err(format!("mixed A/B types .{a_ty}/.{b_ty}"));
     }
     let (ab, size, k, a_frag) = match a_ty {
         ScalarType::F16 => (Fmt::F16, 2, 16, MmaKind::M16n8k16Half),
         ScalarType::Bf16 => (Fmt::Bf16, 2, 16, MmaKind::M16n8k16Half),
         ScalarType::Tf32 => (Fmt::F32, 4, 8, MmaKind::M16n8k8Tf32),
+        // fp8: exact values (crate::narrow), K-major only (no imm-trans).
+        ScalarType::E4m3 => (Fmt::E4m3, 1, 32, MmaKind::M16n8k32Byte),
+        ScalarType::E5m2 => (Fmt::E5m2, 1, 32, MmaKind::M16n8k32Byte),
         other => {
             return Err(format!(
-                ".{other} inputs (fp8 e4m3/e5m2 and integer wgmma are not modelled)"
+                ".{other} inputs (integer and sub-byte wgmma are not modelled)"
             ));
         }
     };
+    let b = Fmt::fp8_of(b_ty).unwrap_or(ab);
     let acc = match d_ty {
         ScalarType::F32 => Fmt::F32,
-        ScalarType::F16 if a_ty == ScalarType::F16 => Fmt::F16,
+        ScalarType::F16 if a_ty == ScalarType::F16 || fp8 => Fmt::F16,
         other => return Err(format!(".{other} accumulators with .{a_ty} inputs")),
     };
     let n = shape.n as usize;
@@ -212,6 +226,7 @@ fn form(
     }
     Ok(Form {
         ab,
+        b,
         size,
         acc,
         n,
@@ -670,16 +685,18 @@ impl<D: Domain> Engine<'_, D> {
                 }
             }
         } else {
-            let per = if f.size == 2 { 2 } else { 1 };
+            // Elements per 32-bit register: 2 (f16/bf16), 4 (fp8), 1 (tf32).
+            let per = (4 / f.size) as usize;
             for (x, a) in args.iter().enumerate() {
                 let (w, l) = (x / 32, x % 32);
                 for i in 0..f.a_frag.per_lane(MOp::A) {
                     let reg = a.a_regs[i / per].clone();
-                    let v = if per == 2 {
-                        reg.slice(2 * (i % 2) as u8, 2, 4)
+                    let v = if per > 1 {
+                        reg.slice((f.size as usize * (i % per)) as u8, f.size as u8, 4)
                     } else {
                         reg
                     };
+                    self.fp8_format_check(base + x as u32, &v, f.ab)?;
                     let Some(v) = self.as_real(base + x as u32, &v, f.ab)? else {
                         return Err(self.uninit_register(base + x as u32, "a wgmma A register"));
                     };
@@ -879,7 +896,9 @@ impl<D: Domain> Engine<'_, D> {
         let v = self
             .load(t, info, StateSpace::Shared, &addr, f.size as u8)?
             .unwrap_or(Value::Undef);
-        match self.as_real(t, &v, f.ab)? {
+        let fmt = if which == "B" { f.b } else { f.ab };
+        self.fp8_format_check(t, &v, fmt)?;
+        match self.as_real(t, &v, fmt)? {
             Some(x) => Ok(x),
             None => Err(self.fail(
                 t,
@@ -891,6 +910,28 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             )),
         }
+    }
+
+    /// An fp8 operand must hold a value of its own format: reading an
+    /// e4m3 byte as e5m2 (or an f16 half as fp8) reinterprets the bits,
+    /// which is another real number — reported unsupported, never
+    /// silently taken as the same value.
+    pub(crate) fn fp8_format_check(&mut self, t: u32, v: &Value<D::Val>, fmt: Fmt) -> R<()> {
+        if let Value::Data { fmt: f, .. } = v
+            && *f != fmt
+            && (f.narrow().is_some() || fmt.narrow().is_some())
+        {
+            return Err(self.unsupported(
+                t,
+                "real value read in another format",
+                format!(
+                    "a .{} value is a matrix .{} operand (a bit reinterpretation, not a conversion)",
+                    f.name(),
+                    fmt.name()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Before every instruction of a thread with unretired `mma_async`

@@ -113,6 +113,8 @@ pub(crate) fn frag_class(frag: Frag, shape: Shape, fmt: Fmt, layout: Layout) -> 
         Fmt::I16 => 5,
         Fmt::I32 => 6,
         Fmt::I64 => 7,
+        Fmt::E4m3 => 8,
+        Fmt::E5m2 => 9,
     };
     let lay = match (frag, layout) {
         (Frag::C, _) => 0u32,
@@ -120,15 +122,19 @@ pub(crate) fn frag_class(frag: Frag, shape: Shape, fmt: Fmt, layout: Layout) -> 
         (_, Layout::Col) => 2,
     };
     let dim = |x: u16| u32::from(x.min(255) as u8);
-    op | ty << 2 | lay << 5 | dim(shape.m) << 7 | dim(shape.n) << 15 | dim(shape.k) << 23
+    // op: 2 bits, ty: 4 bits, layout: 2 bits, then m, n, k: 8 bits each.
+    op | ty << 2 | lay << 6 | dim(shape.m) << 8 | dim(shape.n) << 16 | dim(shape.k) << 24
 }
 
 /// `m16n16k16 matrix_a .f16 row_major` and the like.
 pub(crate) fn describe_class(c: u32) -> String {
     let op = ["matrix_a", "matrix_b", "accumulator", "?"][(c & 3) as usize];
-    let ty = ["f16", "bf16", "f32", "f64", "s8", "s16", "s32", "s64"][(c >> 2 & 7) as usize];
-    let lay = ["", " row_major", " col_major", ""][(c >> 5 & 3) as usize];
-    let (m, n, k) = (c >> 7 & 255, c >> 15 & 255, c >> 23 & 255);
+    let ty = [
+        "f16", "bf16", "f32", "f64", "s8", "s16", "s32", "s64", "e4m3", "e5m2", "?", "?", "?", "?",
+        "?", "?",
+    ][(c >> 2 & 15) as usize];
+    let lay = ["", " row_major", " col_major", ""][(c >> 6 & 3) as usize];
+    let (m, n, k) = (c >> 8 & 255, c >> 16 & 255, c >> 24 & 255);
     format!("m{m}n{n}k{k} {op} .{ty}{lay}")
 }
 

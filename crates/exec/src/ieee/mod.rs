@@ -163,6 +163,20 @@ impl Domain for Ieee {
     }
 
     fn float_const(&mut self, fmt: Fmt, bits: u64) -> Option<IVal> {
+        // fp8 values are carried as the f32 of the same (exact) value: no
+        // operation computes in an fp8 format.
+        if let Some(n) = fmt.narrow() {
+            let x = n.to_f64(bits);
+            let bits = if x.is_nan() {
+                num::nan_bits(Fmt::F32)
+            } else {
+                u64::from((x as f32).to_bits())
+            };
+            return Some(IVal::F {
+                fmt: Fmt::F32,
+                bits,
+            });
+        }
         Some(IVal::F { fmt, bits })
     }
 
@@ -178,6 +192,15 @@ impl Domain for Ieee {
             .and_then(|t| t.get(index as usize))
             .copied()
             .unwrap_or(0.0);
+        // An fp8 element holds the input rounded to its format (what the
+        // host stores), carried as that value's f32.
+        if let Some(n) = fmt.narrow() {
+            let bits = n.encode_rn_satfinite(x).unwrap_or(0x7F);
+            return self.float_const(fmt, bits).unwrap_or(IVal::F {
+                fmt: Fmt::F32,
+                bits: num::nan_bits(Fmt::F32),
+            });
+        }
         if x.is_nan() {
             let bits = num::nan_from_f64(fmt, x.to_bits());
             return IVal::F { fmt, bits };

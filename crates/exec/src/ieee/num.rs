@@ -74,7 +74,9 @@ fn spec(fmt: Fmt) -> Spec {
         },
         // Not float formats: the engine never hands integer data to the IEEE
         // domain (its integer inputs are concrete bits); read as f64.
-        Fmt::F64 | Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 => Spec {
+        // fp8 values never reach this domain's arithmetic in their own
+        // format (`Ieee::float_const` carries them as f32).
+        Fmt::F64 | Fmt::I8 | Fmt::I16 | Fmt::I32 | Fmt::I64 | Fmt::E4m3 | Fmt::E5m2 => Spec {
             p: 53,
             emin: -1022,
             emax: 1023,

@@ -31,6 +31,11 @@ _DTYPES = {
     "int32": "s32", "uint32": "u32", "int64": "s64", "uint64": "u64",
     "i8": "s8", "i16": "s16", "i32": "s32", "i64": "s64",
     "bool": "pred",
+    # fp8: torch's OCP formats and Triton's names for them. The "fnuz"
+    # variants (another exponent bias, no negative zero) are different
+    # formats and are deliberately not mapped.
+    "float8_e4m3fn": "f8e4m3", "fp8e4nv": "f8e4m3", "float8e4nv": "f8e4m3",
+    "float8_e5m2": "f8e5m2", "fp8e5": "f8e5m2", "float8e5": "f8e5m2",
 }
 _ROLES = {"in": "input", "out": "output"}
 

@@ -23,6 +23,7 @@ _TRITON_TYPES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
     "s8": "int8", "u8": "uint8", "s16": "int16", "u16": "uint16",
     "s32": "int32", "u32": "uint32", "s64": "int64", "u64": "uint64", "pred": "int1",
+    "f8e4m3": "float8e4nv", "f8e5m2": "float8e5",
 }
 
 

@@ -42,7 +42,7 @@ pub fn case_inputs(case: &str) -> Vec<ptxeq_exec::CtaInput> {
         .map(|(_, kref)| {
             let text = std::fs::read_to_string(&kref.ptx).expect("corpus PTX reads");
             let module = ptxeq_lower::lower_source(&text).module;
-            ptxeq_exec::CtaInput::from_spec(&spec, kref, &module).expect("spec fits kernel")
+            ptxeq_bind::cta_input(&spec, kref, &module).expect("spec fits kernel")
         })
         .collect()
 }

@@ -12,20 +12,15 @@
 //!   values, or symbolic inputs (an input tensor of its own, numbered after
 //!   the spec's tensors), instead of its initialiser.
 //!
-//! [`Bindings::from_spec`] resolves all of it against the module once;
-//! the engine reads the result.
+//! `ptxeq_bind` resolves the spec's keys against the module once into
+//! these plain types; the engine reads the result and never the spec.
 
 use std::collections::BTreeSet;
 
-use ptxeq_ir::{Instr, KernelIr, ModuleIr, Operand, ScalarType, StateSpace, Symbol, VarDecl};
-use ptxeq_spec::{
-    CheckSpec, DType, FieldBinding, FunctionBinding, ScalarValue, StructField, Values,
-};
+use ptxeq_ir::{Instr, KernelIr, Operand, StateSpace, Symbol};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::Fmt;
-use crate::ieee::num;
-use crate::input::TensorInfo;
+use crate::domain::{BinOp, Fmt, UnOp};
 
 /// Everything the engine needs from the binding keys, resolved for one
 /// kernel. Empty (the default) when the spec uses none of them.
@@ -57,7 +52,63 @@ pub struct TensorMapBinding {
     pub tensor: u32,
     /// Where the kernel finds the `CUtensorMap`.
     pub holder: TensorMapHolder,
-    pub spec: ptxeq_spec::TensorMapSpec,
+    pub geometry: TensorMapGeometry,
+}
+
+/// What a `CUtensorMap` describes, as the copy engine uses it (the spec's
+/// `[tensor_maps]` entry, validated by the spec and bound by `ptxeq-bind`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct TensorMapGeometry {
+    /// `globalDim`, innermost first.
+    pub dims: Vec<u64>,
+    /// `globalStrides` in bytes, of dims 1.. (`dims.len() - 1` entries).
+    pub strides: Vec<u64>,
+    /// `boxDim`, innermost first.
+    pub box_dims: Vec<u32>,
+    /// `elementStrides`, innermost first.
+    pub element_strides: Vec<u32>,
+    pub swizzle: Swizzle,
+    pub oob_fill: OobFill,
+}
+
+impl TensorMapGeometry {
+    /// Elements of the box along dimension `d` (`ceil(box / stride)`).
+    pub fn box_extent(&self, d: usize) -> u64 {
+        u64::from(self.box_dims[d]).div_ceil(u64::from(self.element_strides[d]))
+    }
+}
+
+/// Shared-memory swizzle of a tensor map.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Swizzle {
+    None,
+    B32,
+    B64,
+    B128,
+}
+
+impl Swizzle {
+    /// The byte address in shared memory where the box byte at dense
+    /// address `a` lands: bits 4.. of the 16-byte-chunk index are XORed
+    /// with the 128-byte row index modulo 2/4/8 (CUTLASS's
+    /// `Swizzle<1|2|3, 4, 3>`).
+    pub fn apply(self, a: u64) -> u64 {
+        let mask = match self {
+            Swizzle::None => return a,
+            Swizzle::B32 => 1,
+            Swizzle::B64 => 3,
+            Swizzle::B128 => 7,
+        };
+        a ^ (((a >> 7) & mask) << 4)
+    }
+}
+
+/// What out-of-bounds elements of a loaded box become.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum OobFill {
+    Zero,
+    /// The canonical NaN of the element size.
+    Nan,
 }
 
 /// Where a tensor map's 128 bytes live.
@@ -92,10 +143,21 @@ pub struct BoundFunction {
     /// The `[functions]` key that matched it (the PTX name or its
     /// unmangled C++ name).
     pub key: String,
-    pub binding: FunctionBinding,
+    pub binding: BoundOp,
     /// Format of each argument and of the result.
     pub args: Vec<Fmt>,
     pub ret: Fmt,
+}
+
+/// What a call of a bound function computes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum BoundOp {
+    /// An uninterpreted function symbol named after the `[functions]` key.
+    Uninterpreted,
+    /// A one-argument real operation (`exp`, `sqrt`, `abs`, ...).
+    Unary(UnOp),
+    /// A two-argument real operation (`pow`, `min`, `max`).
+    Binary(BinOp),
 }
 
 /// A module variable the spec binds.
@@ -151,344 +213,6 @@ pub fn unmangled(name: &str) -> Option<&str> {
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let len: usize = rest[..digits].parse().ok()?;
     rest.get(digits..digits + len)
-}
-
-/// The bits of `v` stored as one element of `dtype` (floats rounded to
-/// nearest, as a host would store the decimal).
-pub fn value_bits(v: ScalarValue, dtype: DType) -> Result<u64, String> {
-    let w = dtype.size_bytes() * 8;
-    let mask = |x: u64| if w >= 64 { x } else { x & ((1u64 << w) - 1) };
-    match (Fmt::of_dtype(dtype), v) {
-        // A symbolic scalar is a term, never bits (the spec rejects one
-        // among values).
-        (_, ScalarValue::Symbolic { .. }) => Err("a symbolic scalar has no bits".into()),
-        (None, ScalarValue::Int(i)) => Ok(mask(i as u64)),
-        (None, ScalarValue::Float(f)) => Err(format!(
-            "{} is not an integer, but the dtype is {dtype}",
-            f.get()
-        )),
-        // fp8: round to nearest even, saturating (what cuda_fp8.h's
-        // conversions store).
-        (Some(fmt), v) if fmt.narrow().is_some() => {
-            let x = match v {
-                ScalarValue::Int(i) => i as f64,
-                ScalarValue::Float(f) if f.get().is_nan() => {
-                    return Err("NaN has no real value".into());
-                }
-                ScalarValue::Float(f) => f.get(),
-                ScalarValue::Symbolic { .. } => return Err("a symbolic scalar has no bits".into()),
-            };
-            fmt.narrow()
-                .and_then(|n| n.encode_rn_satfinite(x))
-                .ok_or_else(|| format!("{x} has no {dtype} encoding"))
-        }
-        (Some(fmt), v) => {
-            let n = match v {
-                ScalarValue::Int(i) => num::from_int(i128::from(i)),
-                ScalarValue::Float(f) => {
-                    if f.get().is_nan() {
-                        return Err("NaN has no real value".into());
-                    }
-                    num::decode(Fmt::F64, f.to_bits(), false)
-                }
-                ScalarValue::Symbolic { .. } => return Err("a symbolic scalar has no bits".into()),
-            };
-            Ok(num::encode(fmt, &n, num::Rnd::Rn, false))
-        }
-    }
-}
-
-/// The bytes of `count` elements of `dtype` holding `values`.
-fn encode(values: &Values, dtype: DType, count: u64) -> Result<Vec<u8>, String> {
-    let es = dtype.size_bytes() as usize;
-    if let Some(n) = values.len()
-        && n != count
-    {
-        return Err(format!(
-            "{n} value(s) given but there are {count} elements of {dtype}"
-        ));
-    }
-    let mut out = Vec::with_capacity(es * count as usize);
-    for i in 0..count {
-        let v = values.get(i).unwrap_or(ScalarValue::Int(0));
-        let bits = value_bits(v, dtype).map_err(|m| format!("element {i}: {m}"))?;
-        if let (Values::Iota, Some(fmt)) = (values, Fmt::of_dtype(dtype))
-            && crate::concrete::float_bits_to_f64(fmt, bits) != i as f64
-        {
-            return Err(format!(
-                "\"iota\": element {i} is not exactly representable as {dtype}"
-            ));
-        }
-        out.extend((0..es).map(|k| (bits >> (8 * k)) as u8));
-    }
-    Ok(out)
-}
-
-/// The element type of a module variable: the spec's `dtype`, else its
-/// declared type. An untyped `.bN` variable (nvcc declares every
-/// initialised array `.b8`) holds unsigned integers when given values;
-/// as an input it needs the spec's `dtype` (floats or integers?).
-fn var_dtype(v: &VarDecl, given: Option<DType>, input: bool) -> Result<DType, String> {
-    if let Some(d) = given {
-        return Ok(d);
-    }
-    use ScalarType as T;
-    if input && v.ty.is_bits() {
-        return Err(format!(
-            "the variable is declared .{} (untyped bytes); give its element type, e.g. dtype = \"f32\"",
-            v.ty
-        ));
-    }
-    Ok(match v.ty {
-        T::F16 => DType::F16,
-        T::Bf16 => DType::Bf16,
-        T::F32 => DType::F32,
-        T::F64 => DType::F64,
-        T::S8 => DType::S8,
-        T::U8 | T::B8 => DType::U8,
-        T::S16 => DType::S16,
-        T::U16 | T::B16 => DType::U16,
-        T::S32 => DType::S32,
-        T::U32 | T::B32 => DType::U32,
-        T::S64 => DType::S64,
-        T::U64 | T::B64 => DType::U64,
-        t => return Err(format!("its type .{t} has no dtype; give `dtype`")),
-    })
-}
-
-impl Bindings {
-    /// Resolves the spec's binding keys for `kernel` in `module`.
-    /// `tensors` is the tensor table (spec tensors; `[globals]` inputs are
-    /// appended to it here).
-    pub fn from_spec(
-        spec: &CheckSpec,
-        module: &ModuleIr,
-        kernel: &KernelIr,
-        tensors: &mut Vec<TensorInfo>,
-    ) -> Result<Bindings, String> {
-        let mut b = Bindings {
-            first_global_tensor: tensors.len() as u32,
-            ..Bindings::default()
-        };
-        for (name, t) in &spec.tensors {
-            if t.role == ptxeq_spec::Role::Scratch {
-                b.assumptions.push(format!(
-                    "tensor `{name}` is scratch: a workspace either kernel may read and write; its \
-                     contents are never compared (a read before any write is uninitialised unless \
-                     it has values)"
-                ));
-            }
-        }
-        // Concrete tensor contents.
-        for (i, (name, t)) in spec.tensors.iter().enumerate() {
-            let bytes = match &t.values {
-                Some(v) => {
-                    let n = t.elements().ok_or("tensor too large")?;
-                    Some(
-                        encode(v, t.dtype, n)
-                            .map_err(|m| format!("tensor `{name}`: values: {m}"))?,
-                    )
-                }
-                None => None,
-            };
-            if bytes.is_some() {
-                b.tensor_bytes.resize(i + 1, None);
-                b.tensor_bytes[i] = bytes;
-                b.assumptions.push(format!(
-                    "tensor `{name}` holds the given values {} at launch: the verdict holds for these values only",
-                    t.values.as_ref().map(ToString::to_string).unwrap_or_default()
-                ));
-            }
-        }
-        // Module variables.
-        for (name, g) in &spec.globals {
-            let decl = module.globals.iter().find(|v| &v.name == name);
-            let (dtype, contents) = match (decl, &g.values) {
-                (Some(v), _) if !matches!(v.space, StateSpace::Global | StateSpace::Const) => {
-                    return Err(format!(
-                        "[globals] `{name}`: the variable is .{}; only .global and .const variables can be bound",
-                        v.space
-                    ));
-                }
-                (Some(v), Some(values)) => {
-                    let dtype = var_dtype(v, g.dtype, false)
-                        .map_err(|m| format!("[globals] `{name}`: {m}"))?;
-                    let size = v.size_bytes.unwrap_or(0);
-                    if size % dtype.size_bytes() != 0 {
-                        return Err(format!(
-                            "[globals] `{name}`: the variable has {size} bytes, not a whole number of {dtype} elements"
-                        ));
-                    }
-                    let bytes = encode(values, dtype, size / dtype.size_bytes())
-                        .map_err(|m| format!("[globals] `{name}`: {m}"))?;
-                    b.assumptions.push(format!(
-                        "module variable `{name}` holds the given values {values} at launch (not its initialiser): the verdict holds for these values only"
-                    ));
-                    (dtype, GlobalContents::Bytes(bytes))
-                }
-                (decl, None) => {
-                    let dtype = match decl {
-                        Some(v) => var_dtype(v, g.dtype, true)
-                            .map_err(|m| format!("[globals] `{name}`: {m}"))?,
-                        None => g.dtype.unwrap_or(DType::U8),
-                    };
-                    let size = decl
-                        .and_then(|v| v.size_bytes)
-                        .unwrap_or(dtype.size_bytes());
-                    if size % dtype.size_bytes() != 0 {
-                        return Err(format!(
-                            "[globals] `{name}`: the variable has {size} bytes, not a whole number of {dtype} elements"
-                        ));
-                    }
-                    let tensor = tensors.len() as u32;
-                    tensors.push(TensorInfo {
-                        name: name.clone(),
-                        role: ptxeq_spec::Role::Input,
-                        dtype,
-                        shape: vec![(size / dtype.size_bytes()).max(1)],
-                    });
-                    b.assumptions.push(format!(
-                        "module variable `{name}` is an input: its {dtype} elements are arbitrary at launch (its initialiser is not used)"
-                    ));
-                    (dtype, GlobalContents::Input { tensor })
-                }
-                (None, Some(_)) => continue,
-            };
-            let _ = dtype;
-            b.globals.push(BoundGlobal {
-                name: name.clone(),
-                contents,
-            });
-        }
-        // Functions.
-        for f in &module.funcs {
-            let key = if spec.functions.contains_key(&f.name) {
-                f.name.clone()
-            } else if let Some(u) = unmangled(&f.name).filter(|u| spec.functions.contains_key(*u)) {
-                u.to_owned()
-            } else {
-                continue;
-            };
-            let binding = spec.functions[&key];
-            let fmt_of = |p: &ptxeq_ir::ParamDecl, what: &str| -> Result<Fmt, String> {
-                let fmt = match (Fmt::of(p.ty), p.ty.bit_width()) {
-                    (Some(f), _) => Some(f),
-                    // `.b32`/`.b64` params (nvcc's `.param .b32 retval0`)
-                    // carry f32/f64 bits.
-                    (None, 32) if p.ty.is_bits() => Some(Fmt::F32),
-                    (None, 64) if p.ty.is_bits() => Some(Fmt::F64),
-                    (None, 16) if p.ty.is_bits() => Some(Fmt::F16),
-                    _ => None,
-                };
-                match fmt {
-                    Some(f) if p.dims.is_empty() && p.vector.is_none() => Ok(f),
-                    _ => Err(format!(
-                        "[functions] `{key}`: {what} `{}` of `{}` is .{}; a bound function takes and returns floats",
-                        p.name, f.name, p.ty
-                    )),
-                }
-            };
-            let args = f
-                .args()
-                .map(|(_, p)| fmt_of(p, "param"))
-                .collect::<Result<Vec<_>, _>>()?;
-            let rets: Vec<_> = f.params.iter().filter(|p| p.is_return).collect();
-            let [ret] = rets.as_slice() else {
-                return Err(format!(
-                    "[functions] `{key}`: `{}` has {} return values; a bound function returns one",
-                    f.name,
-                    rets.len()
-                ));
-            };
-            let ret = fmt_of(ret, "return value")?;
-            if let FunctionBinding::Known(k) = binding
-                && k.arity() != args.len()
-            {
-                return Err(format!(
-                    "[functions] `{key}` = \"{}\" takes {} argument(s) but `{}` has {}",
-                    k.word(),
-                    k.arity(),
-                    f.name,
-                    args.len()
-                ));
-            }
-            let shown = if key == f.name {
-                format!("`{key}`")
-            } else {
-                format!("`{key}` (`{}`)", f.name)
-            };
-            b.assumptions.push(match binding {
-                FunctionBinding::Known(k) => format!(
-                    "function {shown} computes `{}` of its argument(s) exactly, over the reals \
-                     (spec [functions]; its body, if any, is not run)",
-                    k.word()
-                ),
-                FunctionBinding::Uninterpreted => format!(
-                    "function {shown} is an uninterpreted function of {} argument(s): an equivalence holds for every function it could be; a counterexample names the interpretation it uses",
-                    args.len()
-                ),
-            });
-            b.functions.push(BoundFunction {
-                func: f.name.clone(),
-                key,
-                binding,
-                args,
-                ret,
-            });
-        }
-        let _ = kernel;
-        Ok(b)
-    }
-
-    /// Resolves the fields of a struct param bound to `fields`, for a
-    /// param of `size` bytes.
-    pub fn struct_param(
-        &mut self,
-        what: &str,
-        size: u64,
-        fields: &[StructField],
-        spec: &CheckSpec,
-        tensors: &[TensorInfo],
-    ) -> Result<u32, String> {
-        let mut out = Vec::with_capacity(fields.len());
-        for f in fields {
-            let end = f.offset + f.bind.size();
-            if end > size {
-                return Err(format!(
-                    "{what}: field `{}` at offset {} ends at byte {end}, past the {size}-byte param",
-                    f.bind.name(),
-                    f.offset
-                ));
-            }
-            let kind = match &f.bind {
-                FieldBinding::Tensor(name) => FieldKind::Tensor {
-                    tensor: tensors
-                        .iter()
-                        .position(|t| &t.name == name)
-                        .ok_or_else(|| format!("{what}: no tensor `{name}`"))?
-                        as u32,
-                },
-                FieldBinding::Scalar { name, dtype } => {
-                    let v = spec
-                        .scalars
-                        .get(name)
-                        .ok_or_else(|| format!("{what}: no scalar `{name}`"))?;
-                    let bits = value_bits(*v, *dtype)
-                        .map_err(|m| format!("{what}: field `{name}`: {m}"))?;
-                    FieldKind::Scalar {
-                        bits,
-                        bytes: dtype.size_bytes() as u8,
-                    }
-                }
-            };
-            out.push(FieldValue {
-                offset: f.offset,
-                what: kind,
-            });
-        }
-        self.structs.push(out);
-        Ok(self.structs.len() as u32 - 1)
-    }
 }
 
 /// Writes concrete `bytes` into a region's slots.
@@ -584,30 +308,16 @@ mod tests {
     }
 
     #[test]
-    fn value_encodings() {
-        assert_eq!(
-            value_bits(ScalarValue::Int(-1), DType::S32),
-            Ok(0xFFFF_FFFF)
-        );
-        assert_eq!(value_bits(ScalarValue::Int(3), DType::U8), Ok(3));
-        assert_eq!(value_bits(ScalarValue::Int(2), DType::F32), Ok(0x4000_0000));
-        assert_eq!(value_bits(ScalarValue::float(0.5), DType::F16), Ok(0x3800));
-        assert_eq!(value_bits(ScalarValue::float(1.0), DType::F8e4m3), Ok(0x38));
-        assert_eq!(value_bits(ScalarValue::Int(-2), DType::F8e5m2), Ok(0xC0));
-        assert_eq!(
-            value_bits(ScalarValue::float(1000.0), DType::F8e4m3),
-            Ok(0x7E)
-        );
-        assert!(encode(&Values::Iota, DType::F8e4m3, 64).is_err());
-        assert!(encode(&Values::Iota, DType::F8e4m3, 16).is_ok());
-        assert_eq!(
-            value_bits(ScalarValue::float(0.1), DType::F32),
-            Ok(u64::from(0.1f32.to_bits()))
-        );
-        assert!(value_bits(ScalarValue::float(0.5), DType::S32).is_err());
-        let bytes = encode(&Values::Iota, DType::S16, 3).unwrap();
-        assert_eq!(bytes, vec![0, 0, 1, 0, 2, 0]);
-        assert!(encode(&Values::Iota, DType::F16, 4096).is_err());
-        assert!(encode(&Values::List(vec![ScalarValue::Int(1)]), DType::S32, 2).is_err());
+    fn swizzle_128b_permutes_chunks_within_rows() {
+        // Row 0 is unchanged, row 1 swaps chunks 0 and 1, row 7 reverses.
+        assert_eq!(Swizzle::B128.apply(0), 0);
+        assert_eq!(Swizzle::B128.apply(128), 128 + 16);
+        assert_eq!(Swizzle::B128.apply(128 + 16), 128);
+        assert_eq!(Swizzle::B128.apply(7 * 128), 7 * 128 + 7 * 16);
+        assert_eq!(Swizzle::B128.apply(8 * 128 + 4), 8 * 128 + 4);
+        assert_eq!(Swizzle::B64.apply(4 * 128), 4 * 128);
+        assert_eq!(Swizzle::B64.apply(5 * 128), 5 * 128 + 16);
+        assert_eq!(Swizzle::B32.apply(3 * 128 + 16), 3 * 128);
+        assert_eq!(Swizzle::None.apply(5 * 128), 5 * 128);
     }
 }

@@ -73,8 +73,9 @@ mod trace;
 mod value;
 
 pub use bindings::{
-    Bindings, BoundFunction, BoundGlobal, FieldKind, FieldValue, GlobalContents,
-    initialised_vars_read, unmangled, value_bits,
+    Bindings, BoundFunction, BoundGlobal, BoundOp, FieldKind, FieldValue, GlobalContents, OobFill,
+    Swizzle, TensorMapBinding, TensorMapGeometry, TensorMapHolder, initialised_vars_read,
+    unmangled,
 };
 pub use concrete::{CVal, Concrete, float_bits_to_f64};
 pub use coverage::Coverage;
@@ -85,13 +86,13 @@ pub use finding::{
 };
 pub use footprint::{GlobalFootprint, Interval, TensorFootprint, check_cross_cta};
 pub use grid::{GridRun, run_grid};
-pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of};
-pub use input::{CtaInput, InputError, Limits, ParamValue, SymbolInfo, TensorInfo};
+pub use ieee::{FpMode, IVal, Ieee, Rnd, mode_of, round_f64, round_int};
+pub use input::{CtaInput, Limits, ParamValue, Role, SymbolInfo, TensorInfo};
 pub use layout_tags::LayoutTag;
 pub use opaque::{ExtReal, OVal, Opaque, decode_float};
 pub use result::{CtaRun, OutputValue, Stats, StoreSite, TensorOutput};
 pub use trace::{ReplayMismatch, Segment, ThreadTrace, Trace};
-pub use value::{Part, Value};
+pub use value::{Part, Value, mask_bits};
 
 /// Runs CTA `cta` of the launch described by `input` with `domain`.
 ///

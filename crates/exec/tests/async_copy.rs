@@ -4,8 +4,9 @@
 mod common;
 
 use common::{input, kinds, no_findings, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{AccessKind, CVal, CtaRun, FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// A kernel over `threads` threads with f32 input `x[n]` (pointer
 /// `%rd1`) and output `y[n]` (`%rd2`), shared `sm[4n]` bytes at `%r1`,

@@ -16,7 +16,7 @@ fn bind(ptx: &str, spec: &str) -> Result<CtaInput, String> {
     assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
     let spec = CheckSpec::from_toml_str(spec, Path::new("")).map_err(|e| e.message)?;
     let kref = spec.kernels.iter()[0].1.clone();
-    CtaInput::from_spec(&spec, &kref, &lowered.module).map_err(|e| e.message)
+    ptxeq_bind::cta_input(&spec, &kref, &lowered.module).map_err(|e| e.message)
 }
 
 const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";

@@ -7,8 +7,9 @@
 mod common;
 
 use common::{input, kinds, no_findings, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{CVal, CtaInput, CtaRun, FindingKind, ParamValue, run_cta};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// 64 threads: thread t stores x[t] to `part[t]`, runs `SYNC`, then
 /// reads `part[63 - t]` (through `mapa` to rank `RANK`) into y[t].

@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use ptxeq_exec::CtaInput;
 use ptxeq_spec::CheckSpec;
 
 fn ptx(directives: &str) -> String {
@@ -15,7 +14,7 @@ fn ptx(directives: &str) -> String {
 }
 
 /// Line 4 is `cluster` when `launch_cluster` is given.
-fn bind(directives: &str, launch_cluster: Option<&str>) -> Result<CtaInput, String> {
+fn bind(directives: &str, launch_cluster: Option<&str>) -> Result<ptxeq_exec::CtaInput, String> {
     let lowered = ptxeq_lower::lower_source(&ptx(directives));
     assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
     let cluster = launch_cluster.map_or(String::new(), |c| format!("cluster = {c}\n"));
@@ -25,7 +24,7 @@ fn bind(directives: &str, launch_cluster: Option<&str>) -> Result<CtaInput, Stri
     );
     let spec = CheckSpec::from_toml_str(&text, Path::new("")).map_err(|e| e.to_string())?;
     let kref = spec.kernels.iter()[0].1;
-    CtaInput::from_spec(&spec, kref, &lowered.module).map_err(|e| e.message)
+    ptxeq_bind::cta_input(&spec, kref, &lowered.module).map_err(|e| e.message)
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ptxeq_exec::{Concrete, CtaInput, OutputValue, run_cta};
+use ptxeq_exec::{Concrete, OutputValue, run_cta};
 use ptxeq_spec::{CheckSpec, Ctas, Verdict};
 
 fn corpus() -> PathBuf {
@@ -72,7 +72,7 @@ fn run_kernel(
         .clone();
     let text = std::fs::read_to_string(&kref.ptx).ok()?;
     let lowered = ptxeq_lower::lower_source(&text);
-    let mut input = CtaInput::from_spec(spec, &kref, &lowered.module).ok()?;
+    let mut input = ptxeq_bind::cta_input(spec, &kref, &lowered.module).ok()?;
     // A step-limit finding skips the case.
     if let Some(m) = max_steps {
         input.limits.max_steps = m;

@@ -4,8 +4,9 @@
 mod common;
 use common::{input, tensor};
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{Concrete, InstrRef, ParamValue, run_cta, run_cta_with_coverage};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// Instruction indices (0 and 1 load the `out` pointer):
 /// 2 `mov %r1, %tid.x` — read; 3 `setp.ne %p2, %r1, %r1` (always false)

@@ -4,7 +4,8 @@
 mod common;
 use common::{input, no_findings, out_f64, run, tensor};
 use ptxeq_exec::ParamValue;
-use ptxeq_spec::{DType, Role};
+use ptxeq_exec::Role;
+use ptxeq_spec::DType;
 
 /// Runs `body` with `x` (f32[8], values 1..8 → x[i] = i + 1) loaded into
 /// %f1..%f8 and an output `y` (f32[n]) at %rd2.

@@ -5,8 +5,9 @@
 
 mod common;
 use common::{input, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{CtaInput, Finding, FindingKind, GridRun, OVal, Opaque, ParamValue, run_grid};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 const G: u32 = 4;
 

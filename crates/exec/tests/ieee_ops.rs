@@ -4,8 +4,9 @@
 
 mod common;
 use common::{input, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{IVal, Ieee, OutputValue, ParamValue, run_cta};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// Runs `body` with x (f32[4]) in %f1..%f4 and y (u32[n]) at %rd2;
 /// returns the words stored.

@@ -73,7 +73,7 @@ fn bind(spec: &str, role: &str) -> Result<CtaInput, String> {
         .find(|(r, _)| *r == role)
         .map(|(_, k)| k.clone())
         .ok_or("no such kernel")?;
-    CtaInput::from_spec(&spec, &kref, &module).map_err(|e| e.message)
+    ptxeq_bind::cta_input(&spec, &kref, &module).map_err(|e| e.message)
 }
 
 #[test]

@@ -3,8 +3,9 @@
 
 mod common;
 use common::{input, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{FindingKind, InstrRef, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// `out[tid] = tid` after a loop of `%r1` iterations (instruction 6 is
 /// the back edge `@%p1 bra LOOP`).

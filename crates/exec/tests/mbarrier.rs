@@ -5,8 +5,9 @@
 mod common;
 
 use common::{input, kinds, no_findings, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{CVal, CtaRun, FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// 64 threads: warp 0 produces 4 chunks of 32 floats of `x` into `buf`
 /// (waits `empty`, stores, arrives on `full`), warp 1 consumes them

@@ -3,8 +3,9 @@
 
 mod common;
 use common::{input, int_kernel, kernel_run, kinds, no_findings, out_bits, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 fn words(v: &[Option<u32>]) -> Vec<u32> {
     v.iter().map(|x| x.expect("written")).collect()

@@ -7,8 +7,9 @@
 mod common;
 
 use common::{input, no_findings, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// Runs the kernel with A and W of dtype `dt` and the instruction's
 /// element type `ty` (`e4m3` or `e5m2`).

@@ -12,8 +12,9 @@
 mod common;
 
 use common::{input, no_findings, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{Concrete, FindingKind, ParamValue, run_cta};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 const ROWS: u64 = 3 * 4096;
 const COLS: u64 = 4096;

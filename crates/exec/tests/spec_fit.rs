@@ -6,19 +6,18 @@
 
 use std::path::Path;
 
-use ptxeq_exec::CtaInput;
 use ptxeq_spec::CheckSpec;
 
 const PTX: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
     .visible .entry k(.param .u64 .ptr .global x, .param .s32 n, .param .u32 m)\n{\nret;\n}\n\
     .visible .entry other(.param .u64 x)\n{\nret;\n}\n";
 
-fn bind(spec: &str) -> Result<CtaInput, String> {
+fn bind(spec: &str) -> Result<ptxeq_exec::CtaInput, String> {
     let lowered = ptxeq_lower::lower_source(PTX);
     assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
     let spec = CheckSpec::from_toml_str(spec, Path::new("")).map_err(|e| e.to_string())?;
     let kref = spec.kernels.iter()[0].1.clone();
-    // `from_spec` finds the kernel's role by identity: pass the spec's own.
+    // `cta_input` finds the kernel's role by identity: pass the spec's own.
     let kref = spec
         .kernels
         .iter()
@@ -26,7 +25,7 @@ fn bind(spec: &str) -> Result<CtaInput, String> {
         .find(|(_, k)| **k == kref)
         .unwrap()
         .1;
-    CtaInput::from_spec(&spec, kref, &lowered.module).map_err(|e| e.message)
+    ptxeq_bind::cta_input(&spec, kref, &lowered.module).map_err(|e| e.message)
 }
 
 /// A single-kernel spec: line 5 is `entry`, line 6 `params`, line 9 the

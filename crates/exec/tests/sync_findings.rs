@@ -3,8 +3,9 @@
 
 mod common;
 use common::{input, kernel_run, kinds, no_findings, out_bits, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{FindingKind, Opaque, ParamValue, run_cta};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 const SMEM: &str = ".shared .align 4 .b8 s[1024];";
 /// `%r60` = tid, `%r61` = address of s[tid], `%r62` = address of s[(tid+1) % 64].

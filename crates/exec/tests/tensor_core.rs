@@ -11,7 +11,8 @@ mod common;
 
 use common::{input, no_findings, out_f64, run, tensor};
 use ptxeq_exec::ParamValue;
-use ptxeq_spec::{DType, Role};
+use ptxeq_exec::Role;
+use ptxeq_spec::DType;
 
 /// `(row, col)` of element `i` of lane `lane`.
 type Layout = fn(usize, usize) -> (usize, usize);

@@ -6,8 +6,9 @@
 mod common;
 
 use common::{input, kinds, no_findings, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{CVal, CtaRun, FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// C (64x8, f32) = A (64x16, f16, row-major, A from registers) ·
 /// W^T (W: 8x16, f16, staged by 16 threads into the no-swizzle K-major

@@ -8,8 +8,9 @@
 mod common;
 
 use common::{input, no_findings, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{CVal, CtaRun, FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// The kernel; `w_dtype` is the dtype the spec gives W (the instruction
 /// reads it as `.e5m2`).

@@ -11,8 +11,9 @@
 mod common;
 
 use common::{input, out_f64, run, tensor};
+use ptxeq_exec::Role;
 use ptxeq_exec::{CVal, CtaRun, FindingKind, ParamValue};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 fn regs(p: &str) -> String {
     (0..8)

@@ -12,7 +12,7 @@
 //!
 //! Consistency with the PTX itself (param counts, param types, entries,
 //! `.reqntid`) needs the parser and is checked where the spec is bound to
-//! a kernel (`ptxeq-exec`'s `CtaInput::from_spec`, the corpus runner);
+//! a kernel (`ptxeq_bind::cta_input`, the corpus runner);
 //! those errors point at the spec line through [`SpecLocations`].
 //! [`CheckSpec::load`] also checks that every `ptx` file exists.
 

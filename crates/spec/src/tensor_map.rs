@@ -32,7 +32,8 @@ use toml::Spanned;
 use crate::model::TensorSpec;
 use crate::validate::{R, fail};
 
-/// Shared-memory swizzle of a tensor map.
+/// Shared-memory swizzle of a tensor map (what it does to addresses is
+/// the engine's: `ptxeq_exec::Swizzle::apply`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Swizzle {
     #[serde(rename = "none")]
@@ -54,20 +55,6 @@ impl Swizzle {
             Swizzle::B64 => Some(64),
             Swizzle::B128 => Some(128),
         }
-    }
-
-    /// The byte address in shared memory where the box byte at dense
-    /// address `a` lands: bits 4.. of the 16-byte-chunk index are XORed
-    /// with the 128-byte row index modulo 2/4/8 (CUTLASS's
-    /// `Swizzle<1|2|3, 4, 3>`).
-    pub fn apply(self, a: u64) -> u64 {
-        let mask = match self {
-            Swizzle::None => return a,
-            Swizzle::B32 => 1,
-            Swizzle::B64 => 3,
-            Swizzle::B128 => 7,
-        };
-        a ^ (((a >> 7) & mask) << 4)
     }
 }
 
@@ -342,7 +329,7 @@ fn one(name: &str, m: &RawTensorMap, tensors: &BTreeMap<String, TensorSpec>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{OobFill, Swizzle};
+    use super::OobFill;
     use crate::{CheckSpec, ParamBinding};
 
     const BASE: &str = r#"
@@ -409,19 +396,5 @@ out = { role = "output", dtype = "f32", shape = [32] }
             assert!(e.contains(says), "{map}: {e}");
             assert!(e.contains(':'), "no location: {e}");
         }
-    }
-
-    #[test]
-    fn swizzle_128b_permutes_chunks_within_rows() {
-        // Row 0 is unchanged, row 1 swaps chunks 0 and 1, row 7 reverses.
-        assert_eq!(Swizzle::B128.apply(0), 0);
-        assert_eq!(Swizzle::B128.apply(128), 128 + 16);
-        assert_eq!(Swizzle::B128.apply(128 + 16), 128);
-        assert_eq!(Swizzle::B128.apply(7 * 128), 7 * 128 + 7 * 16);
-        assert_eq!(Swizzle::B128.apply(8 * 128 + 4), 8 * 128 + 4);
-        assert_eq!(Swizzle::B64.apply(4 * 128), 4 * 128);
-        assert_eq!(Swizzle::B64.apply(5 * 128), 5 * 128 + 16);
-        assert_eq!(Swizzle::B32.apply(3 * 128 + 16), 3 * 128);
-        assert_eq!(Swizzle::None.apply(5 * 128), 5 * 128);
     }
 }

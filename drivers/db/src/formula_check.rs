@@ -17,7 +17,7 @@ use ptxeq_decide::decide::DecideOptions;
 use ptxeq_exec::{CtaInput, ParamValue};
 use ptxeq_formula::{Context, ScalarDecl, ScalarValue as FScalar, TensorDecl};
 use ptxeq_ir::ScalarType;
-use ptxeq_spec::{CheckSpec, FormulaRef, ParamBinding, Role, ScalarValue};
+use ptxeq_spec::{CheckSpec, FormulaRef, ParamBinding, ScalarValue};
 use ptxeq_verdicts::{FormulaOptions, Scope};
 
 use crate::check::{
@@ -169,8 +169,8 @@ pub fn formula_context_of(spec: &CheckSpec, input: &CtaInput, slot: Slot) -> Con
                 name: t.name.clone(),
                 id: i as u32,
                 shape: t.shape.clone(),
-                readable: matches!(t.role, Role::Input | Role::InOut) && !concrete,
-                writable: matches!(t.role, Role::Output | Role::InOut),
+                readable: t.role.is_read() && !concrete,
+                writable: t.role.is_written(),
             }
         })
         .collect();

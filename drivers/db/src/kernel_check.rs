@@ -100,7 +100,7 @@ pub(crate) fn bind<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Result<CtaInput,
     let kref = kernel_ref(spec, k.slot(db))
         .ok_or_else(|| format!("the spec has no {} kernel", k.slot(db).word()))?;
     let lowered = lowered_module(db, k.file(db));
-    CtaInput::from_spec(spec, kref, &lowered.module).map_err(|e| e.message)
+    ptxeq_bind::cta_input(spec, kref, &lowered.module).map_err(|e| e.message)
 }
 
 /// `structured`: the static structured-CTA check (ARCHITECTURE.md, `passes/validate`).

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use ptxeq_exec::{Concrete, CtaInput, OutputValue, run_cta};
+use ptxeq_exec::{Concrete, OutputValue, run_cta};
 use ptxeq_spec::{CheckSpec, Ctas, Status, Verdict};
 use ptxeq_terms::Terms;
 
@@ -58,7 +58,7 @@ fn equivalent_formula_cases_agree_with_a_concrete_run() {
         let kref = spec.kernels.iter()[0].1.clone();
         let text = std::fs::read_to_string(&kref.ptx).expect("ptx");
         let lowered = ptxeq_lower::lower_source(&text);
-        let input = CtaInput::from_spec(&spec, &kref, &lowered.module).expect("binds");
+        let input = ptxeq_bind::cta_input(&spec, &kref, &lowered.module).expect("binds");
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         let mut data: Vec<Vec<f64>> = input
             .tensors

@@ -2,9 +2,10 @@
 //! test (`tests/corpus_slices.rs`) checks the slice against whole runs of
 //! every corpus kernel.
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{AccessKind, CtaInput, Limits, Opaque, ParamValue, TensorInfo, run_cta};
 use ptxeq_ir::Instr;
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 use super::*;
 

@@ -76,7 +76,7 @@ fn check_kernel(spec: &CheckSpec, role: &str, kref: &ptxeq_spec::KernelRef) -> V
         return vec![Outcome::Skipped];
     };
     let lowered = ptxeq_lower::lower_source(&text);
-    let Ok(mut input) = CtaInput::from_spec(spec, kref, &lowered.module) else {
+    let Ok(mut input) = ptxeq_bind::cta_input(spec, kref, &lowered.module) else {
         return vec![Outcome::Skipped];
     };
     let funcs: Vec<_> = input.funcs.iter().map(|f| (**f).clone()).collect();

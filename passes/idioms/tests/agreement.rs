@@ -12,10 +12,11 @@
 
 use std::sync::Arc;
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{CtaInput, IVal, Ieee, Limits, OutputValue, ParamValue, TensorInfo, run_cta};
 use ptxeq_idioms::{ROWS, recognise};
 use ptxeq_ir::IdiomFn;
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 const BLOCK: u32 = 512;
 

@@ -10,9 +10,10 @@ use ptxeq_exec::{CtaInput, IVal, Ieee, Limits, OutputValue, ParamValue, TensorIn
 mod common;
 
 use common::{edit_kernel, loads, pow_args};
+use ptxeq_exec::Role;
 use ptxeq_idioms::{NVCC_POWF, POW_F64, build, recognise_in};
 use ptxeq_ir::{IdiomFn, Instr, KernelIr};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 const BLOCK: u32 = 256;
 

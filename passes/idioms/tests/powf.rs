@@ -15,10 +15,11 @@ use std::sync::Arc;
 
 use common::{edit_kernel, loads, pow_args};
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{CtaInput, IVal, Ieee, Limits, OutputValue, ParamValue, TensorInfo, run_cta};
 use ptxeq_idioms::{NVCC_POWF, POW_CLASSES, POW_GENERAL, build, build_pow_class, recognise};
 use ptxeq_ir::{IdiomFn, Imm, Instr, KernelIr, Operand};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 const TESTS: &str = include_str!("data/powf-consts.ptx");
 /// powf in other contexts (`tests/data/powf-contexts.cu`).

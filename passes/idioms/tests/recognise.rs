@@ -194,8 +194,9 @@ fn foreign_branch_into_an_expansion_is_not_recognised() {
 fn unrecognised_bit_manipulation_is_unsupported_with_a_hint() {
     use std::sync::Arc;
 
+    use ptxeq_exec::Role;
     use ptxeq_exec::{Concrete, CtaInput, FindingKind, Limits, ParamValue, TensorInfo, run_cta};
-    use ptxeq_spec::{DType, Role};
+    use ptxeq_spec::DType;
 
     let k = edited_expf("0f4B400001", "0f4B400002");
     let r = recognise(&k);

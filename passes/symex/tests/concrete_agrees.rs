@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ptxeq_exec::{Concrete, CtaInput, OutputValue, run_cta};
+use ptxeq_exec::{Concrete, OutputValue, run_cta};
 use ptxeq_spec::{CheckSpec, DType};
 use ptxeq_terms::Terms;
 
@@ -97,7 +97,7 @@ fn output_terms_evaluate_to_the_concrete_run() {
                 continue;
             };
             let lowered = ptxeq_lower::lower_source(&text);
-            let Ok(input) = CtaInput::from_spec(&spec, kref, &lowered.module) else {
+            let Ok(input) = ptxeq_bind::cta_input(&spec, kref, &lowered.module) else {
                 continue;
             };
             if input.threads() * 20_000 > 50_000_000 {

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use ptxeq_exec::{Concrete, CtaInput, OutputValue, run_cta};
+use ptxeq_exec::{Concrete, OutputValue, run_cta};
 use ptxeq_spec::CheckSpec;
 use ptxeq_terms::Terms;
 
@@ -64,7 +64,7 @@ fn integer_ops_agree_with_the_concrete_engine() {
     let (_, kref) = spec.kernels.iter()[0];
     let text = std::fs::read_to_string(dir.join("int_ops.ptx")).expect("ptx");
     let lowered = ptxeq_lower::lower_source(&text);
-    let input = CtaInput::from_spec(&spec, kref, &lowered.module).expect("input");
+    let input = ptxeq_bind::cta_input(&spec, kref, &lowered.module).expect("input");
     let unrolled = ptxeq_unroll::unroll(&input, [0, 0, 0]);
     assert!(unrolled.findings.is_empty(), "{:?}", unrolled.findings);
     let state = ptxeq_symex::symbolic_state(&input, &unrolled);

@@ -5,7 +5,6 @@
 
 use std::time::Instant;
 
-use ptxeq_exec::CtaInput;
 use ptxeq_spec::CheckSpec;
 use ptxeq_unroll::{select_ctas, unroll_ctas};
 
@@ -31,7 +30,7 @@ fn main() {
     for (role, kref) in spec.kernels.iter() {
         let text = std::fs::read_to_string(&kref.ptx).unwrap_or_default();
         let lowered = ptxeq_lower::lower_source(&text);
-        let input = match CtaInput::from_spec(&spec, kref, &lowered.module) {
+        let input = match ptxeq_bind::cta_input(&spec, kref, &lowered.module) {
             Ok(i) => i,
             Err(e) => {
                 eprintln!("{role}: {e}");

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use ptxeq_exec::{CtaInput, Finding, FindingKind};
+use ptxeq_exec::{Finding, FindingKind};
 use ptxeq_spec::{CheckSpec, Status, Verdict};
 use ptxeq_unroll::{select_ctas, unroll_ctas};
 
@@ -39,7 +39,7 @@ fn run_case(spec_path: &Path) -> Result<(CheckSpec, Vec<(String, Finding)>), Str
         let text = std::fs::read_to_string(&kref.ptx)
             .map_err(|e| format!("{}: {e}", kref.ptx.display()))?;
         let lowered = ptxeq_lower::lower_source(&text);
-        let input = CtaInput::from_spec(&spec, kref, &lowered.module)
+        let input = ptxeq_bind::cta_input(&spec, kref, &lowered.module)
             .map_err(|e| format!("{role}: {e}"))?;
         // The db refuses a launch over the CTA bound before listing its
         // CTAs (`ptxeq_db::cta_limit_finding`); this walker sits below the

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{CtaInput, Limits, ParamValue, TensorInfo};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 use ptxeq_unroll::unroll;
 
 struct Rng(u64);

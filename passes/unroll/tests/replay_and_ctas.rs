@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{Concrete, CtaInput, FindingKind, Limits, ParamValue, TensorInfo, replay};
-use ptxeq_spec::{CheckSpec, DType, Role};
+use ptxeq_spec::{CheckSpec, DType};
 use ptxeq_unroll::{select_ctas, unroll, unroll_ctas};
 
 fn corpus_input(case: &str, role: &str) -> (CheckSpec, CtaInput) {
@@ -20,7 +21,7 @@ fn corpus_input(case: &str, role: &str) -> (CheckSpec, CtaInput) {
         .clone();
     let text = std::fs::read_to_string(&kref.ptx).expect("ptx");
     let lowered = ptxeq_lower::lower_source(&text);
-    let input = CtaInput::from_spec(&spec, &kref, &lowered.module).expect("binds");
+    let input = ptxeq_bind::cta_input(&spec, &kref, &lowered.module).expect("binds");
     (spec, input)
 }
 

@@ -27,8 +27,8 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use ptxeq_decide::decide::DecideOptions;
+use ptxeq_exec::Role;
 use ptxeq_formula::{Compiled, DEFAULT_MAX_STEPS, Diagnostic};
-use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
 use ptxeq_terms::Terms;
 

@@ -37,8 +37,8 @@ use std::time::Instant;
 
 use ptxeq_decide::decide::{self, DecideOptions, ElementDecision};
 use ptxeq_decide::normal::Normalizer;
+use ptxeq_exec::Role;
 use ptxeq_exec::{OutputValue, TensorInfo};
-use ptxeq_spec::Role;
 use ptxeq_symex::SymbolicState;
 use ptxeq_terms::{TermGraph, TermId, Terms};
 use rayon::prelude::*;

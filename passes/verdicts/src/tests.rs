@@ -2,8 +2,9 @@
 
 use std::sync::Mutex;
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{OutputValue, Stats, TensorOutput};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 use super::*;
 

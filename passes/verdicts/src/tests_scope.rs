@@ -1,8 +1,9 @@
 //! `compare_scoped`: compare regions, kernels whose CTAs cover the
 //! compared elements differently, and symbolic scalars in witnesses.
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{OutputValue, Stats, TensorOutput};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 use super::*;
 

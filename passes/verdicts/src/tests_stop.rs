@@ -2,8 +2,9 @@
 //! refuted, deterministically, and never hides a refutation; elements
 //! whose two terms are one node cost no decision.
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{OutputValue, Stats, TensorOutput};
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 use super::*;
 

@@ -390,8 +390,7 @@ impl<D: Domain> Engine<'_, D> {
         pc: u32,
         b: &crate::bindings::BoundFunction,
     ) -> R<Flow> {
-        use crate::domain::{BinOp, UnOp};
-        use ptxeq_spec::{FunctionBinding, KnownFn};
+        use crate::bindings::BoundOp;
         let ins = &info.ir.instrs[pc as usize];
         let list = |i: usize| -> Vec<Operand> {
             match ins.operands.get(i) {
@@ -455,30 +454,12 @@ impl<D: Domain> Engine<'_, D> {
                 None => return Err(self.uninit_register(t, "an argument of the bound function")),
             }
         }
-        let r = match b.binding {
-            FunctionBinding::Uninterpreted => self.d.apply(&b.key, &vals),
-            FunctionBinding::Known(k) => {
-                let un = |u: UnOp| (Some(u), None);
-                // The math functions by name through the one table
-                // (`MathFn`; a test keeps every spec word in it).
-                let (u, bin) = match k {
-                    KnownFn::Abs => un(UnOp::Abs),
-                    KnownFn::Pow => (None, Some(BinOp::Pow)),
-                    KnownFn::Min => (None, Some(BinOp::Min)),
-                    KnownFn::Max => (None, Some(BinOp::Max)),
-                    k => (UnOp::named(k.word()), None),
-                };
-                match (u, bin, vals.as_slice()) {
-                    (Some(u), _, [a]) => self.d.unary(u, *a),
-                    (_, Some(op), [a, c]) => self.d.binary(op, *a, *c),
-                    _ => {
-                        return Err(self.unsupported(
-                            t,
-                            "call of a bound function",
-                            "arity".into(),
-                        ));
-                    }
-                }
+        let r = match (b.binding, vals.as_slice()) {
+            (BoundOp::Uninterpreted, _) => self.d.apply(&b.key, &vals),
+            (BoundOp::Unary(u), [a]) => self.d.unary(u, *a),
+            (BoundOp::Binary(op), [a, c]) => self.d.binary(op, *a, *c),
+            _ => {
+                return Err(self.unsupported(t, "call of a bound function", "arity".into()));
             }
         };
         let out = Value::data(r, b.ret);

@@ -650,7 +650,7 @@ impl<D: Domain> Engine<'_, D> {
             let region = self.region_of(t, target);
             let scratch = region.tensor.is_some_and(|k| {
                 self.input.tensors.get(k as usize).map(|i| i.role)
-                    == Some(ptxeq_spec::Role::Scratch)
+                    == Some(crate::input::Role::Scratch)
             });
             let what = match region.space {
                 Space::Global if scratch => {
@@ -794,7 +794,7 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(());
         };
         if let Some(ti) = self.mem.regions[r as usize].tensor
-            && self.input.tensors[ti as usize].role == ptxeq_spec::Role::Input
+            && self.input.tensors[ti as usize].role == crate::input::Role::Input
         {
             let name = self.input.tensors[ti as usize].name.clone();
             return Err(self.unsupported(

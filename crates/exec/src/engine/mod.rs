@@ -640,7 +640,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         // unsupported), so their reads cannot race: no shadow, no footprint.
         let input_only = |r: &Region| {
             r.tensor
-                .is_some_and(|t| input.tensors[t as usize].role == ptxeq_spec::Role::Input)
+                .is_some_and(|t| input.tensors[t as usize].role == crate::input::Role::Input)
         };
         let shadows = regions
             .iter()

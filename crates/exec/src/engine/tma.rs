@@ -28,11 +28,10 @@
 //! and the other forms are reported unsupported by name.
 
 use ptxeq_ir::{AddrBase, Address, Completion, Instr, InstrData, Operand, StateSpace};
-use ptxeq_spec::OobFill;
 
 use super::mem::Target;
 use super::{Engine, Flow, Halt, R, unpack_instr};
-use crate::bindings::{TensorMapBinding, TensorMapHolder};
+use crate::bindings::{OobFill, TensorMapBinding, TensorMapHolder};
 use crate::domain::Domain;
 use crate::finding::{AccessKind, AccessRef, Finding, FindingKind, MemLocation};
 use crate::funcinfo::FuncInfo;
@@ -127,14 +126,14 @@ impl<D: Domain> Engine<'_, D> {
         match found {
             Some(m) => {
                 let m = m.clone();
-                if m.spec.dims.len() != c.len() {
+                if m.geometry.dims.len() != c.len() {
                     return Err(self.unsupported(
                         t,
                         "tensor map does not fit the copy",
                         format!(
                             "tensor map `{}` has {} dims but the copy gives {} coordinates",
                             m.name,
-                            m.spec.dims.len(),
+                            m.geometry.dims.len(),
                             c.len()
                         ),
                     ));
@@ -162,7 +161,7 @@ impl<D: Domain> Engine<'_, D> {
     /// and its global byte offset in the viewed tensor (`None` when out of
     /// bounds).
     fn box_elements(m: &TensorMapBinding, esize: u64, c: &[i64]) -> Vec<(u64, Option<u64>)> {
-        let s = &m.spec;
+        let s = &m.geometry;
         let n = s.dims.len();
         let ext: Vec<u64> = (0..n).map(|d| s.box_extent(d)).collect();
         let total: u64 = ext.iter().product();
@@ -253,7 +252,7 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(Flow::Next);
         };
         let gbase = self.mem.regions[m.tensor as usize].base;
-        let fill = match m.spec.oob_fill {
+        let fill = match m.geometry.oob_fill {
             OobFill::Zero => 0,
             OobFill::Nan => match esize {
                 2 => 0x7fff,
@@ -263,7 +262,7 @@ impl<D: Domain> Engine<'_, D> {
         };
         let mut copies = Vec::with_capacity(elems.len());
         for (dense, g) in elems {
-            let sa = m.spec.swizzle.apply(sbase + dense);
+            let sa = m.geometry.swizzle.apply(sbase + dense);
             let (v, src) = match g {
                 Some(g) => {
                     let Some(v) =
@@ -307,7 +306,7 @@ impl<D: Domain> Engine<'_, D> {
         let gbase = self.mem.regions[m.tensor as usize].base;
         for (dense, g) in elems {
             let Some(g) = g else { continue };
-            let sa = m.spec.swizzle.apply(sbase + dense);
+            let sa = m.geometry.swizzle.apply(sbase + dense);
             if !self.bulk_store_bytes(t, info, sa, gbase + g, esize)? {
                 return Ok(Flow::Next);
             }

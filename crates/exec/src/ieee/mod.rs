@@ -39,6 +39,19 @@ use num::{Num, decode, encode};
 
 use crate::domain::{BinOp, BoolOp, Cmp, Domain, Fmt, UnOp};
 
+/// The bits of integer `i` in `fmt`, rounded to nearest (as a host
+/// stores a value it is given).
+pub fn round_int(fmt: Fmt, i: i128) -> u64 {
+    encode(fmt, &num::from_int(i), Rnd::Rn, false)
+}
+
+/// The bits of `x` in `fmt`, rounded to nearest (as a host stores the
+/// decimal it is given). `x` is finite or infinite; a NaN keeps its sign
+/// and payload as far as the format holds them.
+pub fn round_f64(fmt: Fmt, x: f64) -> u64 {
+    encode(fmt, &decode(Fmt::F64, x.to_bits(), false), Rnd::Rn, false)
+}
+
 /// A value of the IEEE domain: an encoding in a format, or a boolean.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum IVal {

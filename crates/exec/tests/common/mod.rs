@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
+use ptxeq_exec::Role;
 use ptxeq_exec::{
     CVal, Concrete, CtaInput, CtaRun, Finding, FindingKind, Limits, OutputValue, ParamValue,
     TensorInfo, run_cta,
 };
-use ptxeq_spec::{DType, Role};
+use ptxeq_spec::DType;
 
 /// A tensor of a test: name, role, dtype, shape.
 pub fn tensor(name: &str, role: Role, dtype: DType, shape: &[u64]) -> TensorInfo {

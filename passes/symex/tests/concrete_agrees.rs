@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ptxeq_exec::{Concrete, OutputValue, run_cta};
+use ptxeq_exec::{Concrete, Fmt, OutputValue, run_cta};
 use ptxeq_spec::{CheckSpec, DType};
 use ptxeq_terms::Terms;
 
@@ -126,7 +126,13 @@ fn output_terms_evaluate_to_the_concrete_run() {
                 .map(|t| {
                     (0..t.elements())
                         .map(|_| {
-                            if t.dtype.is_float() {
+                            if let Some(n) = Fmt::of_dtype(t.dtype).and_then(Fmt::narrow) {
+                                // An fp8 element can only hold a value of its
+                                // format: draw on that grid (the terms read
+                                // the input as that real).
+                                let x = rng.next_f64();
+                                n.encode_rn_satfinite(x).map_or(x, |b| n.to_f64(b))
+                            } else if t.dtype.is_float() {
                                 rng.next_f64()
                             } else {
                                 rng.next_int(t.dtype)

@@ -116,8 +116,8 @@ impl<D: Domain> Engine<'_, D> {
             format!(
                 "{} is the grid-synchronisation workspace pointer of a cooperative launch: nvcc lowers \
                  cooperative_groups grid.sync() to a barrier protocol on that workspace (atom.add.release.gpu \
-                 and an ld.acquire.gpu spin); a grid barrier needs every CTA of the grid co-scheduled, and \
-                 the engine runs CTAs one at a time",
+                 and an ld.acquire.gpu spin); the grid barrier is modelled only when every CTA of the grid \
+                 runs together (ctas = \"all\", no multi-CTA clusters), and this run does not hold the whole grid",
                 s.name()
             ),
         )
@@ -125,6 +125,17 @@ impl<D: Domain> Engine<'_, D> {
 
     /// `barrier.cluster.*`, `mapa`, `getctarank`.
     pub(crate) fn cluster_op(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
+        if self.unit.as_ref().is_some_and(|u| u.grid) {
+            return Err(self.unsupported(
+                t,
+                "cluster operations in a grid-synchronised kernel",
+                format!(
+                    "{}: the kernel's CTAs run as one grid-wide unit for grid.sync(); cluster barriers and \
+                     distributed shared memory in such a unit are not modelled",
+                    ins.instr.mnemonic()
+                ),
+            ));
+        }
         if self.cluster_ctas() > 1 && !self.unit.as_ref().is_some_and(|u| u.complete) {
             let shape = self.cluster_shape();
             return Err(self.unsupported(

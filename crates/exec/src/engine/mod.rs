@@ -35,6 +35,7 @@ mod exec;
 mod findings;
 mod fp8cvt;
 mod fragments;
+mod gridsync;
 mod intdata;
 mod matrix;
 mod mbarrier;
@@ -73,6 +74,7 @@ use crate::sparse::Meter;
 use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
+pub(crate) use gridsync::uses_grid_sync;
 pub(crate) use mem::drop_control_only_od;
 pub(crate) use memstate::HeldGlobal;
 pub(crate) use sync::{Barrier, WarpState};
@@ -236,6 +238,9 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// The other CTAs of a scheduling unit of several CTAs (a multi-CTA
     /// cluster, `unit.rs`); `None` for a CTA run alone.
     pub unit: Option<Box<unit::Unit<D::Val>>>,
+    /// The grid barrier of `grid.sync()` when the unit is the whole grid
+    /// (`gridsync.rs`).
+    pub gsync: Option<Box<gridsync::GridSync>>,
 }
 
 /// Packs a function index and instruction index.
@@ -709,6 +714,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             writers: writers::Writers::new(input),
             cluster: cluster::ClusterBarrier::default(),
             unit: None,
+            gsync: None,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {

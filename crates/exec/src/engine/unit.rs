@@ -59,6 +59,9 @@ pub(crate) struct Unit<V: Copy> {
     /// Every rank of the cluster is in the unit (a unit that misses one
     /// cannot run a cluster barrier or reach the missing CTA's memory).
     pub complete: bool,
+    /// The unit is the whole grid of a `grid.sync()` kernel
+    /// (`gridsync.rs`), not a cluster.
+    pub grid: bool,
 }
 
 impl<V: Copy> Unit<V> {
@@ -73,12 +76,34 @@ impl<D: Domain> Engine<'_, D> {
     /// stamp) join the running CTA, which must be rank 0 of their
     /// cluster; `complete` says whether they are every rank of it. The
     /// ranks of the members are their slots.
-    pub(crate) fn add_unit_ctas(&mut self, members: &[([u32; 3], u32)], complete: bool) {
+    /// With `grid`, the unit is the whole grid of a `grid.sync()` kernel
+    /// (`gridsync.rs`) rather than a cluster.
+    pub(crate) fn add_unit_ctas(&mut self, members: &[([u32; 3], u32)], complete: bool, grid: bool) {
         let shared_regions: Vec<u32> = (0..self.mem.regions.len() as u32)
             .filter(|&r| self.mem.regions[r as usize].space == Space::Shared)
             .collect();
         let room = 1u64 << super::cluster::TAG_SHIFT;
-        if let Some(&r) = shared_regions
+        if grid {
+            let ws = super::gridsync::WORKSPACE;
+            if let Some(r) = self.mem.regions.iter().find(|r| {
+                r.space == Space::Global && r.base <= ws + 16 && ws < r.base + r.size.max(1)
+            }) {
+                let name = r.name.clone();
+                self.report(
+                    crate::finding::Finding::new(
+                        crate::finding::FindingKind::ResourceLimit,
+                        format!(
+                            "global region `{name}` reaches the address the engine gives the grid.sync() \
+                             workspace ({ws:#x})"
+                        ),
+                    )
+                    .with_reason("address map"),
+                );
+                self.log.halt();
+                return;
+            }
+            self.gsync = Some(Box::default());
+        } else if let Some(&r) = shared_regions
             .iter()
             .find(|&&r| self.mem.regions[r as usize].base + self.mem.regions[r as usize].size > room)
         {
@@ -135,6 +160,7 @@ impl<D: Domain> Engine<'_, D> {
             remote: None,
             shared_regions,
             complete,
+            grid,
         }));
         for k in 1..n as u32 {
             self.switch_to(k);

@@ -180,7 +180,7 @@ fn execute<D: Domain>(
         co_scheduled: false,
     };
     let mut chain = ticket::Chain::default();
-    let units = units(input, ctas, order);
+    let (units, grid_unit) = units(input, ctas, order);
     for (k, (ci, members)) in units.iter().enumerate() {
         let (ci, last) = (*ci, k + 1 == units.len());
         for &m in members {
@@ -198,7 +198,7 @@ fn execute<D: Domain>(
         e.attach(&mut mem, ci as u32);
         if !members.is_empty() {
             let m: Vec<([u32; 3], u32)> = members.iter().map(|&m| (ctas[m], m as u32)).collect();
-            e.add_unit_ctas(&m, true);
+            e.add_unit_ctas(&m, true, grid_unit);
             ex.co_scheduled = true;
         }
         let mut g = EngineGrid::default();
@@ -244,11 +244,25 @@ fn execute<D: Domain>(
 /// scheduling unit (`engine/unit.rs`) in the engine of its rank-0 CTA,
 /// at the position of the first of them in `order`. Returns (engine's
 /// CTA, the other CTAs of its unit by rank from 1) as indices into `ctas`.
-fn units(input: &CtaInput, ctas: &[[u32; 3]], order: &[usize]) -> Vec<(usize, Vec<usize>)> {
+///
+/// A kernel that reads the `grid.sync()` workspace (`%envreg1/2`,
+/// `engine/gridsync.rs`) runs as one unit of every CTA when `ctas` is the
+/// whole grid and its clusters have one CTA (the second result says so);
+/// the unit's size is bounded by the CTA limit (`max_ctas`) that bounds
+/// every grid run, and its memory by `max_memory_state_bytes`.
+fn units(input: &CtaInput, ctas: &[[u32; 3]], order: &[usize]) -> (Vec<(usize, Vec<usize>)>, bool) {
     let shape = input.cluster.unwrap_or([1, 1, 1]);
     let size: u32 = shape.iter().product();
+    let whole = u64::try_from(ctas.len()).ok() == Some(grid_size(input))
+        && ctas.iter().collect::<FxHashSet<_>>().len() == ctas.len();
+    let funcs = std::iter::once(&*input.kernel).chain(input.funcs.iter().map(|f| &**f));
+    if whole && size <= 1 && ctas.len() > 1 && crate::engine::uses_grid_sync(funcs) {
+        let first = order[0];
+        let rest = order.iter().copied().filter(|&c| c != first).collect();
+        return (vec![(first, rest)], true);
+    }
     if size <= 1 {
-        return order.iter().map(|&ci| (ci, Vec::new())).collect();
+        return (order.iter().map(|&ci| (ci, Vec::new())).collect(), false);
     }
     let cluster = |c: [u32; 3]| [c[0] / shape[0], c[1] / shape[1], c[2] / shape[2]];
     let rank = |c: [u32; 3]| {
@@ -283,7 +297,7 @@ fn units(input: &CtaInput, ctas: &[[u32; 3]], order: &[usize]) -> Vec<(usize, Ve
             }
         }
     }
-    out
+    (out, false)
 }
 
 /// A CTA's behaviour: its paths, schedule and global effects.

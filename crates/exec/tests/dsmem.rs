@@ -10,7 +10,9 @@
 mod common;
 
 use common::{input, tensor};
-use ptxeq_exec::{CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue};
+use ptxeq_exec::{
+    CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue,
+};
 use ptxeq_exec::{Role, run_grid};
 use ptxeq_spec::DType;
 
@@ -105,12 +107,19 @@ fn a_cluster_barrier_orders_a_read_of_another_ctas_shared_memory() {
     assert!(g.explored);
     assert_eq!(g.runs[0].trace.threads.len(), 128);
     assert!(g.runs[1].trace.threads.is_empty());
-    assert!(g.notes.iter().any(|n| n.contains("co-scheduled")), "{:?}", g.notes);
+    assert!(
+        g.notes.iter().any(|n| n.contains("co-scheduled")),
+        "{:?}",
+        g.notes
+    );
 }
 
 #[test]
 fn without_the_cluster_barrier_the_remote_read_races_naming_both_ctas() {
-    for sync in ["", "barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;"] {
+    for sync in [
+        "",
+        "barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;",
+    ] {
         let g = go(&kernel(sync, SYNC, 0));
         let f = g
             .cross

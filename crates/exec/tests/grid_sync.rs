@@ -6,7 +6,9 @@
 mod common;
 
 use common::{input, tensor};
-use ptxeq_exec::{CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue};
+use ptxeq_exec::{
+    CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue,
+};
 use ptxeq_exec::{Role, run_grid};
 use ptxeq_spec::DType;
 

@@ -137,9 +137,8 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
                     (whole, how)
                 } else {
                     let n = whole.len() - ctas.len();
-                    let how = format!(
-                        "{how}, with the {n} other CTA(s) of their clusters of {shape:?}"
-                    );
+                    let how =
+                        format!("{how}, with the {n} other CTA(s) of their clusters of {shape:?}");
                     (whole, how)
                 }
             }
@@ -225,5 +224,35 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
             }
             plan(ctas, Some(sel), how)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_clusters;
+
+    #[test]
+    fn a_selected_cta_brings_its_whole_cluster_in_rank_order() {
+        // 2x2 clusters on a 4x2 grid: CTA (3,1) is rank 3 of the cluster
+        // based at (2,0); (0,0) and (1,0) share one cluster.
+        let got = whole_clusters(&[[3, 1, 0], [0, 0, 0], [1, 0, 0]], [2, 2, 1], [4, 2, 1]);
+        assert_eq!(
+            got,
+            vec![
+                [2, 0, 0],
+                [3, 0, 0],
+                [2, 1, 0],
+                [3, 1, 0],
+                [0, 0, 0],
+                [1, 0, 0],
+                [0, 1, 0],
+                [1, 1, 0],
+            ]
+        );
+        // Clusters of one CTA change nothing.
+        assert_eq!(
+            whole_clusters(&[[1, 0, 0]], [1, 1, 1], [4, 1, 1]),
+            vec![[1, 0, 0]]
+        );
     }
 }

@@ -447,11 +447,17 @@ impl<D: Domain> Engine<'_, D> {
                 t,
                 FindingKind::OutOfBounds,
                 "",
-                format!("mapa of address {addr:#x}, which is not a shared-memory address of this CTA"),
+                format!(
+                    "mapa of address {addr:#x}, which is not a shared-memory address of this CTA"
+                ),
             ));
         }
         let tagged = tag(off, rank);
-        let v = if generic { tagged + SHARED_WINDOW } else { tagged };
+        let v = if generic {
+            tagged + SHARED_WINDOW
+        } else {
+            tagged
+        };
         let v = if w < 64 { v & ((1u64 << w) - 1) } else { v };
         self.write(t, info, d, crate::value::Value::Bits(v))?;
         Ok(Flow::Next)
@@ -485,12 +491,17 @@ impl<D: Domain> Engine<'_, D> {
             0 => running,
             k => (k - 1) as u32,
         };
-        let mine = if target == running { None } else { Some(target) };
+        let mine = if target == running {
+            None
+        } else {
+            Some(target)
+        };
         if remote != mine && remote.is_some() {
             return Err(self.unsupported(
                 t,
                 "an instruction accessing the shared memory of two CTAs",
-                "one instruction reads or writes the shared memory of two CTAs of the cluster".into(),
+                "one instruction reads or writes the shared memory of two CTAs of the cluster"
+                    .into(),
             ));
         }
         let Some(k) = mine else {
@@ -533,7 +544,12 @@ impl<D: Domain> Engine<'_, D> {
             .funcs
             .get(i.func as usize)
             .and_then(|f| f.ir.instrs.get(i.index as usize))
-            .is_some_and(|x| matches!(x.instr, Instr::Ld(_) | Instr::St(_) | Instr::Atom(_) | Instr::Red(_)));
+            .is_some_and(|x| {
+                matches!(
+                    x.instr,
+                    Instr::Ld(_) | Instr::St(_) | Instr::Atom(_) | Instr::Red(_)
+                )
+            });
         if !plain {
             return Err(self.unsupported(
                 t,

@@ -24,7 +24,7 @@
 //! deadlock (on hardware they would spin forever).
 
 use ptxeq_ir::{
-    AddrBase, AtomOp, Instr, InstrData, MemSem, Operand, Scope, ScalarType, SpecialReg,
+    AddrBase, AtomOp, Instr, InstrData, MemSem, Operand, ScalarType, Scope, SpecialReg,
 };
 
 use super::values::IntArg;
@@ -78,7 +78,12 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     /// The workspace offset an `atom` / `ld` touches, if it does.
-    fn workspace_offset(&mut self, t: u32, info: &FuncInfo, op: Option<&Operand>) -> R<Option<u64>> {
+    fn workspace_offset(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: Option<&Operand>,
+    ) -> R<Option<u64>> {
         let Some(Operand::Addr(a)) = op else {
             return Ok(None);
         };
@@ -89,7 +94,9 @@ impl<D: Domain> Engine<'_, D> {
             return Ok(None);
         };
         let at = b.wrapping_add(a.offset as u64);
-        Ok((WORKSPACE..WORKSPACE + 16).contains(&at).then(|| at - WORKSPACE))
+        Ok((WORKSPACE..WORKSPACE + 16)
+            .contains(&at)
+            .then(|| at - WORKSPACE))
     }
 
     /// An `atom`/`red`/`ld` on the grid workspace (`None`: not one).
@@ -131,11 +138,21 @@ impl<D: Domain> Engine<'_, D> {
                     && matches!(m.scope, Some(Scope::Gpu | Scope::Sys)) =>
             {
                 if !Self::spin_follows(info, pc, addr_op) {
-                    return Err(outside(self, "the add is not followed by an acquire spin on the word"));
+                    return Err(outside(
+                        self,
+                        "the add is not followed by an acquire spin on the word",
+                    ));
                 }
-                let inc = match self.read_int(t, info, ins.operands.get(2).unwrap_or(&Operand::Sink), 32)? {
+                let inc = match self.read_int(
+                    t,
+                    info,
+                    ins.operands.get(2).unwrap_or(&Operand::Sink),
+                    32,
+                )? {
                     IntArg::Known(v) => v as u32,
-                    IntArg::Undef => return Err(self.uninit_register(t, "the grid barrier increment")),
+                    IntArg::Undef => {
+                        return Err(self.uninit_register(t, "the grid barrier increment"));
+                    }
                     _ => return Err(outside(self, "the increment depends on tensor data")),
                 };
                 self.grid_arrive(t, info, ins, inc).map(Some)
@@ -204,8 +221,9 @@ impl<D: Domain> Engine<'_, D> {
         // now exits.
         let word = g.word;
         let released = g.released.clone();
-        let (done, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut g.waiters).into_iter().partition(|w| flipped(word, w.2));
+        let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut g.waiters)
+            .into_iter()
+            .partition(|w| flipped(word, w.2));
         g.waiters = keep;
         self.clocks.acquire(t, &released);
         self.stats.barriers_completed += 1;

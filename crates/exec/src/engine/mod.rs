@@ -65,8 +65,7 @@ use crate::footprint::{FootprintBuilder, GlobalFootprint, TensorFootprint};
 use crate::funcinfo::FuncInfo;
 use crate::input::{CtaInput, ParamValue};
 use crate::memory::{
-    GLOBAL_SLOT_BITS, Init, Region, SHARED_WINDOW, SPACE_SLOT_BITS, Slot, Slots,
-    Space, load_value,
+    GLOBAL_SLOT_BITS, Init, Region, SHARED_WINDOW, SPACE_SLOT_BITS, Slot, Slots, Space, load_value,
 };
 use crate::race::{Clocks, ShadowMem};
 use crate::result::{CtaRun, OutputValue, Stats, TensorOutput};

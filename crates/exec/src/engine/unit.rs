@@ -78,7 +78,12 @@ impl<D: Domain> Engine<'_, D> {
     /// ranks of the members are their slots.
     /// With `grid`, the unit is the whole grid of a `grid.sync()` kernel
     /// (`gridsync.rs`) rather than a cluster.
-    pub(crate) fn add_unit_ctas(&mut self, members: &[([u32; 3], u32)], complete: bool, grid: bool) {
+    pub(crate) fn add_unit_ctas(
+        &mut self,
+        members: &[([u32; 3], u32)],
+        complete: bool,
+        grid: bool,
+    ) {
         let shared_regions: Vec<u32> = (0..self.mem.regions.len() as u32)
             .filter(|&r| self.mem.regions[r as usize].space == Space::Shared)
             .collect();
@@ -103,10 +108,9 @@ impl<D: Domain> Engine<'_, D> {
                 return;
             }
             self.gsync = Some(Box::default());
-        } else if let Some(&r) = shared_regions
-            .iter()
-            .find(|&&r| self.mem.regions[r as usize].base + self.mem.regions[r as usize].size > room)
-        {
+        } else if let Some(&r) = shared_regions.iter().find(|&&r| {
+            self.mem.regions[r as usize].base + self.mem.regions[r as usize].size > room
+        }) {
             let name = self.mem.regions[r as usize].name.clone();
             self.report(
                 crate::finding::Finding::new(

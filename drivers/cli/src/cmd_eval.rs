@@ -25,7 +25,7 @@
 
 use std::path::Path;
 
-use ptxeq_db::{KernelSlot, Slot};
+use ptxeq_db::KernelSlot;
 use ptxeq_exec::{Concrete, CtaInput, Fmt, FindingKind, OutputValue, float_bits_to_f64};
 use ptxeq_spec::DType;
 

@@ -1,0 +1,145 @@
+//! `ptxeq eval`: a kernel run concretely on input files; the outputs are
+//! checked against values this test computes itself from the same inputs.
+
+mod support;
+use std::path::{Path, PathBuf};
+
+use support::{ptxeq, scratch};
+
+/// A small reproducible generator (xorshift), values on a grid f32 holds
+/// exactly, so the test's f64 arithmetic starts from the kernel's inputs.
+struct Rng(u64);
+impl Rng {
+    fn f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as i64 - (1 << 23)) as f32 / (1 << 23) as f32
+    }
+}
+
+fn write_f32(dir: &Path, name: &str, v: &[f32]) {
+    let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(dir.join(format!("{name}.bin")), b).unwrap();
+}
+
+fn read_out(dir: &Path, name: &str) -> (Vec<f64>, Vec<u8>) {
+    let b = std::fs::read(dir.join(format!("{name}.f64"))).unwrap();
+    let v = b
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    (v, std::fs::read(dir.join(format!("{name}.mask"))).unwrap())
+}
+
+fn dirs(test: &str) -> (PathBuf, PathBuf) {
+    let base = scratch("eval").join(test);
+    let (i, o) = (base.join("in"), base.join("out"));
+    std::fs::create_dir_all(&i).unwrap();
+    (i, o)
+}
+
+fn eval(spec: &str, kernel: &str, inputs: &Path, out: &Path) -> (i32, String, String) {
+    ptxeq(&[
+        "eval",
+        spec,
+        "--kernel",
+        kernel,
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn vector_add_writes_x_plus_y_over_its_whole_grid() {
+    let (inp, out) = dirs("vadd");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let x: Vec<f32> = (0..4000).map(|_| rng.f32()).collect();
+    let y: Vec<f32> = (0..4000).map(|_| rng.f32()).collect();
+    write_f32(&inp, "x", &x);
+    write_f32(&inp, "y", &y);
+    for role in ["reference", "candidate"] {
+        let o = out.join(role);
+        let (code, stdout, err) = eval("corpus/triton/vector-add-masked/check.toml", role, &inp, &o);
+        assert_eq!(code, 0, "{stdout}{err}");
+        assert!(stdout.contains("4 CTA(s) run"), "{stdout}");
+        let (v, mask) = read_out(&o, "out");
+        assert_eq!(v.len(), 4000);
+        for i in 0..4000 {
+            assert_eq!(mask[i], 1, "{role}: out[{i}] not written");
+            // The sum of two f32 on a 2^-23 grid is exact in f64.
+            assert_eq!(v[i], f64::from(x[i]) + f64::from(y[i]), "{role}: out[{i}]");
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(o.join("eval.json")).unwrap()).unwrap();
+        assert_eq!(json["tensors"][0]["written"], 4000);
+        assert_eq!(json["findings"].as_array().map(Vec::len), Some(0));
+    }
+}
+
+#[test]
+fn sgemm_inout_is_alpha_ab_plus_beta_c() {
+    let (inp, out) = dirs("sgemm");
+    let mut rng = Rng(12345);
+    let n = 32;
+    let [a, b, c]: [Vec<f32>; 3] = std::array::from_fn(|_| (0..n * n).map(|_| rng.f32()).collect());
+    write_f32(&inp, "A", &a);
+    write_f32(&inp, "B", &b);
+    write_f32(&inp, "C", &c);
+    // The spec's scalars: alpha = 1.5, beta = -0.75.
+    for role in ["reference", "candidate"] {
+        let o = out.join(role);
+        let (code, stdout, err) = eval("corpus/sgemm/smem-tiling-32/check.toml", role, &inp, &o);
+        assert_eq!(code, 0, "{stdout}{err}");
+        let (v, mask) = read_out(&o, "C");
+        for r in 0..n {
+            for col in 0..n {
+                let i = r * n + col;
+                let dot: f64 = (0..n)
+                    .map(|k| f64::from(a[r * n + k]) * f64::from(b[k * n + col]))
+                    .sum();
+                let want = 1.5 * dot - 0.75 * f64::from(c[i]);
+                assert_eq!(mask[i], 1);
+                assert!(
+                    (v[i] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                    "{role}: C[{r}][{col}] = {} want {want}",
+                    v[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn integer_sum_is_exact() {
+    let (inp, out) = dirs("isum");
+    let x: Vec<i32> = (0..512).map(|i| (i * 7919 % 201) - 100).collect();
+    let b: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(inp.join("x.bin"), b).unwrap();
+    for role in ["reference", "candidate"] {
+        let o = out.join(role);
+        let (code, stdout, err) = eval("corpus/intdata/complete-unroll/check.toml", role, &inp, &o);
+        assert_eq!(code, 0, "{stdout}{err}");
+        let (v, mask) = read_out(&o, "y");
+        assert_eq!(mask, vec![1]);
+        assert_eq!(v[0], f64::from(x.iter().sum::<i32>()), "{role}");
+    }
+}
+
+#[test]
+fn a_missing_or_short_input_file_is_invalid_input_naming_it() {
+    let (inp, out) = dirs("bad");
+    write_f32(&inp, "x", &[0.0; 4000]);
+    let (code, _, err) = eval("corpus/triton/vector-add-masked/check.toml", "reference", &inp, &out);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("y.bin"), "{err}");
+    write_f32(&inp, "y", &[0.0; 10]);
+    let (code, _, err) = eval("corpus/triton/vector-add-masked/check.toml", "reference", &inp, &out);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("y.bin: 40 bytes, but 4000 element(s) of f32"), "{err}");
+    let (code, _, err) = eval("corpus/triton/vector-add-masked/check.toml", "kernel", &inp, &out);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("no kernel kernel"), "{err}");
+}

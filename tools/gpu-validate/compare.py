@@ -15,8 +15,10 @@ and compares each element ptxeq says the kernel writes:
 - both NaN agree; a NaN on the GPU where ptxeq has a number is reported as
   "not written on the GPU" when the bytes are still the 0xFF fill.
 
-For equivalent pairs the GPU's reference and candidate outputs are also
-compared with each other on the elements both kernels write. Writes
+For every pair the GPU's reference and candidate outputs are also compared
+with each other on the elements both kernels write: an equivalent pair must
+agree, and a not-equivalent pair's bug should show (the control that the
+comparison can see a difference at all). Writes
 WORK/results.json and prints a per-family table and every disagreement.
 """
 
@@ -185,7 +187,8 @@ def main():
     # GPU reference against GPU candidate for equivalent pairs.
     pairs = []
     for c in plan["cases"]:
-        if c["verdict"] != "equivalent" or c["id"] not in index["cases"] or args.only not in c["id"]:
+        if c["verdict"] not in ("equivalent", "not-equivalent") or c["id"] not in index["cases"] \
+                or args.only not in c["id"]:
             continue
         ks = index["cases"][c["id"]]["kernels"]
         if set(ks) != {"reference", "candidate"} or any(k["status"] != "ok" for k in ks.values()):
@@ -206,7 +209,7 @@ def main():
             n, bad, worst = compare_tensor(t["dtype"], gpu_bytes(ks["candidate"]["tensors"][name]), ref, both)
             worst_pair = max(worst_pair, worst)
             bad_pair += len(bad)
-        pairs.append({"case": c["case"], "bad": bad_pair,
+        pairs.append({"case": c["case"], "verdict": c["verdict"], "bad": bad_pair,
                       "max_err": worst_pair if math.isfinite(worst_pair) else "inf"})
 
     summary = {"device": index.get("device"), "ptx_version": index.get("ptx_version"),
@@ -240,10 +243,19 @@ def main():
             for name, t in r["tensors"].items():
                 if t["bad"]:
                     print(f"   {name} ({t['dtype']}): {t['bad']}/{t['compared']} bad, max err {t['max_err']}, e.g. {t['examples'][:4]}")
-    bad_pairs = [p for p in pairs if p["bad"]]
-    print(f"\nGPU reference vs GPU candidate (equivalent pairs): {len(pairs)} compared, {len(bad_pairs)} beyond tolerance")
+    eq = [p for p in pairs if p["verdict"] == "equivalent"]
+    bad_pairs = [p for p in eq if p["bad"]]
+    print(f"\nGPU reference vs GPU candidate, equivalent pairs: {len(eq)} compared, "
+          f"{len(bad_pairs)} beyond tolerance")
     for p in bad_pairs:
         print(f"   {p['case']}: {p['bad']} elements, max err {p['max_err']}")
+    # The control: a not-equivalent pair's bug should show on the GPU too.
+    ne = [p for p in pairs if p["verdict"] == "not-equivalent"]
+    hidden = [p for p in ne if not p["bad"]]
+    print(f"GPU reference vs GPU candidate, not-equivalent pairs: {len(ne)} compared, "
+          f"{len(ne) - len(hidden)} differ beyond tolerance on these inputs")
+    for p in hidden:
+        print(f"   no difference seen: {p['case']} (max err {p['max_err']})")
     return 0
 
 

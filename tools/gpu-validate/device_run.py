@@ -91,10 +91,19 @@ def worker(plan_dir, ids, res_dir, progress):
                             ck(cu.cuMemsetD8(d, 0, n), "cuMemsetD8")
                         else:
                             ck(cu.cuMemsetD8(d, 0xFF, n), "cuMemsetD8")
+                    encoded = {}
+                    for mname, m in case.get("tensor_maps", {}).items():
+                        encoded[mname] = encode_map(cu, ck, ctypes, m, bufs[m["tensor"]])
+                    for name, t in case["tensors"].items():
+                        if t.get("tensormap"):
+                            mb = encoded[t["tensormap"]]
+                            ck(cu.cuMemcpyHtoD(bufs[name], mb, len(mb)), "cuMemcpyHtoD map")
                     raw = []
                     for p in k["params"]:
                         if p["kind"] == "tensor":
                             raw.append(struct.pack("<Q", int(bufs[p["tensor"]])))
+                        elif p["kind"] == "tensormap":
+                            raw.append(encoded[p["map"]])
                         elif p["kind"] == "bytes":
                             raw.append(bytes.fromhex(p["bytes"]))
                         else:  # struct
@@ -104,9 +113,16 @@ def worker(plan_dir, ids, res_dir, progress):
                                       else bytes.fromhex(f["bytes"]))
                                 b[f["offset"]:f["offset"] + len(fb)] = fb
                             raw.append(bytes(b))
-                    cbufs = [ctypes.create_string_buffer(r, max(len(r), 1)) for r in raw]
-                    arr = (ctypes.c_void_p * max(len(cbufs), 1))(
-                        *[ctypes.addressof(c) for c in cbufs])
+                    # Each param in its own 64-byte aligned buffer (a CUtensorMap
+                    # param is .align 64).
+                    cbufs, ptrs = [], []
+                    for r in raw:
+                        cb = ctypes.create_string_buffer(len(r) + 64)
+                        addr = (ctypes.addressof(cb) + 63) & ~63
+                        ctypes.memmove(addr, r, len(r))
+                        cbufs.append(cb)
+                        ptrs.append(addr)
+                    arr = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
                     smem = k["dynamic_shared"]
                     if smem > 48 * 1024:
                         ck(cu.cuFuncSetAttribute(
@@ -152,6 +168,32 @@ def worker(plan_dir, ids, res_dir, progress):
             if fatal:
                 # The context is unusable after a fault: a fresh worker goes on.
                 sys.exit(3)
+
+
+def encode_map(cu, ck, ctypes, m, dptr):
+    """The 128 bytes of the CUtensorMap `m` describes over the tensor at
+    `dptr` (cuTensorMapEncodeTiled with the spec's keys)."""
+    types = {
+        "f32": "FLOAT32", "f16": "FLOAT16", "bf16": "BFLOAT16", "f64": "FLOAT64",
+        "u8": "UINT8", "s8": "UINT8", "f8e4m3": "UINT8", "f8e5m2": "UINT8",
+        "u16": "UINT16", "s16": "UINT16", "u32": "UINT32", "s32": "INT32",
+        "u64": "UINT64", "s64": "INT64",
+    }
+    dt = getattr(cu.CUtensorMapDataType, "CU_TENSOR_MAP_DATA_TYPE_" + types[m["dtype"]])
+    sw = getattr(cu.CUtensorMapSwizzle, "CU_TENSOR_MAP_SWIZZLE_" + m["swizzle"].upper()) \
+        if m["swizzle"] != "none" else cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE
+    oob = (cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+           if m["oob_fill"] == "nan" else cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    rank = len(m["dims"])
+    tm = ck(cu.cuTensorMapEncodeTiled(
+        dt, rank, int(dptr),
+        [cu.cuuint64_t(x) for x in m["dims"]],
+        [cu.cuuint64_t(x) for x in m["strides"]],
+        [cu.cuuint32_t(x) for x in m["box"]],
+        [cu.cuuint32_t(x) for x in m["element_strides"]],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE, oob), "cuTensorMapEncodeTiled")
+    return ctypes.string_at(tm.getPtr(), 128)
 
 
 # --------------------------------------------------------------- parent side

@@ -216,7 +216,7 @@ def concrete_values(t, n, case_dir):
     return b"".join((int(x) & ((1 << (8 * size)) - 1)).to_bytes(size, "little") for x in nums)
 
 
-def plan_case(case_dir, spec, cid, out_dir):
+def plan_case(case_dir, spec, cid, out_dir, seed=0):
     """Writes the case's inputs and PTX; returns its plan entry."""
     for key, why in (("functions", "[functions] bindings (-rdc extern functions)"),
                      ("globals", "[globals] bindings")):
@@ -227,8 +227,23 @@ def plan_case(case_dir, spec, cid, out_dir):
     total = sum(elements(t["shape"]) * SIZES[t["dtype"]] for t in tensors.values())
     if total > MAX_CASE_INPUT_BYTES:
         raise Skip(f"tensors of {total / 2**20:.0f} MiB, over the {MAX_CASE_INPUT_BYTES >> 20} MiB shipped per case")
-    if spec.get("tensor_maps"):
-        raise Skip("TMA tensor maps (cuTensorMapEncodeTiled not done by the device script)")
+    maps = {}
+    for name, m in spec.get("tensor_maps", {}).items():
+        t = tensors[m["tensor"]]
+        size = SIZES[t["dtype"]]
+        dims = m["dims"]
+        strides = m.get("strides")
+        if strides is None:
+            strides, acc = [], size
+            for d in dims[:-1]:
+                acc *= d
+                strides.append(acc)
+        if m.get("interleave", "none") != "none":
+            raise Skip("an interleaved tensor map")
+        maps[name] = {"tensor": m["tensor"], "dtype": t["dtype"], "dims": dims,
+                      "strides": strides, "box": m["box"],
+                      "element_strides": m.get("element_strides", [1] * len(dims)),
+                      "swizzle": m.get("swizzle", "none"), "oob_fill": m.get("oob_fill", "zero")}
     kernels = []
     for role in ("reference", "candidate", "kernel"):
         k = spec.get(role)
@@ -241,7 +256,7 @@ def plan_case(case_dir, spec, cid, out_dir):
     if cdir.exists():
         shutil.rmtree(cdir)
     cdir.mkdir(parents=True)
-    rng = Rng(hash_str(cid))
+    rng = Rng(hash_str(cid) ^ (seed * 0x9E3779B97F4A7C15))
     tens_plan = {}
     for name in sorted(tensors):
         t = tensors[name]
@@ -262,6 +277,9 @@ def plan_case(case_dir, spec, cid, out_dir):
             "dtype": t["dtype"], "shape": t["shape"], "role": role, "file": file,
             "bytes": n * SIZES[t["dtype"]],
         }
+        if name in maps:
+            # A tensor map passed by pointer lives in the tensor named like it.
+            tens_plan[name]["tensormap"] = name
     sym = {}
     for name in sorted(scalars):
         v = scalars[name]
@@ -304,6 +322,10 @@ def plan_case(case_dir, spec, cid, out_dir):
                     else:
                         raise Skip(f"{role}: struct field {bind}")
                 pplan.append({"kind": "struct", "size": size, "fields": fields})
+            elif b in maps and b not in tensors:
+                if size != 128:
+                    raise Skip(f"{role}: tensor map {b} bound to a {size}-byte param")
+                pplan.append({"kind": "tensormap", "map": b})
             elif b == "_":
                 pplan.append({"kind": "bytes", "bytes": bytes(size).hex()})
             elif b in tensors:
@@ -327,7 +349,7 @@ def plan_case(case_dir, spec, cid, out_dir):
             "block": block, "dynamic_shared": int(launch.get("dynamic_shared", 0)),
             "cluster": cluster, "params": pplan,
         })
-    return {"id": cid, "tensors": tens_plan, "kernels": kplans}
+    return {"id": cid, "tensors": tens_plan, "tensor_maps": maps, "kernels": kplans}
 
 
 def hash_str(s):
@@ -343,6 +365,7 @@ def main():
     ap.add_argument("--corpus", type=Path, default=root / "corpus")
     ap.add_argument("--out", type=Path, default=root / ".gpu")
     ap.add_argument("--only", default="", help="substring of the case ids to keep")
+    ap.add_argument("--seed", type=int, default=0, help="input set (0: the default)")
     args = ap.parse_args()
     cases, skipped = [], []
     for spec_path in sorted(args.corpus.glob("**/check.toml")):
@@ -363,12 +386,12 @@ def main():
             skipped.append((cid, v, f"expected {v}: not a deterministic in-bounds run"))
             continue
         try:
-            cases.append(dict(plan_case(case_dir, spec, cid.replace("/", "__"), args.out),
+            cases.append(dict(plan_case(case_dir, spec, cid.replace("/", "__"), args.out, args.seed),
                               case=cid, verdict=v))
         except Skip as s:
             skipped.append((cid, v, str(s)))
     (args.out / "plan.json").write_text(json.dumps(
-        {"ptx_version": PTX_VERSION, "cases": cases,
+        {"ptx_version": PTX_VERSION, "seed": args.seed, "cases": cases,
          "skipped": [{"case": c, "verdict": v, "why": w} for c, v, w in skipped]}, indent=1))
     nk = sum(len(c["kernels"]) for c in cases)
     print(f"{len(cases)} cases ({nk} kernels) planned, {len(skipped)} skipped -> {args.out}")

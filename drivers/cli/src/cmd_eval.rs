@@ -111,6 +111,78 @@ fn read_inputs(input: &CtaInput, dir: &Path) -> Result<Vec<Vec<f64>>, String> {
     Ok(data)
 }
 
+/// What a concrete run of the selected CTAs left.
+struct EvalRun {
+    findings: Vec<ptxeq_exec::Finding>,
+    outputs: Vec<ptxeq_exec::TensorOutput<ptxeq_exec::CVal>>,
+    notes: Vec<String>,
+}
+
+/// Whether any function of the launch has a `wmma` instruction: those run
+/// only CTA by CTA (`ptxeq_exec::run_cta` tracks the fragment layouts;
+/// the grid run does not).
+fn uses_wmma(input: &CtaInput) -> bool {
+    std::iter::once(&*input.kernel)
+        .chain(input.funcs.iter().map(|f| &**f))
+        .any(|f| {
+            f.instrs
+                .iter()
+                .any(|i| matches!(i.instr, ptxeq_ir::Instr::Wmma(_)))
+        })
+}
+
+/// Runs `ctas` concretely: as one grid over one global memory
+/// (`run_grid`: cross-CTA atomics and the ticket pattern), or — one CTA,
+/// or a kernel with `wmma` — CTA by CTA, each from the launch's initial
+/// memory, the outputs merged (a later CTA's write of an element wins).
+fn run_ctas(input: &CtaInput, ctas: &[[u32; 3]], data: Vec<Vec<f64>>) -> EvalRun {
+    if ctas.len() > 1 && !uses_wmma(input) {
+        let (g, _) = ptxeq_exec::run_grid(input, ctas, Concrete::new(data));
+        let findings = g
+            .runs
+            .iter()
+            .flat_map(|r| r.findings.iter().cloned())
+            .chain(g.cross)
+            .collect();
+        return EvalRun {
+            findings,
+            outputs: g.outputs,
+            notes: g.notes,
+        };
+    }
+    let mut findings = Vec::new();
+    let mut merged: std::collections::BTreeMap<u32, ptxeq_exec::TensorOutput<_>> =
+        std::collections::BTreeMap::new();
+    for &cta in ctas {
+        let (run, _) = ptxeq_exec::run_cta(input, cta, Concrete::new(data.clone()));
+        findings.extend(run.findings);
+        for o in run.outputs {
+            let m = merged
+                .entry(o.tensor)
+                .or_insert_with(|| ptxeq_exec::TensorOutput {
+                    tensor: o.tensor,
+                    name: o.name.clone(),
+                    elements: Vec::new(),
+                    writers: Vec::new(),
+                });
+            let mut all: std::collections::BTreeMap<u64, _> =
+                std::mem::take(&mut m.elements).into_iter().collect();
+            all.extend(o.elements);
+            m.elements = all.into_iter().collect();
+        }
+    }
+    let notes = if ctas.len() > 1 {
+        vec!["wmma kernel: CTAs run one by one, each from the launch's initial memory".into()]
+    } else {
+        Vec::new()
+    };
+    EvalRun {
+        findings,
+        outputs: merged.into_values().collect(),
+        notes,
+    }
+}
+
 /// `ptxeq eval TARGET --kernel ROLE --inputs DIR --out DIR`.
 pub fn run(target: &Path, args: &SpecFlagArgs, role: &str, inputs: &Path, out: &Path) -> Exit {
     match eval(target, args, role, inputs, out) {
@@ -150,20 +222,14 @@ fn eval(
         ));
     }
     let data = read_inputs(&input, inputs)?;
-    let (grid, _) = ptxeq_exec::run_grid(&input, &plan.ctas, Concrete::new(data));
+    let run = run_ctas(&input, &plan.ctas, data);
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-
-    let findings: Vec<_> = grid
-        .runs
-        .iter()
-        .flat_map(|r| r.findings.iter())
-        .chain(&grid.cross)
-        .collect();
-    for f in &findings {
+    let findings = &run.findings;
+    for f in findings {
         eprintln!("{:?}: {}", f.kind, f.message);
     }
     let mut tensors = Vec::new();
-    for o in &grid.outputs {
+    for o in &run.outputs {
         let info = &input.tensors[o.tensor as usize];
         let n = info.elements() as usize;
         let mut values = vec![f64::NAN; n];
@@ -214,7 +280,7 @@ fn eval(
             "kind": format!("{:?}", f.kind),
             "message": f.message,
         })).collect::<Vec<_>>(),
-        "notes": grid.notes,
+        "notes": run.notes,
     });
     let p = out.join("eval.json");
     std::fs::write(&p, format!("{summary:#}\n")).map_err(|e| format!("{}: {e}", p.display()))?;

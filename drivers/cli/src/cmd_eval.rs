@@ -21,7 +21,8 @@
 //! the hardware (a comparison with a GPU needs a tolerance) — on the same
 //! kernel the checker works on (math-library expansions recognised), over
 //! the CTAs the spec selects (its `ctas`), run as one grid over one global
-//! memory (`ptxeq_exec::run_grid`).
+//! memory (`ptxeq_exec::run_grid`) — except a kernel with `wmma`, whose
+//! CTAs run one by one (`run_cta` tracks wmma fragment layouts).
 
 use std::path::Path;
 

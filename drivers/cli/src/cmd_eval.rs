@@ -27,7 +27,7 @@
 use std::path::Path;
 
 use ptxeq_db::KernelSlot;
-use ptxeq_exec::{Concrete, CtaInput, Fmt, FindingKind, OutputValue, float_bits_to_f64};
+use ptxeq_exec::{Concrete, CtaInput, FindingKind, Fmt, OutputValue, float_bits_to_f64};
 use ptxeq_spec::DType;
 
 use crate::exit::Exit;

@@ -4,8 +4,8 @@
 //! and maps outcomes to exit codes (docs/semantics.md §1).
 
 use ptxeq_cli::{
-    cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_ir, cmd_lift, cmd_parse, cmd_race,
-    cmd_eval, cmd_terms, cmd_watch, diagnostics, exit::Exit, global, sarif, spec_args, timings,
+    cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_eval, cmd_ir, cmd_lift, cmd_parse,
+    cmd_race, cmd_terms, cmd_watch, diagnostics, exit::Exit, global, sarif, spec_args, timings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -62,7 +62,8 @@ fn vector_add_writes_x_plus_y_over_its_whole_grid() {
     write_f32(&inp, "y", &y);
     for role in ["reference", "candidate"] {
         let o = out.join(role);
-        let (code, stdout, err) = eval("corpus/triton/vector-add-masked/check.toml", role, &inp, &o);
+        let (code, stdout, err) =
+            eval("corpus/triton/vector-add-masked/check.toml", role, &inp, &o);
         assert_eq!(code, 0, "{stdout}{err}");
         assert!(stdout.contains("4 CTA(s) run"), "{stdout}");
         let (v, mask) = read_out(&o, "out");
@@ -132,14 +133,107 @@ fn integer_sum_is_exact() {
 fn a_missing_or_short_input_file_is_invalid_input_naming_it() {
     let (inp, out) = dirs("bad");
     write_f32(&inp, "x", &[0.0; 4000]);
-    let (code, _, err) = eval("corpus/triton/vector-add-masked/check.toml", "reference", &inp, &out);
+    let (code, _, err) = eval(
+        "corpus/triton/vector-add-masked/check.toml",
+        "reference",
+        &inp,
+        &out,
+    );
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("y.bin"), "{err}");
     write_f32(&inp, "y", &[0.0; 10]);
-    let (code, _, err) = eval("corpus/triton/vector-add-masked/check.toml", "reference", &inp, &out);
+    let (code, _, err) = eval(
+        "corpus/triton/vector-add-masked/check.toml",
+        "reference",
+        &inp,
+        &out,
+    );
     assert_eq!(code, 3, "{err}");
-    assert!(err.contains("y.bin: 40 bytes, but 4000 element(s) of f32"), "{err}");
-    let (code, _, err) = eval("corpus/triton/vector-add-masked/check.toml", "kernel", &inp, &out);
+    assert!(
+        err.contains("y.bin: 40 bytes, but 4000 element(s) of f32"),
+        "{err}"
+    );
+    let (code, _, err) = eval(
+        "corpus/triton/vector-add-masked/check.toml",
+        "kernel",
+        &inp,
+        &out,
+    );
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("no kernel kernel"), "{err}");
+}
+
+/// A wmma kernel (fragments tracked CTA by CTA) over two CTAs given by
+/// launch flags: both CTAs compute the same 64×64 f16 product, C = A·B.
+#[test]
+fn wmma_kernel_over_two_ctas_is_the_matrix_product() {
+    let (inp, out) = dirs("wmma");
+    let mut rng = Rng(777);
+    let n = 64;
+    // f16 inputs on a 2^-10 grid in [-1, 1): products and sums exact in f64.
+    let half = |x: f32| ((x * 1024.0).round() / 1024.0).clamp(-1.0, 1023.0 / 1024.0);
+    let a: Vec<f32> = (0..n * n).map(|_| half(rng.f32())).collect();
+    let b: Vec<f32> = (0..n * n).map(|_| half(rng.f32())).collect();
+    let f16_bits = |x: f32| -> [u8; 2] {
+        // Exact for these values: sign, exponent and 10-bit mantissa.
+        if x == 0.0 {
+            return [0, 0];
+        }
+        let bits = x.to_bits();
+        let sign = ((bits >> 16) & 0x8000) as u16;
+        let exp = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
+        let man = ((bits >> 13) & 0x3FF) as u16;
+        assert!(exp > 0, "{x} is subnormal in f16");
+        (sign | ((exp as u16) << 10) | man).to_le_bytes()
+    };
+    std::fs::write(
+        inp.join("A.bin"),
+        a.iter().flat_map(|&x| f16_bits(x)).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(
+        inp.join("B.bin"),
+        b.iter().flat_map(|&x| f16_bits(x)).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let (code, stdout, err) = ptxeq(&[
+        "eval",
+        "corpus/tc-gemm/wmma-global-64/cand.ptx",
+        "--block",
+        "256",
+        "--grid",
+        "2",
+        "--ctas",
+        "all",
+        "--tensor",
+        "A:f16[64,64]:in",
+        "--tensor",
+        "B:f16[64,64]:in",
+        "--tensor",
+        "C:f32[64,64]:out",
+        "--scalar",
+        "M=64",
+        "--scalar",
+        "N=64",
+        "--scalar",
+        "K=64",
+        "--params",
+        "A,B,C,M,N,K",
+        "--inputs",
+        inp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.contains("2 CTA(s) run"), "{stdout}");
+    let (v, mask) = read_out(&out, "C");
+    for r in 0..n {
+        for c in 0..n {
+            let want: f64 = (0..n)
+                .map(|k| f64::from(a[r * n + k]) * f64::from(b[k * n + c]))
+                .sum();
+            assert_eq!(mask[r * n + c], 1);
+            assert_eq!(v[r * n + c], want, "C[{r}][{c}]");
+        }
+    }
 }

@@ -237,3 +237,68 @@ fn wmma_kernel_over_two_ctas_is_the_matrix_product() {
         }
     }
 }
+
+/// The hardware-validation scripts (`tools/gpu-validate`): their unit
+/// tests, then `prepare.py`'s input files for one corpus case read by
+/// `ptxeq eval`, whose outputs must be x + y of those files. Needs
+/// `python3` 3.11 or newer (tomllib); prints SKIPPED and passes without.
+#[test]
+fn gpu_validate_prepared_inputs_evaluate() {
+    let repo = support::repo();
+    let has_python = std::process::Command::new("python3")
+        .args(["-c", "import tomllib"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("SKIPPED: no python3 with tomllib (3.11+)");
+        return;
+    }
+    let tools = repo.join("tools/gpu-validate");
+    let unit = std::process::Command::new("python3")
+        .arg(tools.join("test_tools.py"))
+        .output()
+        .unwrap();
+    assert!(
+        unit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&unit.stderr)
+    );
+    let prep = scratch("eval").join("prep");
+    let p = std::process::Command::new("python3")
+        .arg(tools.join("prepare.py"))
+        .args(["--only", "triton/vector-add-masked", "--out"])
+        .arg(&prep)
+        .output()
+        .unwrap();
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(prep.join("plan.json")).unwrap()).unwrap();
+    let case = &plan["cases"][0];
+    assert_eq!(case["case"], "triton/vector-add-masked");
+    // The candidate's two hidden Triton params are null pointers.
+    let params = case["kernels"][1]["params"].as_array().unwrap();
+    assert_eq!(params.len(), 6);
+    assert_eq!(params[4]["bytes"], "0000000000000000");
+    let inputs = prep.join("cases/triton__vector-add-masked");
+    let floats = |name: &str| -> Vec<f32> {
+        std::fs::read(inputs.join(name))
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (x, y) = (floats("x.bin"), floats("y.bin"));
+    let out = prep.join("out");
+    let (code, stdout, err) = eval(
+        "corpus/triton/vector-add-masked/check.toml",
+        "candidate",
+        &inputs,
+        &out,
+    );
+    assert_eq!(code, 0, "{stdout}{err}");
+    let (v, mask) = read_out(&out, "out");
+    for i in 0..4000 {
+        assert_eq!(mask[i], 1);
+        assert_eq!(v[i], f64::from(x[i]) + f64::from(y[i]), "out[{i}]");
+    }
+}

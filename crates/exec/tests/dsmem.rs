@@ -186,3 +186,20 @@ fn a_cluster_barrier_waiting_on_a_ctas_bar_sync_is_a_deadlock() {
         .unwrap_or_else(|| panic!("{:#?}", findings(&g)));
     assert!(f.message.contains("cluster barrier"), "{}", f.message);
 }
+
+#[test]
+fn a_remote_read_not_ordered_before_the_targets_exit_is_reported() {
+    // No cluster barrier after rank 1's read of rank 0's part: rank 0 may
+    // exit (and its shared memory cease to exist) before the read.
+    let g = go(&kernel(SYNC, "", 0));
+    let f = findings(&g)
+        .into_iter()
+        .find(|f| f.kind == FindingKind::OutOfBounds)
+        .unwrap_or_else(|| panic!("{:#?}", findings(&g)));
+    assert!(f.message.contains("nothing orders"), "{}", f.message);
+    assert_eq!(f.accesses.len(), 1);
+    assert_eq!(f.accesses[0].cta, Some([1, 0, 0]));
+    // With the final barrier every read is ordered before rank 0's exits.
+    let g = go(&kernel(SYNC, SYNC, 0));
+    assert!(findings(&g).is_empty(), "{:#?}", findings(&g));
+}

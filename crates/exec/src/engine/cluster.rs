@@ -40,7 +40,7 @@ use ptxeq_ir::{Instr, InstrData, MemSem, Operand, SpecialReg, StateSpace};
 use super::values::IntArg;
 use super::{Engine, Flow, R, Status, Wait, unpack_instr};
 use crate::domain::Domain;
-use crate::finding::{FindingKind, WaitGroup, thread_ranges};
+use crate::finding::{Finding, FindingKind, WaitGroup, thread_ranges};
 use crate::funcinfo::FuncInfo;
 use crate::memory::SHARED_WINDOW;
 use crate::race::{Foreign, Snapshot};
@@ -575,6 +575,80 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         self.begin_remote(k);
+        let key = (k, self.clocks.cta(), t);
+        let val = (self.clocks.epoch(t), self.cur_instr, self.cta.id);
+        if let Some(u) = self.unit.as_mut() {
+            u.remote_reads.insert(key, val);
+        }
         Ok(Some(off))
+    }
+
+    /// Thread `t` of the running CTA exited (in a unit): the remote
+    /// accesses to this CTA's shared memory it knows of are ordered before
+    /// the CTA's exit; when it was the CTA's last thread, any other one
+    /// may run after the CTA's shared memory is gone: reported.
+    pub(crate) fn dsmem_after_exit(&mut self, t: u32) {
+        let slot = self.cta_slot();
+        let Some(u) = self.unit.as_mut() else { return };
+        if u.remote_reads.is_empty() {
+            return;
+        }
+        let clocks = &self.clocks;
+        u.remote_reads.retain(|&(k, stamp, tid), &mut (epoch, instr, _)| {
+            k != slot || {
+                let a = crate::race::Acc {
+                    tid,
+                    cta: stamp,
+                    epoch,
+                    instr,
+                    ..Default::default()
+                };
+                !clocks.knows_acc(t, &a)
+            }
+        });
+        if self.live_in_slot(slot) != 0 {
+            return;
+        }
+        let mut left: Vec<_> = self
+            .unit
+            .as_ref()
+            .map(|u| {
+                u.remote_reads
+                    .iter()
+                    .filter(|((k, _, _), _)| *k == slot)
+                    .map(|(&(_, _, tid), &(_, instr, cta))| (cta, tid, instr))
+                    .collect()
+            })
+            .unwrap_or_default();
+        left.sort_unstable();
+        let Some(&(cta, tid, instr)) = left.first() else {
+            return;
+        };
+        let rank = self.cluster_rank();
+        let access = crate::finding::AccessRef {
+            thread: self.thread_ref(tid),
+            instr: unpack_instr(instr),
+            kind: crate::finding::AccessKind::Read,
+            cta: Some(cta),
+        };
+        let [x, y, z] = cta;
+        let msg = format!(
+            "{} of CTA ({x},{y},{z}) accesses the shared memory of CTA rank {rank} of its cluster at {}, and \
+             nothing orders that access before the exit of any of CTA rank {rank}'s threads: the CTA may exit, \
+             and its shared memory cease to exist, before the access (a cluster barrier before the exit keeps \
+             it alive){}",
+            access.thread,
+            access.instr,
+            if left.len() > 1 {
+                format!(" ({} more such threads)", left.len() - 1)
+            } else {
+                String::new()
+            }
+        );
+        let mut f = Finding::new(FindingKind::OutOfBounds, msg)
+            .at(Some(access.thread), Some(access.instr))
+            .with_reason("distributed shared memory of an exited CTA");
+        f.accesses = vec![access];
+        self.report(f);
     }
 }

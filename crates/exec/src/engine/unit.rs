@@ -62,6 +62,13 @@ pub(crate) struct Unit<V: Copy> {
     /// The unit is the whole grid of a `grid.sync()` kernel
     /// (`gridsync.rs`), not a cluster.
     pub grid: bool,
+    /// Accesses to another CTA's shared memory not yet known to be
+    /// ordered before an exit of one of the target's threads: (target
+    /// slot, accessor's stamp, accessor thread) → (epoch, instruction,
+    /// accessor's CTA id). A later access of the same thread replaces an
+    /// earlier one (program order: if the later is ordered before an
+    /// exit, so is the earlier).
+    pub remote_reads: rustc_hash::FxHashMap<(u32, u32, u32), (u32, u32, [u32; 3])>,
 }
 
 impl<V: Copy> Unit<V> {
@@ -165,6 +172,7 @@ impl<D: Domain> Engine<'_, D> {
             shared_regions,
             complete,
             grid,
+            remote_reads: Default::default(),
         }));
         for k in 1..n as u32 {
             self.switch_to(k);

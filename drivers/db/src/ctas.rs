@@ -139,6 +139,17 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
                     let n = whole.len() - ctas.len();
                     let how =
                         format!("{how}, with the {n} other CTA(s) of their clusters of {shape:?}");
+                    if whole.len() as u64 > max {
+                        // The clusters took the run over the CTA bound.
+                        return Arc::new(CtaPlan {
+                            launch: launch.clone(),
+                            ctas: Vec::new(),
+                            covers: false,
+                            selection: None,
+                            how: format!("{how}: {} CTAs, over the limit of {max}", whole.len()),
+                            refused: Some(whole.len() as u64),
+                        });
+                    }
                     (whole, how)
                 }
             }

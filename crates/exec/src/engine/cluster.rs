@@ -594,18 +594,19 @@ impl<D: Domain> Engine<'_, D> {
             return;
         }
         let clocks = &self.clocks;
-        u.remote_reads.retain(|&(k, stamp, tid), &mut (epoch, instr, _)| {
-            k != slot || {
-                let a = crate::race::Acc {
-                    tid,
-                    cta: stamp,
-                    epoch,
-                    instr,
-                    ..Default::default()
-                };
-                !clocks.knows_acc(t, &a)
-            }
-        });
+        u.remote_reads
+            .retain(|&(k, stamp, tid), &mut (epoch, instr, _)| {
+                k != slot || {
+                    let a = crate::race::Acc {
+                        tid,
+                        cta: stamp,
+                        epoch,
+                        instr,
+                        ..Default::default()
+                    };
+                    !clocks.knows_acc(t, &a)
+                }
+            });
         if self.live_in_slot(slot) != 0 {
             return;
         }

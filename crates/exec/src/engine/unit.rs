@@ -33,6 +33,11 @@ use crate::domain::Domain;
 use crate::memory::{Slot, Slots, Space};
 use crate::race::{Clocks, ShadowMem};
 
+/// A remote access's target slot, accessor's stamp and thread.
+pub(crate) type RemoteKey = (u32, u32, u32);
+/// A remote access's epoch, instruction and accessor's CTA id.
+pub(crate) type RemoteAccess = (u32, u32, [u32; 3]);
+
 /// A CTA of the unit that is not running: its state while parked.
 pub(crate) struct Parked<V: Copy> {
     pub cta: CtaState<V>,
@@ -68,7 +73,7 @@ pub(crate) struct Unit<V: Copy> {
     /// accessor's CTA id). A later access of the same thread replaces an
     /// earlier one (program order: if the later is ordered before an
     /// exit, so is the earlier).
-    pub remote_reads: rustc_hash::FxHashMap<(u32, u32, u32), (u32, u32, [u32; 3])>,
+    pub remote_reads: rustc_hash::FxHashMap<RemoteKey, RemoteAccess>,
 }
 
 impl<V: Copy> Unit<V> {

@@ -127,6 +127,8 @@ struct Execution<V> {
     step: Option<u64>,
     /// Some engine ran the CTAs of a multi-CTA cluster co-scheduled.
     co_scheduled: bool,
+    /// The co-scheduled unit is the whole grid (a `grid.sync()` kernel).
+    grid_unit: bool,
 }
 
 impl<D: Domain> Engine<'_, D> {
@@ -178,6 +180,7 @@ fn execute<D: Domain>(
         by: vec![None; n],
         step: None,
         co_scheduled: false,
+        grid_unit: false,
     };
     let mut chain = ticket::Chain::default();
     let (units, grid_unit) = units(input, ctas, order);
@@ -200,6 +203,7 @@ fn execute<D: Domain>(
             let m: Vec<([u32; 3], u32)> = members.iter().map(|&m| (ctas[m], m as u32)).collect();
             e.add_unit_ctas(&m, true, grid_unit);
             ex.co_scheduled = true;
+            ex.grid_unit = grid_unit;
         }
         let mut g = EngineGrid::default();
         if let Some(p) = plan {
@@ -317,7 +321,7 @@ fn fingerprint<V>(run: &CtaRun<V>, effects: u64) -> u64 {
 pub fn run_grid<D: Domain>(input: &CtaInput, ctas: &[[u32; 3]], d: D) -> (GridRun<D::Val>, D) {
     let order: Vec<usize> = (0..ctas.len()).collect();
     let (ex, d) = execute(input, ctas, &order, d, None);
-    let co_scheduled = ex.co_scheduled;
+    let (co_scheduled, grid_unit) = (ex.co_scheduled, ex.grid_unit);
     let whole = u64::try_from(ctas.len()).ok() == Some(grid_size(input))
         && ctas.iter().collect::<FxHashSet<_>>().len() == ctas.len();
     if let Some(word) = ex.ticket_word {
@@ -336,11 +340,19 @@ pub fn run_grid<D: Domain>(input: &CtaInput, ctas: &[[u32; 3]], d: D) -> (GridRu
         // The CTAs of a cluster depend on each other: a CTA replayed alone
         // does not reproduce its part (the symbolic replay runs the grid).
         run.explored = true;
-        run.notes.push(format!(
-            "the CTAs of each cluster of {:?} ran co-scheduled as one unit (cluster barriers and distributed \
-             shared memory across its CTAs); a cluster's findings, counters and trace are reported with its rank-0 CTA",
-            input.cluster.unwrap_or([1, 1, 1])
-        ));
+        run.notes.push(if grid_unit {
+            "every CTA of the grid ran co-scheduled as one unit (the kernel synchronises the grid with \
+             grid.sync(), modelled as a grid barrier); the grid's findings, counters and trace are \
+             reported with its first CTA"
+                .to_string()
+        } else {
+            format!(
+                "the CTAs of each cluster of {:?} ran co-scheduled as one unit (cluster barriers and \
+                 distributed shared memory across its CTAs); a cluster's findings, counters and trace \
+                 are reported with its rank-0 CTA",
+                input.cluster.unwrap_or([1, 1, 1])
+            )
+        });
     }
     (run, d)
 }

@@ -8,7 +8,9 @@
 //! `grid.sync`) holds one `CtaState` per CTA next to one global memory
 //! and one race detector (see ARCHITECTURE.md, "Engine state").
 
-use super::{Barrier, Thread, WarpState, async_copy, mbarrier, proxy, wgmma, wmma_check};
+use super::{
+    Barrier, Thread, WarpState, async_copy, mbarrier, proxy, tmem, wgmma, wmma_check,
+};
 
 /// One CTA's threads, barriers, collectives and async units.
 pub(crate) struct CtaState<V: Copy> {
@@ -34,4 +36,6 @@ pub(crate) struct CtaState<V: Copy> {
     pub(super) wmma: wmma_check::WmmaState,
     /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
     pub(super) proxy: proxy::ProxyState,
+    /// Tensor Memory allocation and tcgen05 state (`tmem.rs`).
+    pub(super) tmem: tmem::TmemState,
 }

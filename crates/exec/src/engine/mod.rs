@@ -44,6 +44,7 @@ mod proxy;
 mod spin;
 mod sync;
 mod tma;
+mod tmem;
 mod values;
 mod wgmma;
 mod wmma_check;
@@ -636,6 +637,14 @@ impl<'a, D: Domain> Engine<'a, D> {
         for l in &mut lookup {
             l.sort_unstable();
         }
+        // Tensor Memory (tcgen05): one CTA-wide region outside every
+        // address lookup (`tmem.rs`).
+        let tmem_region = funcs.iter().any(|f| tmem::uses_tmem(&f.ir)).then(|| {
+            let r = tmem::region();
+            slots.push(Slots::metered(r.size as usize, Slot::Unwritten, &meter));
+            regions.push(r);
+            (regions.len() - 1) as u32
+        });
         // Input-only tensors are never written (a store to one is
         // unsupported), so their reads cannot race: no shadow, no footprint.
         let input_only = |r: &Region| {
@@ -682,7 +691,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             f.ir.instrs.iter().any(|i| {
                 matches!(
                     i.instr,
-                    ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. } | ptxeq_ir::Instr::CpAsyncBulk(_)
+                    ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. }
+                        | ptxeq_ir::Instr::CpAsyncBulk(_)
+                        | ptxeq_ir::Instr::Tcgen05(ptxeq_ir::Tcgen05Op::Commit { .. })
                 )
             })
         });
@@ -705,6 +716,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 wg,
                 wmma: wmma_check::WmmaState::new(nwarps as usize),
                 proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
+                tmem: tmem::TmemState::new(nthreads as usize, tmem_region),
             },
             mem: memstate::MemState {
                 regions,
@@ -966,6 +978,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         }
         if !self.log.halted() {
             self.check_stuck();
+            self.tmem_finish();
         }
     }
 

@@ -1,0 +1,131 @@
+// Blackwell GEMM tile with tcgen05 and Tensor Memory: C (128x64, f32) =
+// A (128x64, f16, K-major) * W^T (W: 64x64, f16, K-major: an nn.Linear
+// weight [N, K]), one CTA of 128 threads (four warps).
+//
+// 1. Every thread copies 16-byte chunks of A and W from global memory into
+//    shared memory (plain loads/stores) in the no-swizzle K-major canonical
+//    layout: a core matrix is 8 rows x 16 bytes stored as 128 contiguous
+//    bytes; k-step kk (16 wide) of an operand with R rows lives at
+//    kk * R * 32, core matrix (row group ri, k-half ki) at ri*256 + ki*128,
+//    so LBO (next core matrix along K) = 128 and SBO (next 8-row group) = 256.
+//    Then fence.proxy.async (generic writes -> async-proxy reads by the MMA).
+// 2. Warp 0 allocates 64 TMEM columns (tcgen05.alloc writes the address to
+//    shared memory) and gives up the allocation permit; the address is
+//    published with tcgen05.fence::before_thread_sync / bar.sync /
+//    tcgen05.fence::after_thread_sync.
+// 3. Thread 0 issues four tcgen05.mma.cta_group::1.kind::f16 (M=128, N=64,
+//    K=16 each) with enable-input-d false on the first k-step, then
+//    tcgen05.commit to an mbarrier.
+// 4. All threads wait on phase 0 of that mbarrier, tcgen05.fence::after_thread_sync,
+//    and warp w reads TMEM lanes 32w..32w+31 (= rows of C) with
+//    tcgen05.ld.32x32b.x16 (four times, 16 columns each), tcgen05.wait::ld,
+//    and stores its row.
+// 5. Warp 0 deallocates the columns after a barrier.
+//
+// Variants (bugs, each a -D flag):
+//   NO_COMMIT_WAIT  the epilogue reads TMEM without waiting on the commit
+//                   mbarrier: the MMA may still be writing D (a race).
+//   ACC_FIRST       enable-input-d is true on the first k-step too: the MMA
+//                   accumulates onto TMEM columns nothing wrote (uninitialised).
+//
+// nvcc-build: tcgen05_gemm.ptx -arch=sm_100a -lineinfo
+// nvcc-build: tcgen05_gemm_no_commit_wait.ptx -arch=sm_100a -lineinfo -DNO_COMMIT_WAIT
+// nvcc-build: tcgen05_gemm_acc_first.ptx -arch=sm_100a -lineinfo -DACC_FIRST
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "../../hopper/common/ptx_async.cuh"
+#include "tcgen05.cuh"
+
+namespace {
+constexpr int kM = 128, kN = 64, kK = 64;
+constexpr int kThreads = 128;
+constexpr uint32_t kLBO = 128, kSBO = 256;
+constexpr uint32_t kCols = 64;  // TMEM columns: one f32 accumulator column per n
+
+// Byte offset of the 16-byte chunk (row, j), j = k / 8, of an operand with
+// `rows` rows in the layout above.
+__device__ __forceinline__ uint32_t core_offset(int rows, int row, int j) {
+  return (j >> 1) * (rows * 32) + (row >> 3) * kSBO + (j & 1) * kLBO + (row & 7) * 16;
+}
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(kThreads)
+gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, float* __restrict__ C) {
+  __shared__ __align__(1024) __half As[kM * kK];
+  __shared__ __align__(1024) __half Ws[kN * kK];
+  __shared__ __align__(8) uint64_t mma_bar;
+  __shared__ uint32_t tmem_slot;
+
+  const uint32_t a_smem = smem(As);
+  const uint32_t w_smem = smem(Ws);
+  const uint32_t bar = smem(&mma_bar);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+  // 1. operands -> shared (16-byte chunks, 8 halves each)
+  for (int c = threadIdx.x; c < kM * kK / 8; c += kThreads) {
+    const int row = c >> 3, j = c & 7;
+    const uint4 v = *reinterpret_cast<const uint4*>(A + row * kK + j * 8);
+    *reinterpret_cast<uint4*>(reinterpret_cast<char*>(As) + core_offset(kM, row, j)) = v;
+  }
+  for (int c = threadIdx.x; c < kN * kK / 8; c += kThreads) {
+    const int row = c >> 3, j = c & 7;
+    const uint4 v = *reinterpret_cast<const uint4*>(W + row * kK + j * 8);
+    *reinterpret_cast<uint4*>(reinterpret_cast<char*>(Ws) + core_offset(kN, row, j)) = v;
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+
+  // 2. TMEM allocation by warp 0, mbarrier init by thread 0
+  if (warp == 0) {
+    tmem_alloc(smem(&tmem_slot), kCols);
+    tmem_relinquish();
+  }
+  if (threadIdx.x == 0) {
+    mbar_init(bar, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  tc_fence_before();
+  __syncthreads();
+  tc_fence_after();
+  const uint32_t tmem = tmem_slot;
+
+  // 3. the MMAs, issued by one thread
+  if (threadIdx.x == 0) {
+    constexpr uint32_t idesc = idesc_f16_f32(kM, kN);
+#pragma unroll
+    for (int kk = 0; kk < kK / 16; ++kk) {
+#ifdef ACC_FIRST
+      const uint32_t acc = 1;
+#else
+      const uint32_t acc = kk > 0;
+#endif
+      umma_f16(tmem, umma_desc(a_smem + kk * kM * 32, kLBO, kSBO), umma_desc(w_smem + kk * kN * 32, kLBO, kSBO),
+               idesc, acc);
+    }
+    umma_commit(bar);
+  }
+
+  // 4. epilogue: wait for the MMAs, TMEM -> registers -> C
+#ifndef NO_COMMIT_WAIT
+  mbar_wait(bar, 0);
+#endif
+  tc_fence_after();
+  const int row = warp * 32 + lane;
+#pragma unroll
+  for (int part = 0; part < kN / 16; ++part) {
+    float v[16];
+    tmem_ld_32x32b_x16(tmem + (static_cast<uint32_t>(warp * 32) << 16) + part * 16, v);
+    tmem_wait_ld();
+#pragma unroll
+    for (int i = 0; i < 16; i += 4)
+      *reinterpret_cast<float4*>(C + row * kN + part * 16 + i) = make_float4(v[i], v[i + 1], v[i + 2], v[i + 3]);
+  }
+
+  // 5. free the columns once every warp has read them
+  tc_fence_before();
+  __syncthreads();
+  if (warp == 0) {
+    tc_fence_after();
+    tmem_dealloc(tmem, kCols);
+  }
+}

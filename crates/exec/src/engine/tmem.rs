@@ -76,6 +76,13 @@ pub(crate) const LANES: u64 = 128;
 /// TMEM 32-bit columns per lane.
 pub(crate) const COLS: u64 = 512;
 
+/// Race-message labels of the in-flight operations (`async_copy.rs`).
+const MMA_LABEL: (&str, &str) = (
+    "tcgen05.mma",
+    "the mbarrier phase a later tcgen05.commit of that thread arrives on completes",
+);
+const ST_LABEL: (&str, &str) = ("tcgen05.st", "that thread's tcgen05.wait::st");
+
 /// Byte offset of cell `(lane, col)` in the TMEM region.
 pub(crate) fn cell(lane: u64, col: u64) -> u64 {
     (lane * COLS + col) * 4
@@ -91,7 +98,7 @@ pub(crate) fn uses_tmem(ir: &KernelIr) -> bool {
 /// The TMEM region: cells start uninitialised, in no address lookup.
 pub(crate) fn region() -> Region {
     Region {
-        name: "tensor memory (TMEM)".into(),
+        name: "tensor memory (TMEM, cell = lane·512 + column)".into(),
         space: Space::Shared,
         base: 0,
         size: LANES * COLS * 4,
@@ -764,7 +771,7 @@ impl<D: Domain> Engine<'_, D> {
             self.track(t, Target::Cta(r), off, 4, a, Some(&v));
             crate::memory::store_value(&mut self.mem.slots[r as usize], off as usize, &v, 4);
         }
-        let id = self.track_async_copy(t, (r, cell(lane, col), n * 4), None);
+        let id = self.track_async_op(t, (r, cell(lane, col), n * 4), None, ST_LABEL);
         self.cta.tmem.st_pending[t as usize].push(id);
         Ok(Flow::Next)
     }
@@ -981,10 +988,10 @@ impl<D: Domain> Engine<'_, D> {
         let mut ids = Vec::with_capacity(merged.len() + m);
         for &(rr, off, len) in &merged {
             self.check_async_proxy_read(t, rr, off, len);
-            ids.push(self.track_async_copy(t, (rr, off, 0), Some((rr, off, len))));
+            ids.push(self.track_async_op(t, (rr, off, 0), Some((rr, off, len)), MMA_LABEL));
         }
         for row in 0..m as u64 {
-            ids.push(self.track_async_copy(t, (r, cell(row, col0), n as u64 * 4), None));
+            ids.push(self.track_async_op(t, (r, cell(row, col0), n as u64 * 4), None, MMA_LABEL));
         }
         self.cta.tmem.mmas[t as usize].extend(ids);
         Ok(Flow::Next)

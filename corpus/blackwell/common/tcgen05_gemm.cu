@@ -27,10 +27,16 @@
 //                   mbarrier: the MMA may still be writing D (a race).
 //   ACC_FIRST       enable-input-d is true on the first k-step too: the MMA
 //                   accumulates onto TMEM columns nothing wrote (uninitialised).
+//   EARLY_OVERWRITE thread 0 clears its A staging bytes right after the commit,
+//                   while the MMAs may still be reading them (a race).
+//   NO_DEALLOC      the columns are never freed (the ISA requires a dealloc
+//                   before the kernel exits).
 //
 // nvcc-build: tcgen05_gemm.ptx -arch=sm_100a -lineinfo
 // nvcc-build: tcgen05_gemm_no_commit_wait.ptx -arch=sm_100a -lineinfo -DNO_COMMIT_WAIT
 // nvcc-build: tcgen05_gemm_acc_first.ptx -arch=sm_100a -lineinfo -DACC_FIRST
+// nvcc-build: tcgen05_gemm_early_overwrite.ptx -arch=sm_100a -lineinfo -DEARLY_OVERWRITE
+// nvcc-build: tcgen05_gemm_no_dealloc.ptx -arch=sm_100a -lineinfo -DNO_DEALLOC
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -103,6 +109,9 @@ gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, floa
                idesc, acc);
     }
     umma_commit(bar);
+#ifdef EARLY_OVERWRITE
+    *reinterpret_cast<uint4*>(As) = make_uint4(0, 0, 0, 0);
+#endif
   }
 
   // 4. epilogue: wait for the MMAs, TMEM -> registers -> C
@@ -126,6 +135,8 @@ gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, floa
   __syncthreads();
   if (warp == 0) {
     tc_fence_after();
+#ifndef NO_DEALLOC
     tmem_dealloc(tmem, kCols);
+#endif
   }
 }

@@ -49,7 +49,10 @@ DEALLOC: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, ALLOC;\n\
 DONE:\n";
     let body = body
         .replace("ALLOC;", "32;")
-        .replace("RELINQUISH", "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;")
+        .replace(
+            "RELINQUISH",
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+        )
         .replace("COL;", "1;");
     kernel_run(&edit(body), 128, 128, DECLS)
 }
@@ -92,7 +95,12 @@ fn use_before_wait_ld_is_a_register_race() {
 
 #[test]
 fn missing_dealloc_is_reported_at_exit() {
-    let r = kernel(&|s| s.replace("DEALLOC: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n", ""));
+    let r = kernel(&|s| {
+        s.replace(
+            "DEALLOC: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n",
+            "",
+        )
+    });
     let m = finding(&r, FindingKind::OutOfBounds);
     assert!(m.contains("still allocated"), "{m}");
 }
@@ -148,5 +156,9 @@ fn a_warp_outside_its_lane_window_is_out_of_bounds() {
 fn unwritten_cells_read_uninitialised() {
     // Column 2 was allocated but never stored.
     let r = kernel(&|s| s.replace("add.u32 %r8, %r5, 1;", "add.u32 %r8, %r5, 2;"));
-    assert!(kinds(&r).contains(&FindingKind::Uninitialised), "{:#?}", r.findings);
+    assert!(
+        kinds(&r).contains(&FindingKind::Uninitialised),
+        "{:#?}",
+        r.findings
+    );
 }

@@ -477,7 +477,9 @@ impl Instr {
                     .done(),
             },
             Tcgen05(op) => match op {
-                Tcgen05Op::Alloc => "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32".into(),
+                Tcgen05Op::Alloc => {
+                    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32".into()
+                }
                 Tcgen05Op::Dealloc => "tcgen05.dealloc.cta_group::1.sync.aligned.b32".into(),
                 Tcgen05Op::Relinquish => {
                     "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned".into()
@@ -495,15 +497,18 @@ impl Instr {
                     .p("b32")
                     .done(),
                 Tcgen05Op::Wait { st } => {
-                    format!("tcgen05.wait::{}.sync.aligned", if *st { "st" } else { "ld" })
+                    format!(
+                        "tcgen05.wait::{}.sync.aligned",
+                        if *st { "st" } else { "ld" }
+                    )
                 }
                 Tcgen05Op::Fence { after } => format!(
                     "tcgen05.fence::{}_thread_sync",
                     if *after { "after" } else { "before" }
                 ),
-                Tcgen05Op::Mma { kind, .. } => M::new("tcgen05.mma.cta_group::1")
-                    .p(kind.as_str())
-                    .done(),
+                Tcgen05Op::Mma { kind, .. } => {
+                    M::new("tcgen05.mma.cta_group::1").p(kind.as_str()).done()
+                }
                 Tcgen05Op::Commit { cluster } => {
                     M::new("tcgen05.commit.cta_group::1.mbarrier::arrive::one")
                         .f(*cluster, "shared::cluster")

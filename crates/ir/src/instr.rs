@@ -467,9 +467,17 @@ pub enum Tcgen05Op {
     /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned` — `[]`.
     Relinquish,
     /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32` — `[d-vector, [taddr]]`.
-    Ld { shape: TmemShape, num: u8, pack: bool },
+    Ld {
+        shape: TmemShape,
+        num: u8,
+        pack: bool,
+    },
     /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32` — `[[taddr], s-vector]`.
-    St { shape: TmemShape, num: u8, unpack: bool },
+    St {
+        shape: TmemShape,
+        num: u8,
+        unpack: bool,
+    },
     /// `tcgen05.wait::ld.sync.aligned` (`st` false) / `tcgen05.wait::st.sync.aligned` — `[]`.
     Wait { st: bool },
     /// `tcgen05.fence::before_thread_sync` (`after` false) /

@@ -8,9 +8,7 @@
 //! `grid.sync`) holds one `CtaState` per CTA next to one global memory
 //! and one race detector (see ARCHITECTURE.md, "Engine state").
 
-use super::{
-    Barrier, Thread, WarpState, async_copy, mbarrier, proxy, tmem, wgmma, wmma_check,
-};
+use super::{Barrier, Thread, WarpState, async_copy, mbarrier, proxy, tmem, wgmma, wmma_check};
 
 /// One CTA's threads, barriers, collectives and async units.
 pub(crate) struct CtaState<V: Copy> {

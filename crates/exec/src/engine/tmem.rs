@@ -165,7 +165,10 @@ impl IDesc {
                     Err("fp6/fp4 inputs (E2M3, E3M2, E2M1) are not modelled".into())
                 }
                 (Tcgen05Kind::I8, _) => Err(".kind::i8 (integer MMA) is not modelled".into()),
-                (k, c) => Err(format!("A/B type code {c} is not valid for .{}", k.as_str())),
+                (k, c) => Err(format!(
+                    "A/B type code {c} is not valid for .{}",
+                    k.as_str()
+                )),
             }
         };
         let (a, size, k) = fmt(raw >> 7 & 7)?;
@@ -225,7 +228,11 @@ pub(crate) fn smem_desc(raw: u64) -> Result<Desc, String> {
                 "descriptor {raw:#x}: 128-byte swizzle with 32-byte atoms is not modelled"
             ));
         }
-        s => return Err(format!("descriptor {raw:#x}: swizzle mode {s} is not valid")),
+        s => {
+            return Err(format!(
+                "descriptor {raw:#x}: swizzle mode {s} is not valid"
+            ));
+        }
     };
     Ok(Desc {
         start: SHARED_PACK_BASE | field(0),
@@ -475,8 +482,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         let base = (w * 32) as u32;
         for x in base..base + 32 {
-            if x != t && self.cta.threads[x as usize].status == Status::Blocked(Wait::Collective)
-            {
+            if x != t && self.cta.threads[x as usize].status == Status::Blocked(Wait::Collective) {
                 self.wake(x);
             }
         }
@@ -561,8 +567,8 @@ impl<D: Domain> Engine<'_, D> {
         if self.cta.tmem.region.is_none() {
             return;
         }
-        let live = (0..self.cta.nthreads)
-            .any(|x| self.cta.threads[x as usize].status != Status::Exited);
+        let live =
+            (0..self.cta.nthreads).any(|x| self.cta.threads[x as usize].status != Status::Exited);
         if live {
             return;
         }
@@ -636,10 +642,7 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(
                 t,
                 "tcgen05 data-path shape not modelled",
-                format!(
-                    "the .{} shape (only .32x32b is modelled)",
-                    shape.as_str()
-                ),
+                format!("the .{} shape (only .32x32b is modelled)", shape.as_str()),
             ));
         }
         if packed {
@@ -780,7 +783,10 @@ impl<D: Domain> Engine<'_, D> {
     /// not yet waited for: an access to them is undefined per the ISA,
     /// reported as a register race.
     pub(crate) fn tmem_ld_check(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) {
-        if matches!(ins.instr, ptxeq_ir::Instr::Tcgen05(Tcgen05Op::Wait { st: false })) {
+        if matches!(
+            ins.instr,
+            ptxeq_ir::Instr::Tcgen05(Tcgen05Op::Wait { st: false })
+        ) {
             return;
         }
         let mut regs = Vec::new();
@@ -818,8 +824,8 @@ impl<D: Domain> Engine<'_, D> {
                 "register race on {name} of {}: the tcgen05.ld at {} loads it asynchronously, and {} accesses it before a tcgen05.wait::ld (undefined behaviour per the PTX ISA)",
                 first.thread, first.instr, second.instr
             );
-            let mut f = Finding::new(FindingKind::Race, msg)
-                .at(Some(second.thread), Some(second.instr));
+            let mut f =
+                Finding::new(FindingKind::Race, msg).at(Some(second.thread), Some(second.instr));
             f.accesses = vec![first, second];
             self.report(f);
             return;
@@ -907,25 +913,67 @@ impl<D: Domain> Engine<'_, D> {
         self.tmem_check_cols(t, col0, n as u64, "tcgen05.mma D")?;
         let da = match smem_desc(raw_a) {
             Ok(d) => d,
-            Err(e) => return Err(self.unsupported(t, "tcgen05 descriptor not modelled", format!("A {e}"))),
+            Err(e) => {
+                return Err(self.unsupported(
+                    t,
+                    "tcgen05 descriptor not modelled",
+                    format!("A {e}"),
+                ));
+            }
         };
         let db = match smem_desc(raw_b) {
             Ok(d) => d,
-            Err(e) => return Err(self.unsupported(t, "tcgen05 descriptor not modelled", format!("B {e}"))),
+            Err(e) => {
+                return Err(self.unsupported(
+                    t,
+                    "tcgen05 descriptor not modelled",
+                    format!("B {e}"),
+                ));
+            }
         };
         let mut ranges: Vec<(u32, u64, u64)> = Vec::new();
         let mut a_tile: Vec<D::Val> = Vec::with_capacity(m * k);
         for row in 0..m {
             for c in 0..k {
-                let v = self.tc_load(t, info, &da, row, c, &id, id.a, id.trans_a, &mut ranges, "A")?;
-                a_tile.push(if id.neg_a { self.d.unary(UnOp::Neg, v) } else { v });
+                let v = self.tc_load(
+                    t,
+                    info,
+                    &da,
+                    row,
+                    c,
+                    &id,
+                    id.a,
+                    id.trans_a,
+                    &mut ranges,
+                    "A",
+                )?;
+                a_tile.push(if id.neg_a {
+                    self.d.unary(UnOp::Neg, v)
+                } else {
+                    v
+                });
             }
         }
         let mut b_tile: Vec<D::Val> = Vec::with_capacity(n * k);
         for col in 0..n {
             for c in 0..k {
-                let v = self.tc_load(t, info, &db, col, c, &id, id.b, id.trans_b, &mut ranges, "B")?;
-                b_tile.push(if id.neg_b { self.d.unary(UnOp::Neg, v) } else { v });
+                let v = self.tc_load(
+                    t,
+                    info,
+                    &db,
+                    col,
+                    c,
+                    &id,
+                    id.b,
+                    id.trans_b,
+                    &mut ranges,
+                    "B",
+                )?;
+                b_tile.push(if id.neg_b {
+                    self.d.unary(UnOp::Neg, v)
+                } else {
+                    v
+                });
             }
         }
         let Some(zero) = self.d.float_const(Fmt::F32, 0) else {
@@ -1125,7 +1173,11 @@ mod tests {
         for (code, bytes) in [(2u64, 128), (4, 64), (6, 32)] {
             assert_eq!(smem_desc(raw | code << 61).unwrap().swizzle, bytes);
         }
-        assert!(smem_desc(raw | 1 << 61).unwrap_err().contains("32-byte atoms"));
+        assert!(
+            smem_desc(raw | 1 << 61)
+                .unwrap_err()
+                .contains("32-byte atoms")
+        );
         // A wgmma descriptor (no version bits) is refused.
         assert!(smem_desc(raw & !(1 << 46)).unwrap_err().contains("0b001"));
     }

@@ -50,7 +50,9 @@ fn repeat(s: &str) -> Option<u8> {
 }
 
 pub(super) fn decode(m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
-    let which = m.take_req("tcgen05 operation", |s| OPS.iter().find(|o| **o == s).copied())?;
+    let which = m.take_req("tcgen05 operation", |s| {
+        OPS.iter().find(|o| **o == s).copied()
+    })?;
     let op = match which {
         "cp" => {
             return Err(
@@ -166,7 +168,9 @@ pub(super) fn decode(m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
                     );
                 }
             };
-            if m.take(|s| s.starts_with("collector::").then_some(())).is_some() {
+            if m.take(|s| s.starts_with("collector::").then_some(()))
+                .is_some()
+            {
                 return Err(
                     "`tcgen05.mma` with a collector-buffer qualifier (`.collector::*`) is not modelled"
                         .into(),

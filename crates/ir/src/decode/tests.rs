@@ -980,7 +980,10 @@ fn async_copies() {
 #[test]
 fn unknown_opcodes_and_junk() {
     let reason = bad("tensormap.replace.tile.global_address.b1024.b64", vec![]);
-    assert!(reason.contains("unsupported opcode `tensormap`"), "{reason}");
+    assert!(
+        reason.contains("unsupported opcode `tensormap`"),
+        "{reason}"
+    );
     assert!(bad("frobnicate", vec![]).contains("unsupported opcode"));
     assert!(bad("", vec![]).contains("unsupported opcode"));
     // pairs where none is allowed
@@ -1048,8 +1051,14 @@ fn tcgen05_forms() {
         vec![a(0, 0), i(64)],
     );
     assert_eq!(d.instr, Instr::Tcgen05(Tcgen05Op::Alloc));
-    ok("tcgen05.dealloc.cta_group::1.sync.aligned.b32", vec![r(0), i(64)]);
-    ok("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned", vec![]);
+    ok(
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32",
+        vec![r(0), i(64)],
+    );
+    ok(
+        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned",
+        vec![],
+    );
     let d = ok(
         "tcgen05.ld.sync.aligned.32x32b.x2.b32",
         vec![vec_(&[1, 2]), a(0, 0)],
@@ -1106,11 +1115,31 @@ fn tcgen05_forms() {
     );
     // Unmodelled forms are refused by name.
     for (text, ops, why) in [
-        ("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32", vec![a(0, 0), i(64)], "cta_group::2"),
-        ("tcgen05.cp.cta_group::1.128x256b", vec![a(0, 0), r(1)], "tcgen05.cp"),
-        ("tcgen05.shift.cta_group::1.down", vec![a(0, 0)], "tcgen05.shift"),
-        ("tcgen05.mma.cta_group::1.kind::f16.ws", vec![a(0, 0), r(1), r(2), r(3), r(4)], ".ws"),
-        ("tcgen05.mma.sp.cta_group::1.kind::f16", vec![a(0, 0), r(1), r(2), r(3), r(4)], ".sp"),
+        (
+            "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32",
+            vec![a(0, 0), i(64)],
+            "cta_group::2",
+        ),
+        (
+            "tcgen05.cp.cta_group::1.128x256b",
+            vec![a(0, 0), r(1)],
+            "tcgen05.cp",
+        ),
+        (
+            "tcgen05.shift.cta_group::1.down",
+            vec![a(0, 0)],
+            "tcgen05.shift",
+        ),
+        (
+            "tcgen05.mma.cta_group::1.kind::f16.ws",
+            vec![a(0, 0), r(1), r(2), r(3), r(4)],
+            ".ws",
+        ),
+        (
+            "tcgen05.mma.sp.cta_group::1.kind::f16",
+            vec![a(0, 0), r(1), r(2), r(3), r(4)],
+            ".sp",
+        ),
         (
             "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale",
             vec![a(0, 0), r(1), r(2), r(3), r(4)],

@@ -162,3 +162,16 @@ fn unwritten_cells_read_uninitialised() {
         r.findings
     );
 }
+
+#[test]
+fn lanes_skipping_a_tcgen05_ld_diverge() {
+    let r = kernel(&|s| {
+        s.replace(
+            "tcgen05.ld.sync.aligned",
+            "setp.lt.u32 %p1, %r0, 16;\n@%p1 bra SKIP;\ntcgen05.ld.sync.aligned",
+        )
+        .replace("WAITLD:", "SKIP:")
+    });
+    let m = finding(&r, FindingKind::Divergence);
+    assert!(m.contains("warp-collective"), "{m}");
+}

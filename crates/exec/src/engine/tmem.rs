@@ -40,6 +40,9 @@
 //!   not ordered after the phase is a race naming both instructions. MMAs
 //!   of one thread execute in issue order (a chained MMA accumulating on
 //!   D is not a race).
+//! - The `.sync.aligned` forms (`alloc`, `dealloc`, `relinquish`, `ld`,
+//!   `st`, `wait`) are warp meetings (`tmem_meet`): all 32 lanes at the
+//!   same instruction, or a divergence.
 //! - `tcgen05.ld.32x32b.xN` / `tcgen05.st.32x32b.xN` (warp-collective):
 //!   lane `l` of warp `w` accesses TMEM lane `taddr.lane + l` — only lanes
 //!   `32·(w % 4) ..+32` are open to warp `w` — columns `taddr.col ..+N`,
@@ -317,20 +320,29 @@ impl<D: Domain> Engine<'_, D> {
             Tcgen05Op::Alloc | Tcgen05Op::Dealloc | Tcgen05Op::Relinquish => {
                 self.tmem_alloc_op(t, info, ins, op)
             }
-            Tcgen05Op::Ld { shape, num, pack } => self.tmem_ld(t, info, ins, shape, num, pack),
-            Tcgen05Op::St { shape, num, unpack } => self.tmem_st(t, info, ins, shape, num, unpack),
+            // `.sync.aligned`: each lane's effect happens as it arrives
+            // (it concerns only its own TMEM lane and registers), then the
+            // warp meets.
+            Tcgen05Op::Ld { shape, num, pack } => {
+                self.tmem_ld(t, info, ins, shape, num, pack)?;
+                self.tmem_meet_after(t, ins)
+            }
+            Tcgen05Op::St { shape, num, unpack } => {
+                self.tmem_st(t, info, ins, shape, num, unpack)?;
+                self.tmem_meet_after(t, ins)
+            }
             Tcgen05Op::Wait { st: false } => {
                 if !self.cta.tmem.ld_busy[t as usize].is_empty() {
                     self.cta.tmem.ld_busy[t as usize].clear();
                     self.cta.tmem.ld_threads -= 1;
                 }
-                Ok(Flow::Next)
+                self.tmem_meet_after(t, ins)
             }
             Tcgen05Op::Wait { st: true } => {
                 for id in std::mem::take(&mut self.cta.tmem.st_pending[t as usize]) {
                     self.complete_copy_as(id, t);
                 }
-                Ok(Flow::Next)
+                self.tmem_meet_after(t, ins)
             }
             Tcgen05Op::Fence { .. } => Ok(Flow::Next),
             Tcgen05Op::Mma { kind, a_tmem } => self.tmem_mma(t, info, ins, kind, a_tmem),
@@ -412,18 +424,6 @@ impl<D: Domain> Engine<'_, D> {
         ins: &InstrData,
         op: &Tcgen05Op,
     ) -> R<Flow> {
-        let w = (t / 32) as usize;
-        let what = ins.instr.mnemonic();
-        if self.cta.live[w] != u32::MAX {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "",
-                format!(
-                    "{what} is warp-collective, but lanes of warp {w} have exited or do not exist"
-                ),
-            ));
-        }
         let ops = &ins.operands;
         let args = match op {
             Tcgen05Op::Alloc => {
@@ -437,17 +437,52 @@ impl<D: Domain> Engine<'_, D> {
             }
             _ => (0, 0),
         };
+        if !self.tmem_meet(t, ins, args, true)? {
+            return Ok(Flow::Block);
+        }
+        match op {
+            Tcgen05Op::Alloc => self.tmem_do_alloc(t, info, ins, args.1)?,
+            Tcgen05Op::Dealloc => self.tmem_do_dealloc(t, args.0, args.1)?,
+            _ => {
+                let instr = self.cur_instr;
+                self.cta.tmem.relinquished.get_or_insert(instr);
+            }
+        }
+        self.tmem_release(t);
+        Ok(Flow::Next)
+    }
+
+    /// A `.sync.aligned` tcgen05 instruction: all 32 lanes of the warp
+    /// meet at it (a lane that has exited, or lanes waiting at another
+    /// tcgen05 collective, is a divergence). Returns whether this lane
+    /// completes the meeting (the caller then acts once and calls
+    /// [`Engine::tmem_release`]); otherwise the lane is parked. With
+    /// `uniform`, every lane must bring the same `args`.
+    fn tmem_meet(&mut self, t: u32, ins: &InstrData, args: (u64, u64), uniform: bool) -> R<bool> {
+        let w = (t / 32) as usize;
+        if self.cta.live[w] != u32::MAX {
+            let what = ins.instr.mnemonic();
+            return Err(self.fail(
+                t,
+                FindingKind::Divergence,
+                "",
+                format!(
+                    "{what} is warp-collective (.sync.aligned), but lanes of warp {w} have exited or do not exist"
+                ),
+            ));
+        }
         let instr = self.cur_instr;
         if let Some(p) = &self.cta.tmem.pending[w]
             && p.instr != instr
         {
+            let what = ins.instr.mnemonic();
             let other = unpack_instr(p.instr);
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
                 "",
                 format!(
-                    "{what} is warp-collective, but other lanes of warp {w} wait at the tcgen05 instruction at {other}"
+                    "{what} is warp-collective (.sync.aligned), but other lanes of warp {w} wait at the tcgen05 instruction at {other}"
                 ),
             ));
         }
@@ -457,36 +492,47 @@ impl<D: Domain> Engine<'_, D> {
             args: Vec::new(),
         });
         p.arrived |= 1 << (t % 32);
-        p.args.push(args);
+        if uniform {
+            p.args.push(args);
+        }
         if p.arrived != u32::MAX {
             self.cta.threads[t as usize].status = Status::Blocked(Wait::Collective);
-            return Ok(Flow::Block);
+            return Ok(false);
         }
         let Some(p) = self.cta.tmem.pending[w].take() else {
-            return Ok(Flow::Next);
+            return Ok(true);
         };
         self.stats.warp_collectives += 1;
         if p.args.iter().any(|a| *a != args) {
+            let what = ins.instr.mnemonic();
             return Err(self.unsupported(
                 t,
                 "tcgen05 operands differ across the warp",
                 format!("the operands of {what} must be the same in all 32 lanes"),
             ));
         }
-        match op {
-            Tcgen05Op::Alloc => self.tmem_do_alloc(t, info, ins, args.1)?,
-            Tcgen05Op::Dealloc => self.tmem_do_dealloc(t, args.0, args.1)?,
-            _ => {
-                self.cta.tmem.relinquished.get_or_insert(instr);
-            }
-        }
-        let base = (w * 32) as u32;
+        Ok(true)
+    }
+
+    /// Wakes the lanes of `t`'s warp parked at a completed meeting.
+    fn tmem_release(&mut self, t: u32) {
+        let base = t / 32 * 32;
         for x in base..base + 32 {
             if x != t && self.cta.threads[x as usize].status == Status::Blocked(Wait::Collective) {
                 self.wake(x);
             }
         }
-        Ok(Flow::Next)
+    }
+
+    /// The warp meeting of `tcgen05.ld/st/wait`, whose per-lane effect has
+    /// been done: parks the lane or completes the meeting.
+    fn tmem_meet_after(&mut self, t: u32, ins: &InstrData) -> R<Flow> {
+        if self.tmem_meet(t, ins, (0, 0), false)? {
+            self.tmem_release(t);
+            Ok(Flow::Next)
+        } else {
+            Ok(Flow::Block)
+        }
     }
 
     fn tmem_do_alloc(&mut self, t: u32, info: &FuncInfo, ins: &InstrData, n: u64) -> R<()> {
@@ -664,7 +710,7 @@ impl<D: Domain> Engine<'_, D> {
         shape: TmemShape,
         num: u8,
         pack: bool,
-    ) -> R<Flow> {
+    ) -> R<()> {
         self.tmem_shape_check(t, shape, pack)?;
         let r = self.tmem_region(t)?;
         let n = u64::from(num);
@@ -719,7 +765,7 @@ impl<D: Domain> Engine<'_, D> {
             self.cta.tmem.ld_threads += 1;
         }
         b.extend(slots.into_iter().map(|s| (s, instr)));
-        Ok(Flow::Next)
+        Ok(())
     }
 
     /// One 4-byte TMEM cell: its value and whether it was never written.
@@ -746,7 +792,7 @@ impl<D: Domain> Engine<'_, D> {
         shape: TmemShape,
         num: u8,
         unpack: bool,
-    ) -> R<Flow> {
+    ) -> R<()> {
         self.tmem_shape_check(t, shape, unpack)?;
         let r = self.tmem_region(t)?;
         let n = u64::from(num);
@@ -776,7 +822,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         let id = self.track_async_op(t, (r, cell(lane, col), n * 4), None, ST_LABEL);
         self.cta.tmem.st_pending[t as usize].push(id);
-        Ok(Flow::Next)
+        Ok(())
     }
 
     /// Before every instruction of a thread with `tcgen05.ld` registers

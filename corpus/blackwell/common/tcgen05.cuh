@@ -35,13 +35,15 @@ static __device__ __forceinline__ void tc_fence_after() {
 // tcgen05 shared-memory matrix descriptor: start address, leading / stride
 // byte offsets (bits 0-13, 16-29, 32-45, each >> 4), the fixed version
 // value 0b001 in bits 46-48, base offset 0, swizzle mode in bits 61-63
-// (0: none).
-static __device__ __forceinline__ uint64_t umma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo) {
+// (0: none, 2: 128-byte, 4: 64-byte, 6: 32-byte).
+static __device__ __forceinline__ uint64_t umma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo,
+                                                     uint64_t swizzle = 0) {
   uint64_t desc = 0;
   desc |= static_cast<uint64_t>((smem_addr & 0x3FFFF) >> 4);
   desc |= static_cast<uint64_t>(lbo >> 4) << 16;
   desc |= static_cast<uint64_t>(sbo >> 4) << 32;
   desc |= static_cast<uint64_t>(1) << 46;
+  desc |= swizzle << 61;
   return desc;
 }
 

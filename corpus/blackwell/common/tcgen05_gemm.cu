@@ -22,6 +22,11 @@
 //    and stores its row.
 // 5. Warp 0 deallocates the columns after a barrier.
 //
+// With -DSW128 the operands use the 128-byte-swizzle K-major layout instead:
+// rows of 128 bytes (K = 64 halves), 16-byte chunk j of row r stored at
+// chunk j ^ (r % 8), 8-row groups 1024 bytes apart (SBO 1024; LBO unused),
+// k-step kk starting 32*kk bytes into the row, descriptor swizzle mode 2.
+//
 // Variants (bugs, each a -D flag):
 //   NO_COMMIT_WAIT  the epilogue reads TMEM without waiting on the commit
 //                   mbarrier: the MMA may still be writing D (a race).
@@ -37,6 +42,7 @@
 // nvcc-build: tcgen05_gemm_acc_first.ptx -arch=sm_100a -lineinfo -DACC_FIRST
 // nvcc-build: tcgen05_gemm_early_overwrite.ptx -arch=sm_100a -lineinfo -DEARLY_OVERWRITE
 // nvcc-build: tcgen05_gemm_no_dealloc.ptx -arch=sm_100a -lineinfo -DNO_DEALLOC
+// nvcc-build: tcgen05_gemm_sw128.ptx -arch=sm_100a -lineinfo -DSW128
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -46,13 +52,32 @@
 namespace {
 constexpr int kM = 128, kN = 64, kK = 64;
 constexpr int kThreads = 128;
+#ifdef SW128
+constexpr uint32_t kLBO = 16, kSBO = 1024;
+constexpr uint64_t kSwizzle = 2;  // tcgen05 descriptor: 128-byte swizzle
+#else
 constexpr uint32_t kLBO = 128, kSBO = 256;
+constexpr uint64_t kSwizzle = 0;
+#endif
 constexpr uint32_t kCols = 64;  // TMEM columns: one f32 accumulator column per n
 
 // Byte offset of the 16-byte chunk (row, j), j = k / 8, of an operand with
 // `rows` rows in the layout above.
 __device__ __forceinline__ uint32_t core_offset(int rows, int row, int j) {
+#ifdef SW128
+  return row * 128 + ((j ^ (row & 7)) * 16);
+#else
   return (j >> 1) * (rows * 32) + (row >> 3) * kSBO + (j & 1) * kLBO + (row & 7) * 16;
+#endif
+}
+
+// Shared byte offset of k-step kk of an operand with `rows` rows.
+__device__ __forceinline__ uint32_t kstep_offset(int rows, int kk) {
+#ifdef SW128
+  return kk * 32;
+#else
+  return kk * rows * 32;
+#endif
 }
 }  // namespace
 
@@ -105,8 +130,8 @@ gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, floa
 #else
       const uint32_t acc = kk > 0;
 #endif
-      umma_f16(tmem, umma_desc(a_smem + kk * kM * 32, kLBO, kSBO), umma_desc(w_smem + kk * kN * 32, kLBO, kSBO),
-               idesc, acc);
+      umma_f16(tmem, umma_desc(a_smem + kstep_offset(kM, kk), kLBO, kSBO, kSwizzle),
+               umma_desc(w_smem + kstep_offset(kN, kk), kLBO, kSBO, kSwizzle), idesc, acc);
     }
     umma_commit(bar);
 #ifdef EARLY_OVERWRITE

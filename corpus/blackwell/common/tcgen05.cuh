@@ -54,6 +54,21 @@ static __device__ __forceinline__ constexpr uint32_t idesc_f16_f32(uint32_t m, u
   return (1u << 4) | ((n >> 3) << 17) | ((m >> 4) << 24);
 }
 
+// Instruction descriptor for .kind::tf32: f32 D, A/B type TF32 = 2.
+static __device__ __forceinline__ constexpr uint32_t idesc_tf32_f32(uint32_t m, uint32_t n) {
+  return (1u << 4) | (2u << 7) | (2u << 10) | ((n >> 3) << 17) | ((m >> 4) << 24);
+}
+
+// D[tmem] (+)= A[desc] * B[desc]^T with tf32 inputs, issued by one thread.
+static __device__ __forceinline__ void umma_tf32(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
+                                                 uint32_t accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %4, 0;\n"
+      " tcgen05.mma.cta_group::1.kind::tf32 [%0], %1, %2, %3, p;\n}" ::"r"(d_tmem),
+      "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate)
+      : "memory");
+}
+
 // D[tmem] (+)= A[desc] * B[desc]^T, issued by one thread.
 static __device__ __forceinline__ void umma_f16(uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc,
                                                 uint32_t accumulate) {

@@ -27,6 +27,11 @@
 // chunk j ^ (r % 8), 8-row groups 1024 bytes apart (SBO 1024; LBO unused),
 // k-step kk starting 32*kk bytes into the row, descriptor swizzle mode 2.
 //
+// With -DTF32 the operands are f32 (A 128x64, W 64x64) and the MMA is
+// .kind::tf32 (K = 8 per instruction, eight k-steps): a 16-byte chunk holds
+// 4 elements, a k-step 2 chunks (32 bytes) per row, so the no-swizzle
+// layout above is unchanged in bytes.
+//
 // Variants (bugs, each a -D flag):
 //   NO_COMMIT_WAIT  the epilogue reads TMEM without waiting on the commit
 //                   mbarrier: the MMA may still be writing D (a race).
@@ -43,6 +48,7 @@
 // nvcc-build: tcgen05_gemm_early_overwrite.ptx -arch=sm_100a -lineinfo -DEARLY_OVERWRITE
 // nvcc-build: tcgen05_gemm_no_dealloc.ptx -arch=sm_100a -lineinfo -DNO_DEALLOC
 // nvcc-build: tcgen05_gemm_sw128.ptx -arch=sm_100a -lineinfo -DSW128
+// nvcc-build: tcgen05_gemm_tf32.ptx -arch=sm_100a -lineinfo -DTF32
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -50,6 +56,15 @@
 #include "tcgen05.cuh"
 
 namespace {
+#ifdef TF32
+using Elem = float;
+constexpr int kStepK = 8;  // K of one tcgen05.mma.kind::tf32
+#else
+using Elem = __half;
+constexpr int kStepK = 16;  // K of one tcgen05.mma.kind::f16
+#endif
+constexpr int kChunkElems = 16 / sizeof(Elem);
+constexpr int kChunksPerRow = 64 / kChunkElems;
 constexpr int kM = 128, kN = 64, kK = 64;
 constexpr int kThreads = 128;
 #ifdef SW128
@@ -61,7 +76,7 @@ constexpr uint64_t kSwizzle = 0;
 #endif
 constexpr uint32_t kCols = 64;  // TMEM columns: one f32 accumulator column per n
 
-// Byte offset of the 16-byte chunk (row, j), j = k / 8, of an operand with
+// Byte offset of the 16-byte chunk (row, j), j = k / kChunkElems, of an operand with
 // `rows` rows in the layout above.
 __device__ __forceinline__ uint32_t core_offset(int rows, int row, int j) {
 #ifdef SW128
@@ -73,6 +88,7 @@ __device__ __forceinline__ uint32_t core_offset(int rows, int row, int j) {
 
 // Shared byte offset of k-step kk of an operand with `rows` rows.
 __device__ __forceinline__ uint32_t kstep_offset(int rows, int kk) {
+  // one k-step is 32 bytes of a row in both element types
 #ifdef SW128
   return kk * 32;
 #else
@@ -82,9 +98,9 @@ __device__ __forceinline__ uint32_t kstep_offset(int rows, int kk) {
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kThreads)
-gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, float* __restrict__ C) {
-  __shared__ __align__(1024) __half As[kM * kK];
-  __shared__ __align__(1024) __half Ws[kN * kK];
+gemm_tn_tcgen05(const Elem* __restrict__ A, const Elem* __restrict__ W, float* __restrict__ C) {
+  __shared__ __align__(1024) Elem As[kM * kK];
+  __shared__ __align__(1024) Elem Ws[kN * kK];
   __shared__ __align__(8) uint64_t mma_bar;
   __shared__ uint32_t tmem_slot;
 
@@ -93,15 +109,15 @@ gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, floa
   const uint32_t bar = smem(&mma_bar);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
-  // 1. operands -> shared (16-byte chunks, 8 halves each)
-  for (int c = threadIdx.x; c < kM * kK / 8; c += kThreads) {
-    const int row = c >> 3, j = c & 7;
-    const uint4 v = *reinterpret_cast<const uint4*>(A + row * kK + j * 8);
+  // 1. operands -> shared (16-byte chunks)
+  for (int c = threadIdx.x; c < kM * kChunksPerRow; c += kThreads) {
+    const int row = c / kChunksPerRow, j = c % kChunksPerRow;
+    const uint4 v = *reinterpret_cast<const uint4*>(A + row * kK + j * kChunkElems);
     *reinterpret_cast<uint4*>(reinterpret_cast<char*>(As) + core_offset(kM, row, j)) = v;
   }
-  for (int c = threadIdx.x; c < kN * kK / 8; c += kThreads) {
-    const int row = c >> 3, j = c & 7;
-    const uint4 v = *reinterpret_cast<const uint4*>(W + row * kK + j * 8);
+  for (int c = threadIdx.x; c < kN * kChunksPerRow; c += kThreads) {
+    const int row = c / kChunksPerRow, j = c % kChunksPerRow;
+    const uint4 v = *reinterpret_cast<const uint4*>(W + row * kK + j * kChunkElems);
     *reinterpret_cast<uint4*>(reinterpret_cast<char*>(Ws) + core_offset(kN, row, j)) = v;
   }
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -122,16 +138,25 @@ gemm_tn_tcgen05(const __half* __restrict__ A, const __half* __restrict__ W, floa
 
   // 3. the MMAs, issued by one thread
   if (threadIdx.x == 0) {
+#ifdef TF32
+    constexpr uint32_t idesc = idesc_tf32_f32(kM, kN);
+#else
     constexpr uint32_t idesc = idesc_f16_f32(kM, kN);
+#endif
 #pragma unroll
-    for (int kk = 0; kk < kK / 16; ++kk) {
+    for (int kk = 0; kk < kK / kStepK; ++kk) {
 #ifdef ACC_FIRST
       const uint32_t acc = 1;
 #else
       const uint32_t acc = kk > 0;
 #endif
+#ifdef TF32
+      umma_tf32(tmem, umma_desc(a_smem + kstep_offset(kM, kk), kLBO, kSBO, kSwizzle),
+                umma_desc(w_smem + kstep_offset(kN, kk), kLBO, kSBO, kSwizzle), idesc, acc);
+#else
       umma_f16(tmem, umma_desc(a_smem + kstep_offset(kM, kk), kLBO, kSBO, kSwizzle),
                umma_desc(w_smem + kstep_offset(kN, kk), kLBO, kSBO, kSwizzle), idesc, acc);
+#endif
     }
     umma_commit(bar);
 #ifdef EARLY_OVERWRITE

@@ -175,3 +175,17 @@ fn lanes_skipping_a_tcgen05_ld_diverge() {
     let m = finding(&r, FindingKind::Divergence);
     assert!(m.contains("warp-collective"), "{m}");
 }
+
+#[test]
+fn dealloc_not_ordered_after_other_warps_reads_races() {
+    // Without the last barrier, warp 0 frees the columns while the other
+    // warps may still be reading them.
+    let r = kernel(&|s| {
+        let i = s.rfind("bar.sync 0;\n").expect("last barrier");
+        let mut s = s;
+        s.replace_range(i..i + "bar.sync 0;\n".len(), "");
+        s
+    });
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tensor memory"), "{m}");
+}

@@ -15,7 +15,9 @@
 //!   of two, 32 to 512), at the lowest free `ncols`-aligned column, and
 //!   writes the address (lane 0) to the shared-memory word `[dst]`;
 //!   `dealloc` frees exactly allocated columns; after
-//!   `relinquish_alloc_permit` by any warp the CTA may not allocate. An
+//!   `relinquish_alloc_permit` by any warp the CTA may not allocate.
+//!   `dealloc` writes (invalidates) every cell of the columns, so a TMEM
+//!   access by another thread not ordered before it is a race. An
 //!   invalid count, an allocation that can never be satisfied, a double
 //!   or foreign `dealloc`, an `alloc` after the permit was given up, and
 //!   columns still allocated when the CTA's threads have all exited are
@@ -601,6 +603,22 @@ impl<D: Domain> Engine<'_, D> {
                     "tcgen05.dealloc of {n} columns at Tensor Memory address {taddr:#x} (lane {lane}, column {col}): not columns this CTA holds (never allocated, already deallocated, or an invalid count)"
                 ),
             ));
+        }
+        // Freeing the columns is a write of all their cells: an access by
+        // another thread not ordered before the dealloc races with it, and
+        // the cells hold no value afterwards.
+        let r = self.tmem_region(t)?;
+        for lane in 0..LANES {
+            let off = cell(lane, col);
+            let a = Acc {
+                kind: Kind::PlainWrite,
+                ..Acc::default()
+            };
+            self.track(t, Target::Cta(r), off, n * 4, a, None);
+            let slots = &mut self.mem.slots[r as usize];
+            for b in off..off + n * 4 {
+                slots.set(b as usize, crate::memory::Slot::Unwritten);
+            }
         }
         for c in col..col + n {
             self.cta.tmem.cols[c as usize] = None;

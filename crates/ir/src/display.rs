@@ -8,7 +8,8 @@
 use std::fmt::{self, Display, Write};
 
 use crate::instr::{
-    BarKind, Carry, FenceKind, FpMods, Instr, MbarrierOp, MemOp, Precision, WgmmaOp, WmmaOp,
+    BarKind, Carry, FenceKind, FpMods, Instr, MbarrierOp, MemOp, Precision, Tcgen05Op, WgmmaOp,
+    WmmaOp,
 };
 use crate::kernel::{InitValue, KernelIr, ModuleIr, SourceLoc, VarDecl, VarScope};
 use crate::operand::{AddrBase, Imm, Operand, Symbol};
@@ -474,6 +475,46 @@ impl Instr {
                     .p(a_ty)
                     .p(b_ty)
                     .done(),
+            },
+            Tcgen05(op) => match op {
+                Tcgen05Op::Alloc => {
+                    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32".into()
+                }
+                Tcgen05Op::Dealloc => "tcgen05.dealloc.cta_group::1.sync.aligned.b32".into(),
+                Tcgen05Op::Relinquish => {
+                    "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned".into()
+                }
+                Tcgen05Op::Ld { shape, num, pack } => M::new("tcgen05.ld.sync.aligned")
+                    .p(shape.as_str())
+                    .p(format_args!("x{num}"))
+                    .f(*pack, "pack::16b")
+                    .p("b32")
+                    .done(),
+                Tcgen05Op::St { shape, num, unpack } => M::new("tcgen05.st.sync.aligned")
+                    .p(shape.as_str())
+                    .p(format_args!("x{num}"))
+                    .f(*unpack, "unpack::16b")
+                    .p("b32")
+                    .done(),
+                Tcgen05Op::Wait { st } => {
+                    format!(
+                        "tcgen05.wait::{}.sync.aligned",
+                        if *st { "st" } else { "ld" }
+                    )
+                }
+                Tcgen05Op::Fence { after } => format!(
+                    "tcgen05.fence::{}_thread_sync",
+                    if *after { "after" } else { "before" }
+                ),
+                Tcgen05Op::Mma { kind, .. } => {
+                    M::new("tcgen05.mma.cta_group::1").p(kind.as_str()).done()
+                }
+                Tcgen05Op::Commit { cluster } => {
+                    M::new("tcgen05.commit.cta_group::1.mbarrier::arrive::one")
+                        .f(*cluster, "shared::cluster")
+                        .p("b64")
+                        .done()
+                }
             },
             Idiom { func, ty, .. } => M::new("idiom").p(func).p(ty).done(),
             Absorbed { at } => format!("absorbed.{at}"),

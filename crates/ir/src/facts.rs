@@ -27,7 +27,7 @@
 //! The operand roles are positional (see the layouts in [`crate::instr`]):
 //! the first [`Instr::dst_count`] operands are written, the rest read.
 
-use crate::instr::{BarKind, Instr, MbarrierOp, WgmmaOp, WmmaOp};
+use crate::instr::{BarKind, Instr, MbarrierOp, Tcgen05Op, WgmmaOp, WmmaOp};
 use crate::kernel::InstrData;
 use crate::operand::{Operand, RegId};
 use crate::types::StateSpace;
@@ -174,6 +174,9 @@ impl Instr {
                 WgmmaOp::MmaAsync { .. } => 1,
                 WgmmaOp::Fence | WgmmaOp::CommitGroup | WgmmaOp::WaitGroup => 0,
             },
+            // Only `tcgen05.ld` writes registers; the others write Tensor
+            // Memory or shared memory (`alloc`'s address) or nothing.
+            Tcgen05(op) => usize::from(matches!(op, Tcgen05Op::Ld { .. })),
             St(_)
             | Red(_)
             | Prefetch { .. }
@@ -236,6 +239,16 @@ impl Instr {
             Mma(_) | Wmma(_) | Ldmatrix(_) | Stmatrix(_) | Movmatrix { .. } | Wgmma(_) => {
                 Collective::Matrix
             }
+            // The warp-collective (`.sync.aligned`) tcgen05 forms; `mma`,
+            // `commit` and the fences are issued by single threads.
+            Tcgen05(
+                Tcgen05Op::Alloc
+                | Tcgen05Op::Dealloc
+                | Tcgen05Op::Relinquish
+                | Tcgen05Op::Ld { .. }
+                | Tcgen05Op::St { .. }
+                | Tcgen05Op::Wait { .. },
+            ) => Collective::Matrix,
             _ => return None,
         })
     }
@@ -256,6 +269,11 @@ impl Instr {
             Mbarrier { space, .. } | CpAsyncMbarrierArrive { space, .. } => {
                 Memory::BarrierObject(*space)
             }
+            // `tcgen05.alloc` writes the allocated address to shared memory;
+            // `tcgen05.commit` arrives on an mbarrier (Tensor Memory itself is
+            // not a PTX state space an address names).
+            Tcgen05(Tcgen05Op::Alloc) => Memory::Store(StateSpace::Shared),
+            Tcgen05(Tcgen05Op::Commit { .. }) => Memory::BarrierObject(StateSpace::Shared),
             CpAsync { .. } => Memory::AsyncCopy {
                 dst: StateSpace::Shared,
                 src: StateSpace::Global,

@@ -395,6 +395,102 @@ pub enum WgmmaOp {
     },
 }
 
+/// Data-path shape of `tcgen05.ld` / `tcgen05.st`: how a warp's 32 threads
+/// map onto Tensor Memory lanes and 32-bit columns.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum TmemShape {
+    /// `.32x32b`: 32 lanes, one 32-bit column per repeat.
+    S32x32b,
+    /// `.16x64b`.
+    S16x64b,
+    /// `.16x128b`.
+    S16x128b,
+    /// `.16x256b`.
+    S16x256b,
+    /// `.16x32bx2`.
+    S16x32bx2,
+}
+
+impl TmemShape {
+    pub fn parse(s: &str) -> Option<TmemShape> {
+        Some(match s {
+            "32x32b" => TmemShape::S32x32b,
+            "16x64b" => TmemShape::S16x64b,
+            "16x128b" => TmemShape::S16x128b,
+            "16x256b" => TmemShape::S16x256b,
+            "16x32bx2" => TmemShape::S16x32bx2,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TmemShape::S32x32b => "32x32b",
+            TmemShape::S16x64b => "16x64b",
+            TmemShape::S16x128b => "16x128b",
+            TmemShape::S16x256b => "16x256b",
+            TmemShape::S16x32bx2 => "16x32bx2",
+        }
+    }
+}
+
+/// `tcgen05.mma` `.kind`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Tcgen05Kind {
+    F16,
+    Tf32,
+    F8f6f4,
+    I8,
+}
+
+impl Tcgen05Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tcgen05Kind::F16 => "kind::f16",
+            Tcgen05Kind::Tf32 => "kind::tf32",
+            Tcgen05Kind::F8f6f4 => "kind::f8f6f4",
+            Tcgen05Kind::I8 => "kind::i8",
+        }
+    }
+}
+
+/// `tcgen05.*` (Blackwell, sm_100a), the `.cta_group::1` forms the decoder
+/// accepts; every other form (`cta_group::2`, `.cp`, `.shift`, block
+/// scaling, `.sp`, `.ws`, multicast commit) stays [`Instr::Unknown`] with
+/// the reason.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Tcgen05Op {
+    /// `tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32` — `[[dst], ncols]`.
+    Alloc,
+    /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32` — `[taddr, ncols]`.
+    Dealloc,
+    /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned` — `[]`.
+    Relinquish,
+    /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32` — `[d-vector, [taddr]]`.
+    Ld {
+        shape: TmemShape,
+        num: u8,
+        pack: bool,
+    },
+    /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32` — `[[taddr], s-vector]`.
+    St {
+        shape: TmemShape,
+        num: u8,
+        unpack: bool,
+    },
+    /// `tcgen05.wait::ld.sync.aligned` (`st` false) / `tcgen05.wait::st.sync.aligned` — `[]`.
+    Wait { st: bool },
+    /// `tcgen05.fence::before_thread_sync` (`after` false) /
+    /// `tcgen05.fence::after_thread_sync` — `[]`.
+    Fence { after: bool },
+    /// `tcgen05.mma.cta_group::1.kind` — `[[d-tmem], a-desc | [a-tmem],
+    /// b-desc, idesc, enable-input-d]`; `a_tmem` when A is in Tensor Memory.
+    Mma { kind: Tcgen05Kind, a_tmem: bool },
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64`
+    /// — `[[mbar]]`.
+    Commit { cluster: bool },
+}
+
 /// A decoded PTX instruction. See the module doc for the operand convention.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum Instr {
@@ -706,6 +802,8 @@ pub enum Instr {
     CpAsyncBulkWaitGroup { read: bool },
     /// `wgmma.*`.
     Wgmma(WgmmaOp),
+    /// `tcgen05.*` (Blackwell Tensor Memory and MMA).
+    Tcgen05(Tcgen05Op),
 
     /// The exact real function a recognised math-library sequence computes
     /// — `[d, a]`, or `[d, x, y]` for the one two-argument function

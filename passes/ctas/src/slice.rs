@@ -107,6 +107,7 @@ fn unsliceable(i: &Instr) -> Option<&'static str> {
             "a bulk async copy"
         }
         Wgmma(_) => "wgmma",
+        Tcgen05(_) => "tcgen05",
         BarrierCluster { .. } => "a cluster barrier",
         Unknown { .. } => "an undecoded instruction",
         _ => return None,

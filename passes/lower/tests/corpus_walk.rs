@@ -10,7 +10,6 @@ use ptxeq_lower::lower_source;
 
 /// Opcodes that are deliberately left to `Unknown` (see the ir crate docs).
 const ALLOWED_UNKNOWN: &[&str] = &[
-    "tcgen05",
     "st.async",
     "red.async",
     "createpolicy",

@@ -14,7 +14,7 @@
 
 use ptxeq_ir::{
     AddrBase, BarKind, Carry, Control as IrControl, Guard, Instr, InstrData, KernelIr, MbarrierOp,
-    Operand, RegId, StateSpace, Symbol, WgmmaOp, WmmaOp,
+    Operand, RegId, StateSpace, Symbol, Tcgen05Op, WgmmaOp, WmmaOp,
 };
 
 /// Slot numbering of one function: registers, then `CC`, then variables,
@@ -598,6 +598,42 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
             }
             b.sink(2, SinkWhat::Descriptor);
         }
+        // tcgen05: Tensor Memory addresses, column counts and the MMA's
+        // descriptors must not depend on tensor data; `ld` writes its
+        // registers, `st` reads them.
+        Tcgen05(op) => match op {
+            Tcgen05Op::Alloc => {
+                b.address(0, StateSpace::Shared, Access::Store);
+                b.sink(1, SinkWhat::BulkOperand);
+            }
+            Tcgen05Op::Dealloc => {
+                b.sink(0, SinkWhat::BulkOperand);
+                b.sink(1, SinkWhat::BulkOperand);
+            }
+            Tcgen05Op::Ld { .. } => {
+                b.dsts(0..n_dst);
+                for i in 1..b.ops.len() {
+                    b.sink(i, SinkWhat::BulkOperand);
+                }
+            }
+            Tcgen05Op::St { .. } => {
+                for i in 0..b.ops.len() - 1 {
+                    b.sink(i, SinkWhat::BulkOperand);
+                }
+                b.src(b.ops.len() - 1);
+            }
+            Tcgen05Op::Mma { .. } => {
+                b.sink(0, SinkWhat::BulkOperand);
+                for i in 1..4 {
+                    b.sink(i, SinkWhat::Descriptor);
+                }
+                b.sink(4, SinkWhat::BulkOperand);
+            }
+            Tcgen05Op::Commit { .. } => {
+                b.address(0, StateSpace::Shared, Access::Barrier);
+            }
+            Tcgen05Op::Relinquish | Tcgen05Op::Wait { .. } | Tcgen05Op::Fence { .. } => {}
+        },
         Brx { .. } => b.sink(0, SinkWhat::BranchIndex),
         Call { .. } => {
             let list = |op: Option<&Operand>| -> Vec<Option<u32>> {

@@ -61,6 +61,9 @@ struct Copy {
     src: Option<(u32, u64, u64)>,
     /// A `wgmma.mma_async` operand read (no destination; `wgmma.rs`).
     wgmma: bool,
+    /// The issuing operation in words when it is not a copy (`tcgen05.mma`,
+    /// `tcgen05.st`: `tmem.rs`), and what completes it.
+    label: Option<(&'static str, &'static str)>,
 }
 
 /// Outstanding copies of all threads.
@@ -169,6 +172,18 @@ impl<D: Domain> Engine<'_, D> {
             cta: None,
         };
         let side = if dst { "writes" } else { "reads" };
+        if let Some((what, until)) = c.label {
+            let why = format!(
+                "the {what} by {} at {} {side} these bytes asynchronously until {until}, and the {} by {} at {} is not ordered after that",
+                first.thread,
+                first.instr,
+                kind.word(),
+                second.thread,
+                second.instr
+            );
+            self.async_race(r, byte, first, second, why);
+            return;
+        }
         if c.wgmma {
             let why = format!(
                 "the wgmma.mma_async of {}'s warpgroup at {} reads its shared-memory operands asynchronously until the wgmma.wait_group that retires its group, and the {} by {} at {} happened before that wait",
@@ -305,6 +320,7 @@ impl<D: Domain> Engine<'_, D> {
             dst: (dr, doff, u64::from(cp)),
             src: src_at,
             wgmma: false,
+            label: None,
         };
         self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -351,6 +367,7 @@ impl<D: Domain> Engine<'_, D> {
             dst: (dr, doff, 16),
             src: src_at,
             wgmma: false,
+            label: None,
         };
         self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -379,12 +396,30 @@ impl<D: Domain> Engine<'_, D> {
             dst,
             src,
             wgmma: false,
+            label: None,
         };
         self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
             self.cta.asyncs.index(id, s, true);
         }
         self.cta.asyncs.copies.insert(id, c);
+        id
+    }
+
+    /// [`Engine::track_async_copy`] for an asynchronous operation that is
+    /// not a copy: `label` says what it is and what completes it, for the
+    /// race messages (`tmem.rs`).
+    pub(crate) fn track_async_op(
+        &mut self,
+        t: u32,
+        dst: (u32, u64, u64),
+        src: Option<(u32, u64, u64)>,
+        label: (&'static str, &'static str),
+    ) -> u32 {
+        let id = self.track_async_copy(t, dst, src);
+        if let Some(c) = self.cta.asyncs.copies.get_mut(&id) {
+            c.label = Some(label);
+        }
         id
     }
 
@@ -401,6 +436,7 @@ impl<D: Domain> Engine<'_, D> {
             dst: (src.0, src.1, 0),
             src: Some(src),
             wgmma: true,
+            label: None,
         };
         self.cta.asyncs.index(id, src, true);
         self.cta.asyncs.copies.insert(id, c);
@@ -565,10 +601,10 @@ impl<D: Domain> Engine<'_, D> {
                     prev.kind.word(),
                     prev.thread,
                     prev.instr,
-                    if c.wgmma {
-                        "wgmma.mma_async operand read"
-                    } else {
-                        "cp.async"
+                    match c.label {
+                        Some((what, _)) => what,
+                        None if c.wgmma => "wgmma.mma_async operand read",
+                        None => "cp.async",
                     },
                     copy.thread,
                     copy.instr

@@ -9,7 +9,8 @@
 //! and one race detector (see ARCHITECTURE.md, "Engine state").
 
 use super::{
-    Barrier, Status, Thread, WarpState, async_copy, budget, mbarrier, proxy, wgmma, wmma_check,
+    Barrier, Status, Thread, WarpState, async_copy, budget, mbarrier, proxy, tmem, wgmma,
+    wmma_check,
 };
 use crate::funcinfo::FuncInfo;
 use crate::input::CtaInput;
@@ -40,14 +41,23 @@ pub(crate) struct CtaState<V: Copy> {
     pub(super) wmma: wmma_check::WmmaState,
     /// Generic-proxy writes awaiting `fence.proxy.async` (`proxy.rs`).
     pub(super) proxy: proxy::ProxyState,
+    /// Tensor Memory allocation and tcgen05 state (`tmem.rs`).
+    pub(super) tmem: tmem::TmemState,
 }
 
 impl<V: Copy> CtaState<V> {
     /// CTA `id` of the launch `input` before its first instruction: every
     /// thread ready with no frame yet (the engine pushes the kernel's
     /// frames), barriers and async units empty. The caller has checked
-    /// the thread count (1 to 1024).
-    pub(super) fn new(input: &CtaInput, funcs: &[FuncInfo], id: [u32; 3]) -> Self {
+    /// the thread count (1 to 1024). `tmem_region` is the engine's Tensor
+    /// Memory region when the kernel uses tcgen05 (each CTA of a unit has
+    /// its own contents of it, swapped in like its shared variables).
+    pub(super) fn new(
+        input: &CtaInput,
+        funcs: &[FuncInfo],
+        id: [u32; 3],
+        tmem_region: Option<u32>,
+    ) -> Self {
         let nthreads = input.threads() as u32;
         let nwarps = nthreads.div_ceil(32);
         let [bx, by, _] = input.block;
@@ -84,6 +94,7 @@ impl<V: Copy> CtaState<V> {
             wg: wgmma::WgmmaState::new(nthreads as usize, funcs.iter().map(|f| &*f.ir)),
             wmma: wmma_check::WmmaState::new(nwarps as usize),
             proxy: proxy::ProxyState::new(async_readers, nthreads as usize),
+            tmem: tmem::TmemState::new(nthreads as usize, tmem_region),
         }
     }
 }

@@ -218,6 +218,9 @@ impl<D: Domain> Engine<'_, D> {
         if self.cta.wg.fence_track {
             self.wgmma_note_writes(t, info, ins);
         }
+        if self.cta.tmem.ld_threads > 0 {
+            self.tmem_ld_check(t, info, ins);
+        }
         match &ins.instr {
             Instr::Add { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, false),
             Instr::Sub { ty, fp, carry } => self.add_sub(t, info, ops, *ty, fp.sat, *carry, true),
@@ -1053,6 +1056,7 @@ impl<D: Domain> Engine<'_, D> {
             Instr::CpAsyncBulkCommitGroup => self.bulk_commit(t),
             Instr::CpAsyncBulkWaitGroup { .. } => self.bulk_wait(t, info, ins),
             Instr::Wgmma(w) => self.wgmma(t, info, ins, w),
+            Instr::Tcgen05(op) => self.tcgen05(t, info, ins, op),
             Instr::Idiom {
                 func: IdiomFn::Pow,
                 ty,

@@ -1050,6 +1050,42 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Flow::Next)
     }
 
+    /// An arrive-on of thread `t` on the mbarrier at `op`, triggered when
+    /// the asynchronous operations `copies` complete (`tcgen05.commit`):
+    /// it counts against the phase's expected arrivals (no increment, like
+    /// `.noinc`), joins the current phase at issue and fires, stamped by
+    /// the thread's async agent, as late as the phase allows.
+    pub(crate) fn mbar_async_arrive(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: Option<&Operand>,
+        what: &str,
+        copies: Vec<u32>,
+    ) -> R<()> {
+        let Some(key) = self.mbar_key(t, info, StateSpace::Shared, op)? else {
+            return Ok(());
+        };
+        self.mbar_use(t, key, what)?;
+        if !self.mbar_agents {
+            return Err(self.unsupported(t, what, "no async agents".into()));
+        }
+        self.check_joins_after_previous(t, t, key, &format!("this {what} joins"), false)?;
+        let instr = self.cur_instr;
+        let snap = self.clocks.snapshot(t);
+        self.clocks.tick(t);
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        m.asyncs.push(AsyncArrive {
+            tid: t,
+            instr,
+            snap,
+            copies,
+            count: 1,
+            tx: 0,
+        });
+        self.try_complete_phase(key)
+    }
+
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
     /// [dst], [src], size, [mbar]`: a copy of `size` bytes (a multiple of
     /// 16, 16-byte aligned) whose completion subtracts `size` from the

@@ -45,6 +45,7 @@ mod proxy;
 mod spin;
 mod sync;
 mod tma;
+mod tmem;
 mod unit;
 mod values;
 mod wgmma;
@@ -643,6 +644,14 @@ impl<'a, D: Domain> Engine<'a, D> {
         for l in &mut lookup {
             l.sort_unstable();
         }
+        // Tensor Memory (tcgen05): one CTA-wide region outside every
+        // address lookup (`tmem.rs`).
+        let tmem_region = funcs.iter().any(|f| tmem::uses_tmem(&f.ir)).then(|| {
+            let r = tmem::region();
+            slots.push(Slots::metered(r.size as usize, Slot::Unwritten, &meter));
+            regions.push(r);
+            (regions.len() - 1) as u32
+        });
         // Input-only tensors are never written (a store to one is
         // unsupported), so their reads cannot race: no shadow, no footprint.
         let input_only = |r: &Region| {
@@ -669,11 +678,13 @@ impl<'a, D: Domain> Engine<'a, D> {
             f.ir.instrs.iter().any(|i| {
                 matches!(
                     i.instr,
-                    ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. } | ptxeq_ir::Instr::CpAsyncBulk(_)
+                    ptxeq_ir::Instr::CpAsyncMbarrierArrive { .. }
+                        | ptxeq_ir::Instr::CpAsyncBulk(_)
+                        | ptxeq_ir::Instr::Tcgen05(ptxeq_ir::Tcgen05Op::Commit { .. })
                 )
             })
         });
-        let cta_state = cta::CtaState::new(input, &funcs, cta);
+        let cta_state = cta::CtaState::new(input, &funcs, cta, tmem_region);
         let mut e = Engine {
             input,
             funcs: Rc::new(funcs),
@@ -946,6 +957,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             self.finish_unit_slots();
         } else if !self.log.halted() {
             self.check_stuck();
+            self.tmem_finish();
         }
     }
 

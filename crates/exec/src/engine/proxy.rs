@@ -64,6 +64,8 @@ pub(crate) struct ProxyState {
 pub(crate) fn has_async_proxy_reads(ir: &KernelIr) -> bool {
     ir.instrs.iter().any(|i| match &i.instr {
         Instr::Wgmma(WgmmaOp::MmaAsync { .. }) => true,
+        // tcgen05.mma reads its descriptor operands through the async proxy.
+        Instr::Tcgen05(ptxeq_ir::Tcgen05Op::Mma { .. }) => true,
         // Bulk / TMA stores read shared memory through the async proxy
         // (`tma.rs`, `tma_async_proxy_read`).
         Instr::CpAsyncBulk(b) => {

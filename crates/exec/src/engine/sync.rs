@@ -1138,6 +1138,9 @@ impl<D: Domain> Engine<'_, D> {
         let wg = self.wgmma_wait_groups();
         collective |= !wg.is_empty();
         groups.extend(wg);
+        let tm = self.tmem_wait_groups();
+        collective |= !tm.is_empty();
+        groups.extend(tm);
         for (w, ws) in self.cta.warps.iter().enumerate() {
             for c in &ws.pending {
                 collective = true;

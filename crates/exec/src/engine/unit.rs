@@ -148,7 +148,7 @@ impl<D: Domain> Engine<'_, D> {
         let mut parked: Vec<Option<Parked<D::Val>>> = (0..n).map(|_| None).collect();
         let slots = self.clocks_len();
         for (k, &(id, stamp)) in members.iter().enumerate() {
-            let cta = CtaState::new(self.input, &self.funcs, id);
+            let cta = CtaState::new(self.input, &self.funcs, id, self.cta.tmem.region);
             let shared = shared_regions
                 .iter()
                 .map(|&r| {
@@ -314,6 +314,7 @@ impl<D: Domain> Engine<'_, D> {
             }
             self.switch_to(k);
             self.check_stuck();
+            self.tmem_finish();
         }
         self.switch_to(0);
     }

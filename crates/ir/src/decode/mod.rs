@@ -19,6 +19,7 @@ mod control;
 mod matrix;
 mod mem;
 mod sync;
+mod tcgen05;
 
 use smallvec::SmallVec;
 
@@ -101,6 +102,7 @@ fn decode_family(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> FamilyRes
         "mma" | "wmma" | "ldmatrix" | "stmatrix" | "movmatrix" | "cp" | "wgmma" => {
             matrix::decode(opcode, m, ops)
         }
+        "tcgen05" => tcgen05::decode(m, ops).map(Some),
         _ => Ok(None),
     }
 }

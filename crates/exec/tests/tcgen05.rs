@@ -1,0 +1,191 @@
+//! `tcgen05` Tensor Memory on concrete data: the `.32x32b` lane/column
+//! layout of `tcgen05.st` / `tcgen05.ld` (lane `32·(warp % 4) + laneid`,
+//! register `i` = column `taddr.col + i`), and the allocation,
+//! bounds and `wait::ld` findings. The MMA itself is checked end to end by
+//! the corpus (`corpus/blackwell/`: equivalence with a scalar reference,
+//! a race, an uninitialised accumulator).
+
+mod common;
+
+use common::{kernel_run, kinds, no_findings, out_bits};
+use ptxeq_exec::{CVal, CtaRun, FindingKind};
+
+const DECLS: &str = ".shared .align 4 .b32 slot;";
+
+/// Warp 0 allocates `ALLOC` columns; every thread stores `(2·tid,
+/// 2·tid + 1)` into columns 0 and 1 of its lane and reads column 1 back
+/// into `out[tid]`; warp 0 deallocates. `edit` injects a bug.
+fn kernel(edit: &dyn Fn(String) -> String) -> CtaRun<CVal> {
+    let body = "\
+mov.u32 %r0, %tid.x;\n\
+shr.u32 %r1, %r0, 5;\n\
+setp.ne.u32 %p0, %r1, 0;\n\
+@%p0 bra ALLOCATED;\n\
+mov.u32 %r2, slot;\n\
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r2], ALLOC;\n\
+RELINQUISH\n\
+ALLOCATED:\n\
+tcgen05.fence::before_thread_sync;\n\
+bar.sync 0;\n\
+tcgen05.fence::after_thread_sync;\n\
+ld.shared.u32 %r3, [slot];\n\
+shl.b32 %r4, %r1, 21;\n\
+add.u32 %r5, %r3, %r4;\n\
+mul.lo.u32 %r6, %r0, 2;\n\
+add.u32 %r7, %r6, 1;\n\
+tcgen05.st.sync.aligned.32x32b.x2.b32 [%r5], {%r6, %r7};\n\
+tcgen05.wait::st.sync.aligned;\n\
+add.u32 %r8, %r5, COL;\n\
+tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r9}, [%r8];\n\
+WAITLD: tcgen05.wait::ld.sync.aligned;\n\
+mul.wide.u32 %rd1, %r0, 4;\n\
+add.s64 %rd1, %rd0, %rd1;\n\
+st.global.u32 [%rd1], %r9;\n\
+tcgen05.fence::before_thread_sync;\n\
+bar.sync 0;\n\
+@%p0 bra DONE;\n\
+tcgen05.fence::after_thread_sync;\n\
+DEALLOC: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, ALLOC;\n\
+DONE:\n";
+    let body = body
+        .replace("ALLOC;", "32;")
+        .replace(
+            "RELINQUISH",
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+        )
+        .replace("COL;", "1;");
+    kernel_run(&edit(body), 128, 128, DECLS)
+}
+
+fn finding(r: &CtaRun<CVal>, k: FindingKind) -> String {
+    r.findings
+        .iter()
+        .find(|f| f.kind == k)
+        .unwrap_or_else(|| panic!("no {k:?} finding: {:#?}", r.findings))
+        .message
+        .clone()
+}
+
+#[test]
+fn st_then_ld_follows_the_32x32b_layout() {
+    let r = kernel(&|s| s);
+    no_findings(&r);
+    let got = out_bits(&r, 0, 128);
+    for (t, g) in got.iter().enumerate() {
+        assert_eq!(*g, Some(2 * t as u64 + 1), "thread {t}");
+    }
+}
+
+#[test]
+fn ld_column_zero_reads_the_first_register() {
+    let r = kernel(&|s| s.replace("add.u32 %r8, %r5, 1;", "add.u32 %r8, %r5, 0;"));
+    no_findings(&r);
+    let got = out_bits(&r, 0, 128);
+    for (t, g) in got.iter().enumerate() {
+        assert_eq!(*g, Some(2 * t as u64), "thread {t}");
+    }
+}
+
+#[test]
+fn use_before_wait_ld_is_a_register_race() {
+    let r = kernel(&|s| s.replace("WAITLD: tcgen05.wait::ld.sync.aligned;\n", ""));
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("before a tcgen05.wait::ld"), "{m}");
+}
+
+#[test]
+fn missing_dealloc_is_reported_at_exit() {
+    let r = kernel(&|s| {
+        s.replace(
+            "DEALLOC: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n",
+            "",
+        )
+    });
+    let m = finding(&r, FindingKind::OutOfBounds);
+    assert!(m.contains("still allocated"), "{m}");
+}
+
+#[test]
+fn double_dealloc_is_reported() {
+    let r = kernel(&|s| {
+        s.replace(
+            "DEALLOC: tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n",
+            "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\ntcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n",
+        )
+    });
+    let m = finding(&r, FindingKind::OutOfBounds);
+    assert!(m.contains("already deallocated"), "{m}");
+}
+
+#[test]
+fn alloc_after_relinquish_is_reported() {
+    let r = kernel(&|s| {
+        s.replace(
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n",
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\ntcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r2], 32;\n",
+        )
+    });
+    let m = finding(&r, FindingKind::OutOfBounds);
+    assert!(m.contains("relinquish_alloc_permit"), "{m}");
+}
+
+#[test]
+fn invalid_column_count_is_reported() {
+    let r = kernel(&|s| s.replace("[%r2], 32;", "[%r2], 48;"));
+    let m = finding(&r, FindingKind::OutOfBounds);
+    assert!(m.contains("power of two"), "{m}");
+}
+
+#[test]
+fn access_outside_the_allocation_is_out_of_bounds() {
+    // Column 32 of a 32-column allocation.
+    let r = kernel(&|s| s.replace("add.u32 %r8, %r5, 1;", "add.u32 %r8, %r5, 32;"));
+    let m = finding(&r, FindingKind::OutOfBounds);
+    assert!(m.contains("column 32 is not allocated"), "{m}");
+}
+
+#[test]
+fn a_warp_outside_its_lane_window_is_out_of_bounds() {
+    // Every warp addresses lanes 0..32 (only warp 0 may).
+    let r = kernel(&|s| s.replace("shl.b32 %r4, %r1, 21;", "mov.u32 %r4, 0;"));
+    let m = finding(&r, FindingKind::OutOfBounds);
+    assert!(m.contains("may access only lanes 32..64"), "{m}");
+}
+
+#[test]
+fn unwritten_cells_read_uninitialised() {
+    // Column 2 was allocated but never stored.
+    let r = kernel(&|s| s.replace("add.u32 %r8, %r5, 1;", "add.u32 %r8, %r5, 2;"));
+    assert!(
+        kinds(&r).contains(&FindingKind::Uninitialised),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn lanes_skipping_a_tcgen05_ld_diverge() {
+    let r = kernel(&|s| {
+        s.replace(
+            "tcgen05.ld.sync.aligned",
+            "setp.lt.u32 %p1, %r0, 16;\n@%p1 bra SKIP;\ntcgen05.ld.sync.aligned",
+        )
+        .replace("WAITLD:", "SKIP:")
+    });
+    let m = finding(&r, FindingKind::Divergence);
+    assert!(m.contains("warp-collective"), "{m}");
+}
+
+#[test]
+fn dealloc_not_ordered_after_other_warps_reads_races() {
+    // Without the last barrier, warp 0 frees the columns while the other
+    // warps may still be reading them.
+    let r = kernel(&|s| {
+        let i = s.rfind("bar.sync 0;\n").expect("last barrier");
+        let mut s = s;
+        s.replace_range(i..i + "bar.sync 0;\n".len(), "");
+        s
+    });
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tensor memory"), "{m}");
+}

@@ -129,6 +129,16 @@ impl TermDomain {
         Sum::Term(self.terms.add(a, b))
     }
 
+    /// A domain that interns every sum as it is built (no pending sums):
+    /// for runs whose outputs the engine compares by handle (the ticket
+    /// grid's orders).
+    pub fn eager(terms: Terms) -> Self {
+        TermDomain {
+            lazy: false,
+            ..TermDomain::new(terms)
+        }
+    }
+
     /// A domain that records which instruction first built each term
     /// ([`TermOrigins`]).
     pub fn with_origins(terms: Terms) -> Self {
@@ -411,6 +421,8 @@ impl Domain for TermDomain {
     fn same_value(&self, a: Sum, b: Sum) -> bool {
         self.chains.same(&self.terms, a, b)
     }
+
+    const UNIQUE_HANDLES: bool = false;
 
     fn describe(&self, v: Sum) -> String {
         match v {

@@ -189,7 +189,8 @@ pub fn symbolic_grid_state(
     let mut terms = Terms::new();
     terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
     terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
-    let (g, mut domain) = ptxeq_exec::run_grid(input, &ctas, TermDomain::new(terms));
+    // Eager: the grid run compares ticket orders' outputs by handle.
+    let (g, mut domain) = ptxeq_exec::run_grid(input, &ctas, TermDomain::eager(terms));
     let mut stats = Stats::default();
     for (run, u) in g.runs.iter().zip(&unrolled.ctas) {
         if let Err(m) = u.trace.check_replay(&run.trace) {

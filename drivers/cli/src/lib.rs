@@ -25,6 +25,7 @@ pub mod cmd_cache;
 pub mod cmd_check;
 pub mod cmd_corpus;
 pub mod cmd_corpus_merge;
+pub mod cmd_eval;
 pub mod cmd_ir;
 pub mod cmd_lift;
 pub mod cmd_parse;

@@ -4,8 +4,8 @@
 //! and maps outcomes to exit codes (docs/semantics.md §1).
 
 use ptxeq_cli::{
-    cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_ir, cmd_lift, cmd_parse, cmd_race,
-    cmd_terms, cmd_watch, diagnostics, exit::Exit, global, sarif, spec_args, timings,
+    cmd_cache, cmd_check, cmd_corpus, cmd_corpus_merge, cmd_eval, cmd_ir, cmd_lift, cmd_parse,
+    cmd_race, cmd_terms, cmd_watch, diagnostics, exit::Exit, global, sarif, spec_args, timings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -133,6 +133,34 @@ enum Command {
         /// Output format (`sarif`: SARIF 2.1.0 for code-scanning tools).
         #[arg(long, value_enum, default_value = "human")]
         format: sarif::ReportFormat,
+    },
+    /// Run one kernel concretely on given inputs and write its outputs: to
+    /// replay a counterexample, or to compare with a real GPU run
+    /// (docs/hardware-validation.md).
+    ///
+    /// Reads `INPUTS/<tensor>.bin` (raw little-endian elements of the
+    /// spec's dtype, row-major) for every read tensor and
+    /// `INPUTS/<scalar>.bin` for every symbolic scalar; runs the CTAs the
+    /// spec selects as one grid with real arithmetic approximated by f64
+    /// (no f32/f16 rounding); writes `OUT/<tensor>.f64` (every element,
+    /// NaN where not written), `OUT/<tensor>.mask` (0 not written, 1
+    /// written, 2 written without a value) and `OUT/eval.json`. Exit code 0
+    /// when the run reported nothing, 1 a bug finding, 2 unsupported or a
+    /// limit, 3 bad input.
+    Eval {
+        /// `check.toml`, or a `.ptx` file.
+        target: PathBuf,
+        #[command(flatten)]
+        spec: spec_args::SpecFlagArgs,
+        /// Which kernel: reference, candidate or kernel.
+        #[arg(long, default_value = "kernel")]
+        kernel: String,
+        /// Folder with the input files.
+        #[arg(long)]
+        inputs: PathBuf,
+        /// Folder the outputs are written to (created).
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Print the output terms of a kernel: each written output element as
     /// a formula over the input elements (real arithmetic).
@@ -419,6 +447,13 @@ fn main() -> ExitCode {
             spec,
             format,
         } => cmd_lift::run(&target, &spec, format),
+        Command::Eval {
+            target,
+            spec,
+            kernel,
+            inputs,
+            out,
+        } => cmd_eval::run(&target, &spec, &kernel, &inputs, &out),
         Command::Terms {
             target,
             spec,

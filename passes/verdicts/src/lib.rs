@@ -333,7 +333,7 @@ fn decide_and_tally(
     }
     todo.sort_unstable();
     // fp8 input tensors: witnesses are sampled on the format's grid.
-    let grids = fp8_grids(tensors);
+    let grids = narrow_grids(tensors);
     let with_grids;
     let opts = if grids.is_empty() {
         opts
@@ -648,10 +648,15 @@ fn pair_elements(
     (numbers, pairs, outside)
 }
 
-/// The sampling grid of every fp8 tensor (by tensor number): e4m3 has 3
-/// mantissa bits, normal exponents from −6 and largest value 448; e5m2 2
-/// bits, from −14, 57344 (docs/semantics.md §18).
-fn fp8_grids(tensors: &[TensorInfo]) -> Vec<(u32, decide::InputGrid)> {
+/// The sampling grid of every tensor whose float format is narrower than
+/// the sampler's dyadics (by tensor number), so a witness holds only
+/// values the tensor can store: e4m3 has 3 mantissa bits, normal
+/// exponents from −6 and largest value 448; e5m2 2 bits, from −14, 57344
+/// (docs/semantics.md §18); f16 10 bits, from −14, 65504; bf16 7 bits,
+/// from −126, (2 − 2⁻⁷)·2¹²⁷. (A shuffled-ramp sample of many inputs
+/// reaches magnitudes of thousands in steps of ¼: more significant bits
+/// than f16 or bf16 hold.) f32 and wider hold every sampled value.
+fn narrow_grids(tensors: &[TensorInfo]) -> Vec<(u32, decide::InputGrid)> {
     use ptxeq_spec::DType as D;
     tensors
         .iter()
@@ -660,6 +665,8 @@ fn fp8_grids(tensors: &[TensorInfo]) -> Vec<(u32, decide::InputGrid)> {
             let (mant_bits, min_exp, max) = match t.dtype {
                 D::F8e4m3 => (3, -6, 448.0),
                 D::F8e5m2 => (2, -14, 57344.0),
+                D::F16 => (10, -14, 65504.0),
+                D::Bf16 => (7, -126, (2.0 - 2f64.powi(-7)) * 2f64.powi(127)),
                 _ => return None,
             };
             Some((

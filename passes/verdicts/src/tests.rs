@@ -318,3 +318,35 @@ fn equal_graphs_are_imported_once() {
     assert_eq!(imported.len(), 2);
     assert_eq!(third, vec![terms.input(0, 3)]);
 }
+
+/// Witness values of f16 and bf16 tensors lie on their formats' grids
+/// (values computed by hand from the formats: bf16 keeps 8 significant
+/// bits, f16 11), f32 tensors get no grid, and fp8 keeps its own.
+#[test]
+fn narrow_tensors_get_their_format_grids() {
+    let with = |dtype| TensorInfo {
+        dtype,
+        ..tensor("t", Role::Input, 4)
+    };
+    let tensors = [
+        with(DType::F32),
+        with(DType::Bf16),
+        with(DType::F16),
+        with(DType::F8e4m3),
+    ];
+    let grids = narrow_grids(&tensors);
+    let of = |k: u32| grids.iter().find(|(t, _)| *t == k).map(|(_, g)| *g);
+    assert!(of(0).is_none(), "f32 holds every sampled dyadic");
+    let bf16 = of(1).expect("bf16 grid");
+    // 63.9375 = 0b111111.1111 (10 significant bits) → 64; 1.5 stays.
+    assert_eq!(bf16.round(63.9375), 64.0);
+    assert_eq!(bf16.round(-1.5), -1.5);
+    // 6250.25 → nearest multiple of 2^(12−7) = 32 is 6240.
+    assert_eq!(bf16.round(6250.25), 6240.0);
+    let f16 = of(2).expect("f16 grid");
+    // 6250.25 → nearest multiple of 2^(12−10) = 4 is 6252; 63.9375 fits.
+    assert_eq!(f16.round(6250.25), 6252.0);
+    assert_eq!(f16.round(63.9375), 63.9375);
+    assert_eq!(f16.round(1e6), 65504.0);
+    assert_eq!(of(3).expect("e4m3 grid").round(500.0), 448.0);
+}

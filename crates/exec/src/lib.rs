@@ -153,6 +153,19 @@ pub fn run_cta_with_coverage<D: Domain>(
     }
 }
 
+/// The run of a CTA whose work was done by another engine (a member of a
+/// co-scheduled cluster): no findings, no trace.
+pub(crate) fn empty_run_clean<V>(cta: [u32; 3], input: &CtaInput) -> CtaRun<V> {
+    let mut r = empty_run(
+        cta,
+        Finding::new(FindingKind::Unsupported, String::new()),
+        input,
+    );
+    r.findings.clear();
+    r.stats.threads = 0;
+    r
+}
+
 pub(crate) fn empty_run<V>(cta: [u32; 3], f: Finding, input: &CtaInput) -> CtaRun<V> {
     CtaRun {
         cta,

@@ -8,7 +8,7 @@ pub const RACE: &[&str] = &[
     "distinct pointer params do not alias",
     "all thread schedules: races are judged on one schedule with vector clocks (docs/semantics.md §10); a race-free run is schedule-independent",
     "exited threads count as arrived at barriers that expect them",
-    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire through a ticket atomic (docs/semantics.md)",
+    "only the CTAs named by the spec are run (ctas = first | all | auto | list, per kernel); several CTAs run over one global memory and their accesses are judged like those of threads of one CTA, ordered only by release/acquire (a ticket atomic, a cluster barrier, grid.sync()) (docs/semantics.md)",
     "memory model (docs/semantics.md): atomics and .relaxed/.acquire/.release accesses of a common scope do not race with each other, plain and .volatile accesses race with everything unordered",
 ];
 

@@ -91,6 +91,31 @@ pub fn compare_regions(spec: &CheckSpec) -> Vec<Option<Vec<[u64; 2]>>> {
     spec.tensors.values().map(|t| t.compare.clone()).collect()
 }
 
+/// `ctas` with every CTA of their clusters of `shape` (the clusters in
+/// the order of their first selected CTA, each in rank order).
+/// CTAs outside `grid` are not added.
+fn whole_clusters(ctas: &[[u32; 3]], shape: [u32; 3], grid: [u32; 3]) -> Vec<[u32; 3]> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(ctas.len());
+    for c in ctas {
+        let base = [0, 1, 2].map(|d| c[d] / shape[d] * shape[d]);
+        if !seen.insert(base) {
+            continue;
+        }
+        for z in 0..shape[2] {
+            for y in 0..shape[1] {
+                for x in 0..shape[0] {
+                    let m = [base[0] + x, base[1] + y, base[2] + z];
+                    if (0..3).all(|d| m[d] < grid[d]) || m == *c {
+                        out.push(m);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The CTAs kernel `k` runs.
 #[salsa::tracked(returns(ref))]
 pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
@@ -100,7 +125,36 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
     let total = launch.grid_ctas();
     let max = spec.limits.max_ctas;
     let all = || ptxeq_ctas::all_ctas(launch.grid);
+    // The CTAs of a multi-CTA cluster run co-scheduled (they wait for
+    // each other and read each other's shared memory): a selected CTA
+    // brings its whole cluster.
+    let cluster = cta_input(db, k).as_ref().ok().and_then(|i| i.cluster);
     let plan = |ctas: Vec<[u32; 3]>, selection: Option<Selection>, how: String| {
+        let (ctas, how) = match cluster {
+            Some(shape) if shape.iter().product::<u32>() > 1 => {
+                let whole = whole_clusters(&ctas, shape, launch.grid);
+                if whole.len() == ctas.len() {
+                    (whole, how)
+                } else {
+                    let n = whole.len() - ctas.len();
+                    let how =
+                        format!("{how}, with the {n} other CTA(s) of their clusters of {shape:?}");
+                    if whole.len() as u64 > max {
+                        // The clusters took the run over the CTA bound.
+                        return Arc::new(CtaPlan {
+                            launch: launch.clone(),
+                            ctas: Vec::new(),
+                            covers: false,
+                            selection: None,
+                            how: format!("{how}: {} CTAs, over the limit of {max}", whole.len()),
+                            refused: Some(whole.len() as u64),
+                        });
+                    }
+                    (whole, how)
+                }
+            }
+            _ => (ctas, how),
+        };
         let covers = selection.is_some() || ctas.len() as u64 == total;
         Arc::new(CtaPlan {
             launch: launch.clone(),
@@ -181,5 +235,35 @@ pub fn kernel_ctas<'db>(db: &'db dyn Db, k: KernelSlot<'db>) -> Arc<CtaPlan> {
             }
             plan(ctas, Some(sel), how)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_clusters;
+
+    #[test]
+    fn a_selected_cta_brings_its_whole_cluster_in_rank_order() {
+        // 2x2 clusters on a 4x2 grid: CTA (3,1) is rank 3 of the cluster
+        // based at (2,0); (0,0) and (1,0) share one cluster.
+        let got = whole_clusters(&[[3, 1, 0], [0, 0, 0], [1, 0, 0]], [2, 2, 1], [4, 2, 1]);
+        assert_eq!(
+            got,
+            vec![
+                [2, 0, 0],
+                [3, 0, 0],
+                [2, 1, 0],
+                [3, 1, 0],
+                [0, 0, 0],
+                [1, 0, 0],
+                [0, 1, 0],
+                [1, 1, 0],
+            ]
+        );
+        // Clusters of one CTA change nothing.
+        assert_eq!(
+            whole_clusters(&[[1, 0, 0]], [1, 1, 1], [4, 1, 1]),
+            vec![[1, 0, 0]]
+        );
     }
 }

@@ -15,10 +15,18 @@
 //!   to rank 0 is the identity (the `.shared::cta` window lies inside the
 //!   `.shared::cluster` window) and to any other rank an out-of-bounds
 //!   access, `getctarank` is 0.
-//! - In a cluster of **several CTAs** the CTAs must be co-scheduled (they
-//!   wait for each other and read each other's shared memory); the engine
-//!   runs one CTA at a time, so `barrier.cluster`, `mapa` and `getctarank`
-//!   are reported `unsupported` by name — never approximated.
+//! - In a cluster of **several CTAs** the CTAs are co-scheduled in one
+//!   engine (a scheduling unit, `unit.rs`) when the run holds the whole
+//!   cluster (a grid run of whole clusters, `crate::grid`): the barrier
+//!   counts every non-exited thread of every CTA of the cluster, an
+//!   arrival releases its thread's clock (`Clocks::release`, the CTA's
+//!   and what it knows of others) and a wait acquires the join of the
+//!   phase's releases; `mapa` tags the address with the target CTA
+//!   ([`tag`]); an access through a tagged address reaches the target's
+//!   instance of the shared region ([`Engine::dsmem_address`]). A run
+//!   that holds only part of a multi-CTA cluster (one CTA alone) reports
+//!   `barrier.cluster`, `mapa` and `getctarank` `unsupported` by name —
+//!   never approximated.
 //!
 //! Checked (each names the thread and instruction): a second arrival in a
 //! phase before the thread's wait (divergence), a wait with no arrival
@@ -27,22 +35,38 @@
 //! that never completes (deadlock, through the stuck-CTA analysis, which
 //! lists the threads waiting here).
 
-use ptxeq_ir::{Instr, InstrData, MemSem, Operand, SpecialReg};
+use ptxeq_ir::{Instr, InstrData, MemSem, Operand, SpecialReg, StateSpace};
 
 use super::values::IntArg;
 use super::{Engine, Flow, R, Status, Wait, unpack_instr};
 use crate::domain::Domain;
-use crate::finding::{FindingKind, WaitGroup, thread_ranges};
+use crate::finding::{Finding, FindingKind, WaitGroup, thread_ranges};
 use crate::funcinfo::FuncInfo;
-use crate::race::Snapshot;
+use crate::memory::SHARED_WINDOW;
+use crate::race::{Foreign, Snapshot};
 
-/// The cluster barrier of a one-CTA cluster.
+/// The bit at which a `.shared::cluster` address produced by `mapa` in a
+/// multi-CTA cluster holds its target: bits `TAG_SHIFT..32` are the
+/// target's rank + 1 (0: the accessing CTA's own `.shared::cta` window,
+/// which lies inside the cluster window). Shared regions lie below it
+/// (checked when a unit is built), so the tagged address also fits the
+/// 32-bit `.shared::cluster` registers nvcc uses.
+pub(crate) const TAG_SHIFT: u32 = 27;
+
+/// The `.shared::cluster` address of shared offset `off` in CTA `rank`.
+pub(crate) fn tag(off: u64, rank: u32) -> u64 {
+    (off & ((1 << TAG_SHIFT) - 1)) | (u64::from(rank) + 1) << TAG_SHIFT
+}
+
+/// The cluster barrier: of a one-CTA cluster, or shared by the CTAs of a
+/// scheduling unit. Threads are numbered across the unit: slot ×
+/// threads per CTA + linear index ([`Engine::unit_thread`]).
 #[derive(Default)]
 pub(crate) struct ClusterBarrier {
     /// Completed phases.
     pub phase: u32,
-    /// Per thread: the phase of its arrival not yet followed by its wait,
-    /// with the arriving instruction.
+    /// Per thread of the unit: the phase of its arrival not yet followed
+    /// by its wait, with the arriving instruction.
     pub pending: Vec<Option<(u32, u32)>>,
     /// Threads arrived in the current phase.
     pub arrived: u32,
@@ -53,7 +77,13 @@ pub(crate) struct ClusterBarrier {
     /// acquires (a thread lags at most one phase: it cannot arrive again
     /// before its wait).
     pub completed: Vec<Snapshot>,
-    /// Threads blocked in `barrier.cluster.wait`, with their instruction.
+    /// In a unit of several CTAs: the releasing arrivals of the current
+    /// phase (each CTA's clock as the arriving thread knows it).
+    pub unit_releases: Vec<Foreign>,
+    /// In a unit: the join of the last completed phase's releases.
+    pub unit_completed: Foreign,
+    /// Threads (of the unit) blocked in `barrier.cluster.wait`, with their
+    /// instruction.
     pub waiters: Vec<(u32, u32)>,
     /// The `.aligned` cluster-barrier instruction the lanes of a warp
     /// reached, by (warp, phase, arrive): its lanes must agree.
@@ -86,8 +116,8 @@ impl<D: Domain> Engine<'_, D> {
             format!(
                 "{} is the grid-synchronisation workspace pointer of a cooperative launch: nvcc lowers \
                  cooperative_groups grid.sync() to a barrier protocol on that workspace (atom.add.release.gpu \
-                 and an ld.acquire.gpu spin); a grid barrier needs every CTA of the grid co-scheduled, and \
-                 the engine runs CTAs one at a time",
+                 and an ld.acquire.gpu spin); the grid barrier is modelled only when every CTA of the grid \
+                 runs together (ctas = \"all\", no multi-CTA clusters), and this run does not hold the whole grid",
                 s.name()
             ),
         )
@@ -95,15 +125,26 @@ impl<D: Domain> Engine<'_, D> {
 
     /// `barrier.cluster.*`, `mapa`, `getctarank`.
     pub(crate) fn cluster_op(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
-        if self.cluster_ctas() > 1 {
+        if self.unit.as_ref().is_some_and(|u| u.grid) {
+            return Err(self.unsupported(
+                t,
+                "cluster operations in a grid-synchronised kernel",
+                format!(
+                    "{}: the kernel's CTAs run as one grid-wide unit for grid.sync(); cluster barriers and \
+                     distributed shared memory in such a unit are not modelled",
+                    ins.instr.mnemonic()
+                ),
+            ));
+        }
+        if self.cluster_ctas() > 1 && !self.unit.as_ref().is_some_and(|u| u.complete) {
             let shape = self.cluster_shape();
             return Err(self.unsupported(
                 t,
                 "clusters of several CTAs",
                 format!(
                     "{}: the launch has clusters of {} CTAs ({shape:?}), whose CTAs wait for each other and \
-                     read each other's shared memory; co-scheduling the CTAs of a cluster is not modelled \
-                     (one-CTA clusters are)",
+                     read each other's shared memory; they are co-scheduled only in a run of several CTAs \
+                     that holds the whole cluster (this run does not)",
                     ins.instr.mnemonic(),
                     self.cluster_ctas()
                 ),
@@ -124,19 +165,41 @@ impl<D: Domain> Engine<'_, D> {
                     self.cluster_wait(t)
                 }
             }
-            Instr::Mapa { .. } => self.mapa(t, info, &ins.operands),
-            Instr::Getctarank { .. } => {
-                // The one CTA of the cluster: every address maps to rank 0.
+            Instr::Mapa { space, .. } => self.mapa(t, info, *space, &ins.operands),
+            Instr::Getctarank { space, .. } => {
                 let d = ins.operands.first().cloned().unwrap_or(Operand::Sink);
-                self.write(t, info, &d, crate::value::Value::Bits(0))?;
+                let rank = if self.unit.is_some() {
+                    let a = ins.operands.get(1).cloned().unwrap_or(Operand::Sink);
+                    let w = self.operand_width(info, &a).unwrap_or(64);
+                    let a = self.known_int(t, info, &a, w, "the getctarank address")?;
+                    let off = if *space == StateSpace::Generic {
+                        a.wrapping_sub(SHARED_WINDOW)
+                    } else {
+                        a
+                    };
+                    match off >> TAG_SHIFT {
+                        0 => self.cluster_rank(),
+                        k => (k - 1) as u32,
+                    }
+                } else {
+                    // The one CTA of the cluster: every address maps to
+                    // rank 0.
+                    0
+                };
+                self.write(t, info, &d, crate::value::Value::Bits(u64::from(rank)))?;
                 Ok(Flow::Next)
             }
             _ => Err(self.unsupported(t, "not a cluster instruction", ins.instr.mnemonic())),
         }
     }
 
+    /// Thread `t` of the running CTA numbered across the unit.
+    pub(crate) fn unit_thread(&self, t: u32) -> u32 {
+        self.cta_slot() * self.cta.nthreads + t
+    }
+
     fn cluster_state(&mut self) -> &mut ClusterBarrier {
-        let n = self.cta.nthreads as usize;
+        let n = (self.cta.nthreads * self.unit_len()) as usize;
         let c = &mut self.cluster;
         if c.pending.len() != n {
             c.pending = vec![None; n];
@@ -148,14 +211,15 @@ impl<D: Domain> Engine<'_, D> {
     /// per phase.
     fn cluster_aligned(&mut self, t: u32, arrive: bool) -> R<()> {
         let instr = self.cur_instr;
-        let w = t / 32;
+        let w = self.cta_slot() * self.cta.nwarps + t / 32;
+        let g = self.unit_thread(t) as usize;
         let c = self.cluster_state();
         let phase = if arrive {
             c.phase
         } else {
             // A wait belongs to the phase of the thread's arrival (a wait
             // without one is reported by `cluster_wait`).
-            c.pending[t as usize].map_or(c.phase, |(p, _)| p)
+            c.pending[g].map_or(c.phase, |(p, _)| p)
         };
         let what = if arrive { "arrive" } else { "wait" };
         match c.aligned.get(&(w, phase, arrive)) {
@@ -178,8 +242,9 @@ impl<D: Domain> Engine<'_, D> {
 
     fn cluster_arrive(&mut self, t: u32, release: bool) -> R<Flow> {
         let instr = self.cur_instr;
+        let g = self.unit_thread(t) as usize;
         let c = self.cluster_state();
-        if let Some((p, i)) = c.pending[t as usize] {
+        if let Some((p, i)) = c.pending[g] {
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
@@ -190,9 +255,13 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        c.pending[t as usize] = Some((c.phase, instr));
+        c.pending[g] = Some((c.phase, instr));
         c.arrived += 1;
-        if release {
+        if release && self.unit.is_some() {
+            let f = self.clocks.release(t);
+            self.clocks.tick(t);
+            self.cluster.unit_releases.push(f);
+        } else if release {
             let snap = self.clocks.snapshot(t);
             self.clocks.tick(t);
             self.cluster.releases.push(snap);
@@ -203,8 +272,10 @@ impl<D: Domain> Engine<'_, D> {
 
     fn cluster_wait(&mut self, t: u32) -> R<Flow> {
         let instr = self.cur_instr;
+        let g = self.unit_thread(t);
+        let unit = self.unit.is_some();
         let c = self.cluster_state();
-        let Some((p, _)) = c.pending[t as usize] else {
+        let Some((p, _)) = c.pending[g as usize] else {
             return Err(self.fail(
                 t,
                 FindingKind::Deadlock,
@@ -214,12 +285,17 @@ impl<D: Domain> Engine<'_, D> {
         };
         if p < c.phase {
             // The phase completed already: acquire it and go on.
-            c.pending[t as usize] = None;
-            let snaps = c.completed.clone();
-            self.clocks.sync(&[t], &snaps);
+            c.pending[g as usize] = None;
+            if unit {
+                let f = c.unit_completed.clone();
+                self.clocks.acquire(t, &f);
+            } else {
+                let snaps = c.completed.clone();
+                self.clocks.sync(&[t], &snaps);
+            }
             return Ok(Flow::Next);
         }
-        c.waiters.push((t, instr));
+        c.waiters.push((g, instr));
         self.cta.threads[t as usize].status = Status::Blocked(Wait::Cluster);
         Ok(Flow::Block)
     }
@@ -227,9 +303,7 @@ impl<D: Domain> Engine<'_, D> {
     /// Completes the current phase once every non-exited thread arrived:
     /// the waiters acquire the phase's releases and wake.
     fn cluster_try_complete(&mut self) {
-        let live = (0..self.cta.nthreads)
-            .filter(|&x| self.cta.threads[x as usize].status != Status::Exited)
-            .count() as u32;
+        let live = self.live_in_unit();
         let c = self.cluster_state();
         if c.arrived == 0 || c.arrived < live {
             return;
@@ -237,6 +311,11 @@ impl<D: Domain> Engine<'_, D> {
         c.phase += 1;
         c.arrived = 0;
         c.completed = std::mem::take(&mut c.releases);
+        if self.unit.is_some() {
+            self.cluster_complete_unit();
+            return;
+        }
+        let c = &mut self.cluster;
         // Waits may still come for the phase just completed, nothing for
         // older ones.
         let keep = c.phase - 1;
@@ -253,6 +332,32 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
+    /// Completes a phase of a unit's cluster barrier: every waiter, in
+    /// whichever CTA, acquires the join of the phase's releases and wakes.
+    fn cluster_complete_unit(&mut self) {
+        let c = &mut self.cluster;
+        let mut joined = Foreign::default();
+        for f in std::mem::take(&mut c.unit_releases) {
+            joined.join(&f);
+        }
+        c.unit_completed = joined.clone();
+        let keep = c.phase - 1;
+        c.aligned.retain(|&(_, p, _), _| p >= keep);
+        let waiters = std::mem::take(&mut c.waiters);
+        let n = self.cta.nthreads;
+        for &(g, _) in &waiters {
+            self.cluster.pending[g as usize] = None;
+        }
+        self.stats.barriers_completed += 1;
+        for (g, _) in waiters {
+            let (k, w) = (g / n, g % n);
+            self.in_slot(k, |e| {
+                e.clocks.acquire(w, &joined);
+                e.wake(w);
+            });
+        }
+    }
+
     /// A thread exited: a phase waiting only for it completes.
     pub(crate) fn cluster_after_exit(&mut self) {
         if self.cluster.arrived > 0 {
@@ -264,16 +369,20 @@ impl<D: Domain> Engine<'_, D> {
     /// analysis.
     pub(crate) fn cluster_wait_groups(&self) -> Vec<WaitGroup> {
         let c = &self.cluster;
+        let n = self.cta.nthreads;
+        let slot = self.cta_slot();
         let mut by_instr: Vec<(u32, Vec<u32>)> = Vec::new();
-        for &(t, i) in &c.waiters {
+        for &(g, i) in &c.waiters {
+            if g / n != slot {
+                continue;
+            }
+            let t = g % n;
             match by_instr.iter_mut().find(|(k, _)| *k == i) {
                 Some((_, v)) => v.push(t),
                 None => by_instr.push((i, vec![t])),
             }
         }
-        let live = (0..self.cta.nthreads)
-            .filter(|&x| self.cta.threads[x as usize].status != Status::Exited)
-            .count() as u32;
+        let live = self.live_in_unit();
         by_instr
             .into_iter()
             .map(|(i, ts)| WaitGroup {
@@ -288,7 +397,7 @@ impl<D: Domain> Engine<'_, D> {
 
     /// `mapa{.space}.type d, a, rank`: the address `a` of this CTA's
     /// shared memory as seen in CTA `rank` of the cluster.
-    fn mapa(&mut self, t: u32, info: &FuncInfo, ops: &[Operand]) -> R<Flow> {
+    fn mapa(&mut self, t: u32, info: &FuncInfo, space: StateSpace, ops: &[Operand]) -> R<Flow> {
         let sink = Operand::Sink;
         let (d, a, b) = (
             ops.first().unwrap_or(&sink),
@@ -319,8 +428,228 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         let w = self.operand_width(info, a).unwrap_or(64);
-        let v = self.read(t, info, a, w)?;
-        self.write(t, info, d, v)?;
+        if self.unit.is_none() {
+            // A one-CTA cluster: rank 0 is this CTA, whose `.shared::cta`
+            // window lies inside the cluster window.
+            let v = self.read(t, info, a, w)?;
+            self.write(t, info, d, v)?;
+            return Ok(Flow::Next);
+        }
+        let generic = space == StateSpace::Generic;
+        let addr = self.known_int(t, info, a, w, "the mapa address")?;
+        let off = if generic {
+            addr.wrapping_sub(SHARED_WINDOW)
+        } else {
+            addr
+        };
+        if off >> 32 != 0 {
+            return Err(self.fail(
+                t,
+                FindingKind::OutOfBounds,
+                "",
+                format!(
+                    "mapa of address {addr:#x}, which is not a shared-memory address of this CTA"
+                ),
+            ));
+        }
+        let tagged = tag(off, rank);
+        let v = if generic {
+            tagged + SHARED_WINDOW
+        } else {
+            tagged
+        };
+        let v = if w < 64 { v & ((1u64 << w) - 1) } else { v };
+        self.write(t, info, d, crate::value::Value::Bits(v))?;
         Ok(Flow::Next)
+    }
+
+    /// An integer operand that must be known (an address, a rank).
+    fn known_int(&mut self, t: u32, info: &FuncInfo, op: &Operand, w: u32, what: &str) -> R<u64> {
+        match self.read_int(t, info, op, w)? {
+            IntArg::Known(v) => Ok(v),
+            IntArg::Undef => Err(self.uninit_register(t, what)),
+            IntArg::Tainted(_) | IntArg::Data(_) => Err(self.unsupported(
+                t,
+                "synchronisation depends on tensor data",
+                format!("{what} is computed from tensor values"),
+            )),
+        }
+    }
+
+    /// Resolves a shared-space offset `a` of an access in a unit of
+    /// several CTAs (`space`: the instruction's state space): an address
+    /// tagged by `mapa` with another CTA's rank swaps that CTA's shared
+    /// memory in for this instruction ([`Engine::begin_remote`]). `None`
+    /// when the access is out of bounds (reported here).
+    pub(crate) fn dsmem_address(&mut self, t: u32, space: StateSpace, a: u64) -> R<Option<u64>> {
+        let Some(u) = self.unit.as_ref() else {
+            return Ok(Some(a));
+        };
+        let (running, remote, n) = (u.running, u.remote, u.len());
+        let off = a & ((1 << TAG_SHIFT) - 1);
+        let target = match a >> TAG_SHIFT {
+            0 => running,
+            k => (k - 1) as u32,
+        };
+        let mine = if target == running {
+            None
+        } else {
+            Some(target)
+        };
+        if remote != mine && remote.is_some() {
+            return Err(self.unsupported(
+                t,
+                "an instruction accessing the shared memory of two CTAs",
+                "one instruction reads or writes the shared memory of two CTAs of the cluster"
+                    .into(),
+            ));
+        }
+        let Some(k) = mine else {
+            return Ok(Some(off));
+        };
+        if a >> 32 != 0 || k >= n {
+            self.note(
+                t,
+                FindingKind::OutOfBounds,
+                format!(
+                    "shared-memory access at address {a:#x}: no CTA of this cluster of {n} has that .shared::cluster address, so the access is out of bounds"
+                ),
+                None,
+            );
+            return Ok(None);
+        }
+        if space == StateSpace::Shared {
+            self.note(
+                t,
+                FindingKind::OutOfBounds,
+                format!(
+                    "a .shared::cta access through the .shared::cluster address {a:#x} of CTA rank {k}: a .shared::cta access reaches only the executing CTA's shared memory"
+                ),
+                None,
+            );
+            return Ok(None);
+        }
+        if self.live_in_slot(k) == 0 {
+            return Err(self.fail(
+                t,
+                FindingKind::OutOfBounds,
+                "distributed shared memory of an exited CTA",
+                format!(
+                    "access to the shared memory of CTA rank {k} of the cluster after all its threads exited: a CTA's shared memory exists only while the CTA runs (a cluster barrier before the exit keeps it alive)"
+                ),
+            ));
+        }
+        let i = super::unpack_instr(self.cur_instr);
+        let plain = self
+            .funcs
+            .get(i.func as usize)
+            .and_then(|f| f.ir.instrs.get(i.index as usize))
+            .is_some_and(|x| {
+                matches!(
+                    x.instr,
+                    Instr::Ld(_) | Instr::St(_) | Instr::Atom(_) | Instr::Red(_)
+                )
+            });
+        if !plain {
+            return Err(self.unsupported(
+                t,
+                "distributed shared memory through this instruction",
+                "only ld, st, atom and red reach another CTA's shared memory (mbarrier objects, copies and \
+                 matrix loads in another CTA are not modelled)"
+                    .into(),
+            ));
+        }
+        let busy = |c: &super::cta::CtaState<D::Val>| c.mbars.any() || c.asyncs.any() || c.proxy.on;
+        let target_busy = self
+            .unit
+            .as_ref()
+            .and_then(|u| u.parked[k as usize].as_ref())
+            .is_some_and(|p| busy(&p.cta));
+        if busy(&self.cta) || target_busy {
+            return Err(self.unsupported(
+                t,
+                "distributed shared memory with asynchronous units",
+                "an access to another CTA's shared memory in a kernel with mbarriers, cp.async copies or async-proxy \
+                 (TMA, wgmma) reads: the remote access is not checked against the target CTA's asynchronous units"
+                    .into(),
+            ));
+        }
+        self.begin_remote(k);
+        let key = (k, self.clocks.cta(), t);
+        let val = (self.clocks.epoch(t), self.cur_instr, self.cta.id);
+        if let Some(u) = self.unit.as_mut() {
+            u.remote_reads.insert(key, val);
+        }
+        Ok(Some(off))
+    }
+
+    /// Thread `t` of the running CTA exited (in a unit): the remote
+    /// accesses to this CTA's shared memory it knows of are ordered before
+    /// the CTA's exit; when it was the CTA's last thread, any other one
+    /// may run after the CTA's shared memory is gone: reported.
+    pub(crate) fn dsmem_after_exit(&mut self, t: u32) {
+        let slot = self.cta_slot();
+        let Some(u) = self.unit.as_mut() else { return };
+        if u.remote_reads.is_empty() {
+            return;
+        }
+        let clocks = &self.clocks;
+        u.remote_reads
+            .retain(|&(k, stamp, tid), &mut (epoch, instr, _)| {
+                k != slot || {
+                    let a = crate::race::Acc {
+                        tid,
+                        cta: stamp,
+                        epoch,
+                        instr,
+                        ..Default::default()
+                    };
+                    !clocks.knows_acc(t, &a)
+                }
+            });
+        if self.live_in_slot(slot) != 0 {
+            return;
+        }
+        let mut left: Vec<_> = self
+            .unit
+            .as_ref()
+            .map(|u| {
+                u.remote_reads
+                    .iter()
+                    .filter(|((k, _, _), _)| *k == slot)
+                    .map(|(&(_, _, tid), &(_, instr, cta))| (cta, tid, instr))
+                    .collect()
+            })
+            .unwrap_or_default();
+        left.sort_unstable();
+        let Some(&(cta, tid, instr)) = left.first() else {
+            return;
+        };
+        let rank = self.cluster_rank();
+        let access = crate::finding::AccessRef {
+            thread: self.thread_ref(tid),
+            instr: unpack_instr(instr),
+            kind: crate::finding::AccessKind::Read,
+            cta: Some(cta),
+        };
+        let [x, y, z] = cta;
+        let msg = format!(
+            "{} of CTA ({x},{y},{z}) accesses the shared memory of CTA rank {rank} of its cluster at {}, and \
+             nothing orders that access before the exit of any of CTA rank {rank}'s threads: the CTA may exit, \
+             and its shared memory cease to exist, before the access (a cluster barrier before the exit keeps \
+             it alive){}",
+            access.thread,
+            access.instr,
+            if left.len() > 1 {
+                format!(" ({} more such threads)", left.len() - 1)
+            } else {
+                String::new()
+            }
+        );
+        let mut f = Finding::new(FindingKind::OutOfBounds, msg)
+            .at(Some(access.thread), Some(access.instr))
+            .with_reason("distributed shared memory of an exited CTA");
+        f.accesses = vec![access];
+        self.report(f);
     }
 }

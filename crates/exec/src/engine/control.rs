@@ -573,6 +573,9 @@ impl<D: Domain> Engine<'_, D> {
         th.status = Status::Exited;
         let w = (t / 32) as usize;
         self.cta.live[w] &= !(1u32 << (t % 32));
+        if self.unit.is_some() {
+            self.dsmem_after_exit(t);
+        }
         self.after_exit(t);
     }
 }

@@ -207,6 +207,11 @@ impl<D: Domain> Engine<'_, D> {
         if D::BIT_EXACT {
             self.d.set_mode(crate::ieee::mode_of(&ins.instr));
         }
+        if self.gsync.is_some()
+            && let Some(f) = self.grid_sync_access(t, info, pc, ins)?
+        {
+            return Ok(f);
+        }
         if self.cta.wg.busy_threads > 0 {
             self.wgmma_busy_check(t, info, ins);
         }

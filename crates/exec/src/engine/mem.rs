@@ -171,6 +171,15 @@ impl<D: Domain> Engine<'_, D> {
             AddrBase::Symbol(ptxeq_ir::Symbol::Var(v)) => {
                 if let Some(Some(r)) = self.mem.var_region.get(f).and_then(|m| m.get(v.index())) {
                     let off = addr.offset;
+                    if self.unit.as_ref().is_some_and(|u| u.remote.is_some())
+                        && self.mem.regions[*r as usize].space == Space::Shared
+                    {
+                        // The running CTA's own variable while another
+                        // CTA's shared memory is swapped in.
+                        let r = *r;
+                        self.dsmem_address(t, space, 0)?;
+                        return self.bounds(t, Target::Cta(r), off, width);
+                    }
                     return self.bounds(t, Target::Cta(*r), off, width);
                 }
                 if let Some(p) = self.private_of_var(t, info, v.index()) {
@@ -252,6 +261,16 @@ impl<D: Domain> Engine<'_, D> {
                     return Err(self.unsupported(t, "state space not supported", format!(".{sp}")));
                 }
             }
+        };
+        // In a unit of several CTAs (a cluster), a shared address may
+        // name another CTA's shared memory (`cluster.rs`).
+        let a = if sp == Space::Shared && self.unit.is_some() {
+            match self.dsmem_address(t, space, a)? {
+                Some(a) => a,
+                None => return Ok(None),
+            }
+        } else {
+            a
         };
         // Look the address up.
         let found = if sp == Space::Local || sp == Space::Param {

@@ -35,6 +35,7 @@ mod exec;
 mod findings;
 mod fp8cvt;
 mod fragments;
+mod gridsync;
 mod intdata;
 mod matrix;
 mod mbarrier;
@@ -44,6 +45,7 @@ mod proxy;
 mod spin;
 mod sync;
 mod tma;
+mod unit;
 mod values;
 mod wgmma;
 mod wmma_check;
@@ -63,8 +65,7 @@ use crate::footprint::{FootprintBuilder, GlobalFootprint, TensorFootprint};
 use crate::funcinfo::FuncInfo;
 use crate::input::{CtaInput, ParamValue};
 use crate::memory::{
-    GLOBAL_SLOT_BITS, Init, PRIVATE_START, Region, SHARED_WINDOW, SPACE_SLOT_BITS, Slot, Slots,
-    Space, load_value,
+    GLOBAL_SLOT_BITS, Init, Region, SHARED_WINDOW, SPACE_SLOT_BITS, Slot, Slots, Space, load_value,
 };
 use crate::race::{Clocks, ShadowMem};
 use crate::result::{CtaRun, OutputValue, Stats, TensorOutput};
@@ -72,6 +73,7 @@ use crate::sparse::Meter;
 use crate::trace::{ThreadTracer, Trace, mix};
 use crate::value::Value;
 
+pub(crate) use gridsync::uses_grid_sync;
 pub(crate) use mem::drop_control_only_od;
 pub(crate) use memstate::HeldGlobal;
 pub(crate) use sync::{Barrier, WarpState};
@@ -232,6 +234,12 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// The cluster barrier of a one-CTA cluster (`cluster.rs`); with
     /// several CTAs per scheduling unit it is shared by them.
     pub cluster: cluster::ClusterBarrier,
+    /// The other CTAs of a scheduling unit of several CTAs (a multi-CTA
+    /// cluster, `unit.rs`); `None` for a CTA run alone.
+    pub unit: Option<Box<unit::Unit<D::Val>>>,
+    /// The grid barrier of `grid.sync()` when the unit is the whole grid
+    /// (`gridsync.rs`).
+    pub gsync: Option<Box<gridsync::GridSync>>,
 }
 
 /// Packs a function index and instruction index.
@@ -328,7 +336,6 @@ impl<'a, D: Domain> Engine<'a, D> {
             ));
         }
         let nthreads = nthreads64 as u32;
-        let nwarps = nthreads.div_ceil(32);
         let mut names: Vec<String> = vec![input.kernel.name.clone()];
         names.extend(input.funcs.iter().map(|f| f.name.clone()));
         let mut funcs = vec![FuncInfo::new(input.kernel.clone(), &names)];
@@ -656,26 +663,6 @@ impl<'a, D: Domain> Engine<'a, D> {
                     .then(|| FootprintBuilder::metered(r.size as usize, &meter))
             })
             .collect();
-        let [bx, by, _] = input.block;
-        let threads = (0..nthreads)
-            .map(|l| Thread {
-                tid: [l % bx, (l / bx) % by, l / (bx * by)],
-                linear: l,
-                frames: Vec::new(),
-                status: Status::Ready,
-                carry: false,
-                private: Vec::new(),
-                cursor_local: PRIVATE_START,
-                cursor_param: PRIVATE_START,
-                last_arrival: [None; 16],
-                tracer: ThreadTracer::start(0, 0),
-                back_edges: budget::BackEdges::default(),
-            })
-            .collect();
-        let mut live = vec![u32::MAX; nwarps as usize];
-        if !nthreads.is_multiple_of(32) {
-            live[nwarps as usize - 1] = (1u32 << (nthreads % 32)) - 1;
-        }
         // Copies completing on an mbarrier are stamped by per-thread async
         // agents: only kernels that issue them pay for the extra clocks.
         let mbar_agents = funcs.iter().any(|f| {
@@ -686,26 +673,12 @@ impl<'a, D: Domain> Engine<'a, D> {
                 )
             })
         });
-        let funcs_async_readers = funcs.iter().any(|f| proxy::has_async_proxy_reads(&f.ir));
-        let wg = wgmma::WgmmaState::new(nthreads as usize, funcs.iter().map(|f| &*f.ir));
+        let cta_state = cta::CtaState::new(input, &funcs, cta);
         let mut e = Engine {
             input,
             funcs: Rc::new(funcs),
             d,
-            cta: cta::CtaState {
-                id: cta,
-                nthreads,
-                nwarps,
-                threads,
-                bars: (0..16).map(|_| Barrier::new(nwarps as usize)).collect(),
-                warps: (0..nwarps).map(|_| WarpState::default()).collect(),
-                live,
-                mbars: mbarrier::Mbarriers::default(),
-                asyncs: async_copy::AsyncCopies::new(nthreads as usize),
-                wg,
-                wmma: wmma_check::WmmaState::new(nwarps as usize),
-                proxy: proxy::ProxyState::new(funcs_async_readers, nthreads as usize),
-            },
+            cta: cta_state,
             mem: memstate::MemState {
                 regions,
                 slots,
@@ -739,6 +712,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             mbar_agents,
             writers: writers::Writers::new(input),
             cluster: cluster::ClusterBarrier::default(),
+            unit: None,
+            gsync: None,
         };
         for t in 0..nthreads {
             if e.push_frame(t, 0, Vec::new()).is_err() {
@@ -957,6 +932,9 @@ impl<'a, D: Domain> Engine<'a, D> {
                 if self.resolve_quiescent() {
                     continue;
                 }
+                if self.unit.is_some() && self.next_runnable_slot() {
+                    continue;
+                }
                 break;
             };
             if self.cta.threads[t as usize].status != Status::Ready {
@@ -964,7 +942,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             self.run_thread(t);
         }
-        if !self.log.halted() {
+        if self.unit.is_some() {
+            self.finish_unit_slots();
+        } else if !self.log.halted() {
             self.check_stuck();
         }
     }
@@ -1045,7 +1025,13 @@ impl<'a, D: Domain> Engine<'a, D> {
         if let Some(c) = self.cov.as_deref_mut() {
             c.executed_at(self.cur_instr);
         }
-        let flow = self.exec(funcs, info, t, ins)?;
+        let flow = self.exec(funcs, info, t, ins);
+        if self.unit.is_some() {
+            // A distributed-shared-memory access swapped another CTA's
+            // shared memory in for this instruction only.
+            self.end_remote();
+        }
+        let flow = flow?;
         self.guard = None;
         match flow {
             Flow::Next => {
@@ -1078,7 +1064,11 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// Builds the result and hands the domain back.
     pub(crate) fn finish_with_domain(mut self) -> (CtaRun<D::Val>, D) {
         if !self.log.halted() {
-            self.tma_exit_check();
+            for k in 0..self.unit_len() {
+                self.switch_to(k);
+                self.tma_exit_check();
+            }
+            self.switch_to(0);
         }
         let outputs = self.collect_outputs();
         let footprint = self.collect_footprint();
@@ -1107,7 +1097,8 @@ impl<'a, D: Domain> Engine<'a, D> {
                     && f.instr.is_some_and(|i| racy_reads.contains(&i)))
             });
         }
-        let threads = std::mem::take(&mut self.cta.threads);
+        let threads = self.take_unit_threads();
+        self.stats.threads = threads.len() as u32;
         let trace = Trace {
             threads: threads.into_iter().map(|t| t.tracer.finish()).collect(),
             schedule_hash: self.sched_hash,

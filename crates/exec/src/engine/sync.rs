@@ -1134,6 +1134,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         groups.extend(self.mbar_wait_groups());
         groups.extend(self.cluster_wait_groups());
+        groups.extend(self.grid_sync_wait_groups());
         let wg = self.wgmma_wait_groups();
         collective |= !wg.is_empty();
         groups.extend(wg);

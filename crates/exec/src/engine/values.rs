@@ -892,7 +892,7 @@ impl<D: Domain> Engine<'_, D> {
                     ),
                 ));
             }
-            S::Envreg(1 | 2) => return Err(self.grid_sync_unsupported(t, s)),
+            S::Envreg(1 | 2) => self.envreg(t, s)?,
             other => {
                 return Err(self.unsupported(
                     t,

@@ -125,6 +125,10 @@ struct Execution<V> {
     by: Vec<Option<(ThreadRef, InstrRef)>>,
     /// The ticket update's increment (`inc`: 1, `add` of a constant).
     step: Option<u64>,
+    /// Some engine ran the CTAs of a multi-CTA cluster co-scheduled.
+    co_scheduled: bool,
+    /// The co-scheduled unit is the whole grid (a `grid.sync()` kernel).
+    grid_unit: bool,
 }
 
 impl<D: Domain> Engine<'_, D> {
@@ -175,10 +179,17 @@ fn execute<D: Domain>(
         seen: vec![(None, 0); n],
         by: vec![None; n],
         step: None,
+        co_scheduled: false,
+        grid_unit: false,
     };
     let mut chain = ticket::Chain::default();
-    for (k, &ci) in order.iter().enumerate() {
-        let last = k + 1 == order.len();
+    let (units, grid_unit) = units(input, ctas, order);
+    for (k, (ci, members)) in units.iter().enumerate() {
+        let (ci, last) = (*ci, k + 1 == units.len());
+        for &m in members {
+            // A member's run is its cluster's, reported with rank 0.
+            ex.runs[m] = Some(crate::empty_run_clean(ctas[m], input));
+        }
         let mut e = match Engine::new(input, ctas[ci], d) {
             Ok(e) => e,
             Err((f, d0)) => {
@@ -188,6 +199,12 @@ fn execute<D: Domain>(
             }
         };
         e.attach(&mut mem, ci as u32);
+        if !members.is_empty() {
+            let m: Vec<([u32; 3], u32)> = members.iter().map(|&m| (ctas[m], m as u32)).collect();
+            e.add_unit_ctas(&m, true, grid_unit);
+            ex.co_scheduled = true;
+            ex.grid_unit = grid_unit;
+        }
         let mut g = EngineGrid::default();
         if let Some(p) = plan {
             if k == 0 {
@@ -226,6 +243,67 @@ fn execute<D: Domain>(
     (ex, d)
 }
 
+/// The engines of a grid run in `order`: each CTA alone, except that the
+/// CTAs of a multi-CTA cluster all of whose ranks are in `ctas` run as one
+/// scheduling unit (`engine/unit.rs`) in the engine of its rank-0 CTA,
+/// at the position of the first of them in `order`. Returns (engine's
+/// CTA, the other CTAs of its unit by rank from 1) as indices into `ctas`.
+///
+/// A kernel that reads the `grid.sync()` workspace (`%envreg1/2`,
+/// `engine/gridsync.rs`) runs as one unit of every CTA when `ctas` is the
+/// whole grid and its clusters have one CTA (the second result says so);
+/// the unit's size is bounded by the CTA limit (`max_ctas`) that bounds
+/// every grid run, and its memory by `max_memory_state_bytes`.
+fn units(input: &CtaInput, ctas: &[[u32; 3]], order: &[usize]) -> (Vec<(usize, Vec<usize>)>, bool) {
+    let shape = input.cluster.unwrap_or([1, 1, 1]);
+    let size: u32 = shape.iter().product();
+    let whole = u64::try_from(ctas.len()).ok() == Some(grid_size(input))
+        && ctas.iter().collect::<FxHashSet<_>>().len() == ctas.len();
+    let funcs = std::iter::once(&*input.kernel).chain(input.funcs.iter().map(|f| &**f));
+    if whole && size <= 1 && ctas.len() > 1 && crate::engine::uses_grid_sync(funcs) {
+        let first = order[0];
+        let rest = order.iter().copied().filter(|&c| c != first).collect();
+        return (vec![(first, rest)], true);
+    }
+    if size <= 1 {
+        return (order.iter().map(|&ci| (ci, Vec::new())).collect(), false);
+    }
+    let cluster = |c: [u32; 3]| [c[0] / shape[0], c[1] / shape[1], c[2] / shape[2]];
+    let rank = |c: [u32; 3]| {
+        let r = |d: usize| c[d] % shape[d];
+        r(0) + shape[0] * (r(1) + shape[1] * r(2))
+    };
+    let mut done = vec![false; ctas.len()];
+    let mut out = Vec::new();
+    for &ci in order {
+        if done[ci] {
+            continue;
+        }
+        let key = cluster(ctas[ci]);
+        let mut by_rank: Vec<Option<usize>> = vec![None; size as usize];
+        for &j in order {
+            if !done[j] && cluster(ctas[j]) == key {
+                by_rank[rank(ctas[j]) as usize].get_or_insert(j);
+            }
+        }
+        match by_rank.iter().copied().collect::<Option<Vec<usize>>>() {
+            Some(all) => {
+                for &j in &all {
+                    done[j] = true;
+                }
+                out.push((all[0], all[1..].to_vec()));
+            }
+            None => {
+                // Part of the cluster only: the CTA runs alone (its cluster
+                // operations are unsupported).
+                done[ci] = true;
+                out.push((ci, Vec::new()));
+            }
+        }
+    }
+    (out, false)
+}
+
 /// A CTA's behaviour: its paths, schedule and global effects.
 fn fingerprint<V>(run: &CtaRun<V>, effects: u64) -> u64 {
     use crate::trace::mix;
@@ -243,6 +321,7 @@ fn fingerprint<V>(run: &CtaRun<V>, effects: u64) -> u64 {
 pub fn run_grid<D: Domain>(input: &CtaInput, ctas: &[[u32; 3]], d: D) -> (GridRun<D::Val>, D) {
     let order: Vec<usize> = (0..ctas.len()).collect();
     let (ex, d) = execute(input, ctas, &order, d, None);
+    let (co_scheduled, grid_unit) = (ex.co_scheduled, ex.grid_unit);
     let whole = u64::try_from(ctas.len()).ok() == Some(grid_size(input))
         && ctas.iter().collect::<FxHashSet<_>>().len() == ctas.len();
     if let Some(word) = ex.ticket_word {
@@ -256,7 +335,26 @@ pub fn run_grid<D: Domain>(input: &CtaInput, ctas: &[[u32; 3]], d: D) -> (GridRu
         );
         return (run, d);
     }
-    (finish(ctas, vec![ex], Vec::new()), d)
+    let mut run = finish(ctas, vec![ex], Vec::new());
+    if co_scheduled {
+        // The CTAs of a cluster depend on each other: a CTA replayed alone
+        // does not reproduce its part (the symbolic replay runs the grid).
+        run.explored = true;
+        run.notes.push(if grid_unit {
+            "every CTA of the grid ran co-scheduled as one unit (the kernel synchronises the grid with \
+             grid.sync(), modelled as a grid barrier); the grid's findings, counters and trace are \
+             reported with its first CTA"
+                .to_string()
+        } else {
+            format!(
+                "the CTAs of each cluster of {:?} ran co-scheduled as one unit (cluster barriers and \
+                 distributed shared memory across its CTAs); a cluster's findings, counters and trace \
+                 are reported with its rank-0 CTA",
+                input.cluster.unwrap_or([1, 1, 1])
+            )
+        });
+    }
+    (run, d)
 }
 
 /// CTAs in the grid of `input`.

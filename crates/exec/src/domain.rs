@@ -574,6 +574,11 @@ pub trait Domain {
     fn same_value(&self, a: Self::Val, b: Self::Val) -> bool;
     /// A short description for messages (`x[3]`, `opaque #12`, `0.5`).
     fn describe(&self, v: Self::Val) -> String;
+    /// True when equal values are equal handles (`==` on `Val` is value
+    /// equality where the engine needs one). False for the term domain,
+    /// whose pending sums are handles of their own: the engine then asks
+    /// [`Domain::same_value`].
+    const UNIQUE_HANDLES: bool = true;
 
     /// True only for [`crate::layout_tags::Tagged`]: values carry wmma
     /// fragment layout tags, and the engine checks element-wise fragment

@@ -321,6 +321,8 @@ impl<D: Domain> Domain for Tagged<D> {
         self.inner.same_value(a.v, b.v)
     }
 
+    const UNIQUE_HANDLES: bool = D::UNIQUE_HANDLES;
+
     fn describe(&self, v: Self::Val) -> String {
         self.inner.describe(v.v)
     }

@@ -5,7 +5,7 @@
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
-use ptxeq_terms::{TermId, Terms};
+use ptxeq_terms::{Sum, SumChains, TermId, Terms};
 
 fn main() {
     divan::main();
@@ -160,6 +160,36 @@ fn gemm_tile_k4096(b: Bencher<'_, '_>) {
                         acc = t.fma(a[i * K + k], bb[k * T + j], acc);
                     }
                     black_box(acc);
+                }
+            }
+            t
+        });
+}
+
+/// `gemm_tile_k4096` with the partial sums deferred ([`SumChains`], as the
+/// symbolic replay builds them): only the products and one sum per
+/// `FLATTEN_LIMIT` addends become nodes, each output forced at the end.
+#[divan::bench(sample_count = 5)]
+fn gemm_tile_k4096_chains(b: Bencher<'_, '_>) {
+    const K: usize = 4096;
+    const T: usize = 16;
+    b.counter(ItemsCount::new((2 * K * T * T) as u64))
+        .with_inputs(|| {
+            let mut t = Terms::new();
+            let a = inputs(&mut t, 0, (T * K) as u64);
+            let bb = inputs(&mut t, 1, (K * T) as u64);
+            (t, a, bb)
+        })
+        .bench_local_values(|(mut t, a, bb)| {
+            let mut chains = SumChains::new();
+            for i in 0..T {
+                for j in 0..T {
+                    let mut acc = Sum::Term(t.int(0));
+                    for k in 0..K {
+                        let p = t.mul(a[i * K + k], bb[k * T + j]);
+                        acc = chains.add(&mut t, Sum::Term(p), acc);
+                    }
+                    black_box(chains.force(&mut t, acc));
                 }
             }
             t

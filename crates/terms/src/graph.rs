@@ -212,12 +212,23 @@ impl Terms {
 
     /// Interns the graph's terms into this store, returning its roots as
     /// ids of this store (in order).
+    ///
+    /// Each node is rebuilt through its constructor, except one this store
+    /// holds already: a constructor returns an interned node unchanged
+    /// when rebuilt from it (the store's invariant), so looking it up
+    /// gives the same id for the cost of a hash and one probe. (Into an
+    /// empty store — the first of a pair's graphs — nothing can be found,
+    /// so no lookup is tried.)
     pub fn import(&mut self, g: &TermGraph) -> Vec<TermId> {
         let mut ids: Vec<TermId> = Vec::with_capacity(g.nodes.len());
+        let look = !self.is_empty();
         for node in &g.nodes {
             // Children are earlier nodes (validated), so `ids` has them.
             let n = node.map_children(|c| ids[c.index()]);
-            let id = self.rebuild(&n);
+            let id = match look.then(|| self.lookup(&n)).flatten() {
+                Some(id) => id,
+                None => self.rebuild(&n),
+            };
             ids.push(id);
         }
         g.roots.iter().map(|r| ids[r.index()]).collect()
@@ -231,6 +242,9 @@ impl Terms {
             Node::PosInf => self.pos_inf(),
             Node::NegInf => self.neg_inf(),
             Node::Input { tensor, index } => self.input(*tensor, *index),
+            // Binary: the fast paths (the general constructor's result).
+            Node::Add(ops) if ops.len() == 2 => self.add(ops[0], ops[1]),
+            Node::Mul(ops) if ops.len() == 2 => self.mul(ops[0], ops[1]),
             Node::Add(ops) => self.add_many(ops),
             Node::Mul(ops) => self.mul_many(ops),
             Node::Recip(a) => self.recip(*a),
@@ -367,6 +381,27 @@ mod tests {
         let bytes = bincode::serde::encode_to_vec(fake(4, 2), bincode_config()).unwrap();
         let g = TermGraph::from_bytes(&bytes).unwrap();
         assert_eq!(g.nodes()[0], Node::Const(crate::Rat::from_i64(2)));
+    }
+
+    /// Importing into a store that already holds some of the terms (the
+    /// second graph of a pair: lookups instead of rebuilds) gives the ids
+    /// the constructors give there, and leaves no duplicate node.
+    #[test]
+    fn import_into_a_populated_store_finds_existing_nodes() {
+        let mut a = Terms::new();
+        let roots = build(&mut a);
+        let g = a.export(&roots);
+        let mut b = Terms::new();
+        let mine = build(&mut b);
+        let len = b.len();
+        assert_eq!(b.import(&g), mine);
+        assert_eq!(b.len(), len);
+        // A fresh store (no lookups) gets the same terms.
+        let mut c = Terms::new();
+        let got = c.import(&g);
+        for (x, y) in got.iter().zip(&mine) {
+            assert_eq!(c.hash128(*x), b.hash128(*y));
+        }
     }
 
     #[test]

@@ -47,7 +47,9 @@ mod table;
 pub mod uninterpreted;
 mod walk;
 
-pub use build::{FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS};
+pub use build::{
+    ChainStats, FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS, PendingSum, Sum, SumChains,
+};
 pub use display::{DEFAULT_DISPLAY_LIMIT, Display};
 pub use graph::{GraphError, TermGraph};
 pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};

@@ -330,6 +330,20 @@ impl Terms {
         TermId(id)
     }
 
+    /// The id of `node` (children ids of this store) when it is interned
+    /// exactly as given.
+    pub(crate) fn lookup(&self, node: &Node) -> Option<TermId> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let h = hash_node(node, &self.hashes);
+        let nodes = &self.nodes;
+        match self.table.find(h, |i| nodes[i as usize] == *node) {
+            Probe::Found(i) => Some(TermId(i)),
+            Probe::Vacant(_) => None,
+        }
+    }
+
     /// Sort key of an operand in canonical order.
     pub(crate) fn key(&self, t: TermId) -> (u128, u32) {
         (self.hashes[t.index()], t.0)

@@ -4,7 +4,9 @@
 use ptxeq_exec::sparse::SparseVec;
 use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 use ptxeq_spec::DType;
-use ptxeq_terms::{BigRational, CmpOp, IntCmpOp, IntFn, IntRound, IntTy, TermId, Terms};
+use ptxeq_terms::{
+    BigRational, CmpOp, IntCmpOp, IntFn, IntRound, IntTy, Sum, SumChains, TermId, Terms,
+};
 
 /// [`Domain`] over a [`Terms`] store. Every float value a kernel computes
 /// becomes a term; equal terms are one node, so the reference's and the
@@ -24,6 +26,12 @@ pub struct TermDomain {
     /// Which instruction first built each term, when asked for
     /// ([`TermDomain::with_origins`]; `None` in the pipeline's replay).
     pub origins: Option<TermOrigins>,
+    /// Pending accumulation sums (`ptxeq_terms::SumChains`): a partial sum
+    /// is interned only when something other than another addition reads
+    /// it. Off (`lazy == false`) when origins are recorded, so that every
+    /// term is attributed to the instruction that computed it.
+    chains: SumChains,
+    lazy: bool,
 }
 
 /// Which instruction first built each term of a store: term ids are dense
@@ -97,6 +105,37 @@ impl TermDomain {
             inputs: Vec::new(),
             int_types: Vec::new(),
             origins: None,
+            chains: SumChains::new(),
+            lazy: true,
+        }
+    }
+
+    /// The interned term of a value (building a pending sum's node).
+    pub fn force(&mut self, v: Sum) -> TermId {
+        self.chains.force(&mut self.terms, v)
+    }
+
+    /// Counters of the deferred sums (profiles, benches).
+    pub fn chain_stats(&self) -> ptxeq_terms::ChainStats {
+        self.chains.stats()
+    }
+
+    /// `a + b`, deferred when it extends an accumulation (see `chains`).
+    fn add(&mut self, a: Sum, b: Sum) -> Sum {
+        if self.lazy {
+            return self.chains.add(&mut self.terms, a, b);
+        }
+        let (a, b) = (self.force(a), self.force(b));
+        Sum::Term(self.terms.add(a, b))
+    }
+
+    /// A domain that interns every sum as it is built (no pending sums):
+    /// for runs whose outputs the engine compares by handle (the ticket
+    /// grid's orders).
+    pub fn eager(terms: Terms) -> Self {
+        TermDomain {
+            lazy: false,
+            ..TermDomain::new(terms)
         }
     }
 
@@ -106,6 +145,7 @@ impl TermDomain {
         let origins = Some(TermOrigins::starting_at(terms.len()));
         TermDomain {
             origins,
+            lazy: false,
             ..TermDomain::new(terms)
         }
     }
@@ -171,11 +211,13 @@ fn cmp_op(c: Cmp) -> CmpOp {
 }
 
 impl Domain for TermDomain {
-    type Val = TermId;
+    /// A term, or a pending accumulation sum (interned on first use by
+    /// anything but another addition: [`TermDomain::force`]).
+    type Val = Sum;
 
-    fn float_const(&mut self, fmt: Fmt, bits: u64) -> Option<TermId> {
+    fn float_const(&mut self, fmt: Fmt, bits: u64) -> Option<Sum> {
         // The low bits hold the pattern; truncating casts pick them out.
-        match fmt {
+        let t = match fmt {
             Fmt::F16 => self.terms.from_f16_bits(bits as u16),
             Fmt::Bf16 => self.terms.from_bf16_bits(bits as u16),
             Fmt::F32 => self.terms.from_f32_bits(bits as u32),
@@ -188,56 +230,58 @@ impl Domain for TermDomain {
                 ptxeq_exec::ExtReal::PosInf => Some(self.terms.pos_inf()),
                 ptxeq_exec::ExtReal::NegInf => Some(self.terms.neg_inf()),
             },
-        }
+        };
+        t.map(Sum::Term)
     }
 
-    fn int_const(&mut self, v: i128) -> TermId {
-        match i64::try_from(v) {
+    fn int_const(&mut self, v: i128) -> Sum {
+        Sum::Term(match i64::try_from(v) {
             Ok(small) => self.terms.int(small),
             Err(_) => self.terms.rational(BigRational::from_integer(v.into())),
-        }
+        })
     }
 
-    fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> TermId {
+    fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> Sum {
         if index >= TABLE_INPUTS {
-            return self.terms.input(tensor, index);
+            return Sum::Term(self.terms.input(tensor, index));
         }
         let (t, i) = (tensor as usize, index as usize);
         if self.inputs.len() <= t {
             self.inputs
                 .resize_with(t + 1, || SparseVec::new(TABLE_INPUTS as usize, None));
         }
-        match self.inputs[t].get(i) {
+        Sum::Term(match self.inputs[t].get(i) {
             Some(id) => id,
             None => {
                 let id = self.terms.input(tensor, index);
                 self.inputs[t].set(i, Some(id));
                 id
             }
-        }
+        })
     }
 
     fn set_tensor_types(&mut self, dtypes: &[DType]) {
         self.int_types = dtypes.iter().map(|&d| int_ty(d)).collect();
     }
 
-    fn int_data(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Option<TermId> {
+    fn int_data(&mut self, tensor: u32, index: u64, fmt: Fmt) -> Option<Sum> {
         let ty = (*self.int_types.get(tensor as usize)?)?;
         if u32::from(ty.bits) != fmt.bits() {
             return None;
         }
         let t = &mut self.terms;
-        Some(t.int_input(tensor, index, ty))
+        Some(Sum::Term(t.int_input(tensor, index, ty)))
     }
 
-    fn int_lit(&mut self, w: u8, bits: u64) -> Option<TermId> {
-        Some(self.terms.int_const(w, bits))
+    fn int_lit(&mut self, w: u8, bits: u64) -> Option<Sum> {
+        Some(Sum::Term(self.terms.int_const(w, bits)))
     }
 
-    fn int_op(&mut self, op: IntOp, w: u8, args: &[(TermId, u8)]) -> Option<TermId> {
+    fn int_op(&mut self, op: IntOp, w: u8, args: &[(Sum, u8)]) -> Option<Sum> {
+        let args: Vec<TermId> = args.iter().map(|&(v, _)| self.force(v)).collect();
         let t = &mut self.terms;
-        let a = |i: usize| args.get(i).map(|x| x.0);
-        Some(match op {
+        let a = |i: usize| args.get(i).copied();
+        Some(Sum::Term(match op {
             IntOp::Add => t.int_add(w, a(0)?, a(1)?),
             IntOp::Sub => t.int_sub(w, a(0)?, a(1)?),
             IntOp::Mul => t.int_mul(w, a(0)?, a(1)?),
@@ -250,13 +294,12 @@ impl Domain for TermDomain {
             }
             other => {
                 let f = int_fn(other)?;
-                let ops: Vec<TermId> = args.iter().map(|x| x.0).collect();
-                t.int_op(f, w, &ops)
+                t.int_op(f, w, &args)
             }
-        })
+        }))
     }
 
-    fn int_cmp(&mut self, op: Cmp, signed: bool, a: TermId, b: TermId) -> Option<TermId> {
+    fn int_cmp(&mut self, op: Cmp, signed: bool, a: Sum, b: Sum) -> Option<Sum> {
         let op = match op {
             Cmp::Eq => IntCmpOp::Eq,
             Cmp::Ne => IntCmpOp::Ne,
@@ -265,90 +308,142 @@ impl Domain for TermDomain {
             Cmp::Gt => IntCmpOp::Gt { signed },
             Cmp::Ge => IntCmpOp::Ge { signed },
         };
-        Some(self.terms.int_cmp(op, a, b))
+        let (a, b) = (self.force(a), self.force(b));
+        Some(Sum::Term(self.terms.int_cmp(op, a, b)))
     }
 
-    fn int_to_real(&mut self, a: TermId, signed: bool) -> Option<TermId> {
-        Some(self.terms.int_to_real(signed, a))
+    fn int_to_real(&mut self, a: Sum, signed: bool) -> Option<Sum> {
+        let a = self.force(a);
+        Some(Sum::Term(self.terms.int_to_real(signed, a)))
     }
 
-    fn real_to_int(&mut self, a: TermId, rnd: IntRounding, signed: bool, w: u8) -> Option<TermId> {
+    fn real_to_int(&mut self, a: Sum, rnd: IntRounding, signed: bool, w: u8) -> Option<Sum> {
         let rnd = match rnd {
             IntRounding::Nearest => IntRound::Nearest,
             IntRounding::Zero => IntRound::Zero,
             IntRounding::Down => IntRound::Down,
             IntRounding::Up => IntRound::Up,
         };
-        Some(self.terms.int_op(IntFn::FromReal { rnd, signed }, w, &[a]))
+        let a = self.force(a);
+        Some(Sum::Term(self.terms.int_op(
+            IntFn::FromReal { rnd, signed },
+            w,
+            &[a],
+        )))
     }
 
-    fn apply(&mut self, name: &str, args: &[TermId]) -> TermId {
-        self.terms.apply(name, args)
+    fn apply(&mut self, name: &str, args: &[Sum]) -> Sum {
+        let args: Vec<TermId> = args.iter().map(|&v| self.force(v)).collect();
+        Sum::Term(self.terms.apply(name, &args))
     }
 
-    fn unary(&mut self, op: UnOp, a: TermId) -> TermId {
+    fn unary(&mut self, op: UnOp, a: Sum) -> Sum {
+        let a = self.force(a);
         let t = &mut self.terms;
-        match (op, op.math()) {
+        Sum::Term(match (op, op.math()) {
             // The exact term of each math function is in the one table
             // (`MathFn::term`).
             (_, Some(f)) => f.term(t, &[a]),
             (UnOp::Abs, None) => t.abs(a),
             (_, None) => t.neg(a),
-        }
+        })
     }
 
-    fn binary(&mut self, op: BinOp, a: TermId, b: TermId) -> TermId {
-        let t = &mut self.terms;
+    fn binary(&mut self, op: BinOp, a: Sum, b: Sum) -> Sum {
         match op {
-            BinOp::Add => t.add(a, b),
-            BinOp::Sub => t.sub(a, b),
+            BinOp::Add => return self.add(a, b),
+            // `a − b` = `a + (−1)·b`, as `Terms::sub` builds it.
+            BinOp::Sub => {
+                let b = self.force(b);
+                let nb = Sum::Term(self.terms.neg(b));
+                return self.add(a, nb);
+            }
+            _ => {}
+        }
+        let (a, b) = (self.force(a), self.force(b));
+        let t = &mut self.terms;
+        Sum::Term(match op {
+            BinOp::Add | BinOp::Sub => unreachable!("handled above"),
             BinOp::Mul => t.mul(a, b),
             BinOp::Div => t.div(a, b),
             BinOp::Min => t.min(a, b),
             BinOp::Max => t.max(a, b),
             BinOp::Pow => ptxeq_terms::MathFn::Pow.term(t, &[a, b]),
-        }
+        })
     }
 
-    fn fma(&mut self, a: TermId, b: TermId, c: TermId) -> TermId {
-        self.terms.fma(a, b, c)
+    /// `a·b + c` as `Terms::fma` builds it (the product, then the sum),
+    /// the sum deferred when it extends an accumulation.
+    fn fma(&mut self, a: Sum, b: Sum, c: Sum) -> Sum {
+        let (a, b) = (self.force(a), self.force(b));
+        let p = Sum::Term(self.terms.mul(a, b));
+        self.add(p, c)
     }
 
-    fn cmp(&mut self, op: Cmp, a: TermId, b: TermId) -> TermId {
-        self.terms.cmp(cmp_op(op), a, b)
+    fn cmp(&mut self, op: Cmp, a: Sum, b: Sum) -> Sum {
+        let (a, b) = (self.force(a), self.force(b));
+        Sum::Term(self.terms.cmp(cmp_op(op), a, b))
     }
 
-    fn bool_const(&mut self, b: bool) -> TermId {
-        self.terms.bool_const(b)
+    fn bool_const(&mut self, b: bool) -> Sum {
+        Sum::Term(self.terms.bool_const(b))
     }
 
-    fn not(&mut self, a: TermId) -> TermId {
-        self.terms.not(a)
+    fn not(&mut self, a: Sum) -> Sum {
+        let a = self.force(a);
+        Sum::Term(self.terms.not(a))
     }
 
-    fn bool_op(&mut self, op: BoolOp, a: TermId, b: TermId) -> TermId {
-        match op {
+    fn bool_op(&mut self, op: BoolOp, a: Sum, b: Sum) -> Sum {
+        let (a, b) = (self.force(a), self.force(b));
+        Sum::Term(match op {
             BoolOp::And => self.terms.and(a, b),
             BoolOp::Or => self.terms.or(a, b),
             BoolOp::Xor => self.terms.xor(a, b),
+        })
+    }
+
+    fn select(&mut self, cond: Sum, a: Sum, b: Sum) -> Sum {
+        let (cond, a, b) = (self.force(cond), self.force(a), self.force(b));
+        Sum::Term(self.terms.select(cond, a, b))
+    }
+
+    /// A pending sum is a real sum, never a boolean constant.
+    fn as_bool(&self, v: Sum) -> Option<bool> {
+        match v {
+            Sum::Term(t) => self.terms.as_bool(t),
+            Sum::Pending(_) => None,
         }
     }
 
-    fn select(&mut self, cond: TermId, a: TermId, b: TermId) -> TermId {
-        self.terms.select(cond, a, b)
+    /// Hash-consing makes this exact: one node per distinct term (a
+    /// pending sum is compared by the operands of its would-be node).
+    fn same_value(&self, a: Sum, b: Sum) -> bool {
+        self.chains.same(&self.terms, a, b)
     }
 
-    fn as_bool(&self, v: TermId) -> Option<bool> {
-        self.terms.as_bool(v)
-    }
+    const UNIQUE_HANDLES: bool = false;
 
-    /// Hash-consing makes this exact: one node per distinct term.
-    fn same_value(&self, a: TermId, b: TermId) -> bool {
-        a == b
-    }
-
-    fn describe(&self, v: TermId) -> String {
-        self.terms.display_limited(v, 80).to_string()
+    fn describe(&self, v: Sum) -> String {
+        match v {
+            Sum::Term(t) => self.terms.display_limited(t, 80).to_string(),
+            // Not interned (no `&mut` here): its operands, as the sum prints.
+            Sum::Pending(_) => {
+                let ops = self
+                    .chains
+                    .pending_operands(&self.terms, v)
+                    .unwrap_or_default();
+                let parts: Vec<String> = ops
+                    .iter()
+                    .map(|&o| self.terms.display_limited(o, 80).to_string())
+                    .collect();
+                let mut s = parts.join(" + ");
+                if s.chars().count() > 80 {
+                    s = s.chars().take(79).collect::<String>() + "…";
+                }
+                s
+            }
+        }
     }
 
     const AT_INSTR: bool = true;
@@ -407,11 +502,13 @@ mod tests {
         let mut d = TermDomain::default();
         let x = d.terms.input(0, 0);
         let one = d.terms.constant(Rat::ONE);
+        let (x, one) = (Sum::Term(x), Sum::Term(one));
         let e = d.unary(UnOp::Exp, x);
         let naive = d.binary(BinOp::Sub, e, one);
         assert_eq!(d.unary(UnOp::Expm1, x), naive);
         let s = d.binary(BinOp::Add, one, x);
-        let naive = d.terms.func(Func::Log, s);
+        let s = d.force(s);
+        let naive = Sum::Term(d.terms.func(Func::Log, s));
         assert_eq!(d.unary(UnOp::Log1p, x), naive);
         let v = 0.37;
         for (op, want) in [
@@ -422,6 +519,7 @@ mod tests {
             (UnOp::Erf, erf_series(v)),
         ] {
             let t = d.unary(op, x);
+            let t = d.force(t);
             let got = d.terms.eval_f64(t, &|_, _| v);
             assert!((got - want).abs() < 1e-12, "{op:?}: {got} vs {want}");
         }

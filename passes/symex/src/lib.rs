@@ -18,7 +18,7 @@ mod domain;
 pub use domain::{TermDomain, TermOrigins};
 
 use ptxeq_exec::{CtaInput, Finding, FindingKind, OutputValue, Stats, TensorOutput};
-use ptxeq_terms::{TermGraph, TermId, Terms};
+use ptxeq_terms::{Sum, TermGraph, TermId, Terms};
 use ptxeq_unroll::UnrolledCta;
 use serde::{Deserialize, Serialize};
 
@@ -77,8 +77,8 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
     terms.reserve(estimate as usize);
     let domain = TermDomain::new(terms);
     match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {
-        Ok((run, domain)) => {
-            let (outputs, roots) = number_roots(run.outputs);
+        Ok((run, mut domain)) => {
+            let (outputs, roots) = number_roots(run.outputs, &mut domain);
             // Findings the opaque run already reported are not repeated.
             let findings = run
                 .findings
@@ -126,7 +126,10 @@ pub fn term_origins(input: &CtaInput, unrolled: &UnrolledCta) -> Option<(Terms, 
 
 /// Output values with their terms replaced by root numbers (indices into
 /// the returned roots, in output order), as a `SymbolicState` stores them.
-fn number_roots(outputs: Vec<TensorOutput<TermId>>) -> (Vec<TensorOutput<u32>>, Vec<TermId>) {
+fn number_roots(
+    outputs: Vec<TensorOutput<Sum>>,
+    domain: &mut TermDomain,
+) -> (Vec<TensorOutput<u32>>, Vec<TermId>) {
     let mut roots: Vec<TermId> = Vec::new();
     let outputs = outputs
         .into_iter()
@@ -139,8 +142,8 @@ fn number_roots(outputs: Vec<TensorOutput<TermId>>) -> (Vec<TensorOutput<u32>>, 
                 .into_iter()
                 .map(|(i, v)| {
                     let v = match v {
-                        OutputValue::Data(term) => {
-                            roots.push(term);
+                        OutputValue::Data(v) => {
+                            roots.push(domain.force(v));
                             OutputValue::Data((roots.len() - 1) as u32)
                         }
                         OutputValue::Bits(b) => OutputValue::Bits(b),
@@ -186,7 +189,8 @@ pub fn symbolic_grid_state(
     let mut terms = Terms::new();
     terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
     terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
-    let (g, domain) = ptxeq_exec::run_grid(input, &ctas, TermDomain::new(terms));
+    // Eager: the grid run compares ticket orders' outputs by handle.
+    let (g, mut domain) = ptxeq_exec::run_grid(input, &ctas, TermDomain::eager(terms));
     let mut stats = Stats::default();
     for (run, u) in g.runs.iter().zip(&unrolled.ctas) {
         if let Err(m) = u.trace.check_replay(&run.trace) {
@@ -203,7 +207,7 @@ pub fn symbolic_grid_state(
         stats.barriers_completed += run.stats.barriers_completed;
         stats.warp_collectives += run.stats.warp_collectives;
     }
-    let (outputs, roots) = number_roots(g.outputs);
+    let (outputs, roots) = number_roots(g.outputs, &mut domain);
     let known: Vec<&Finding> = unrolled
         .ctas
         .iter()

@@ -1493,7 +1493,7 @@ impl<D: Domain> Engine<'_, D> {
             PredArg::Known(false) => Ok(b),
             PredArg::Undef => Ok(Value::Undef),
             PredArg::Tainted(o) => {
-                if a == b {
+                if a == b || (!D::UNIQUE_HANDLES && self.same_data(&a, &b)) {
                     Ok(a)
                 } else if self.atomic_origin(o).is_some()
                     && matches!(a, Value::Bits(_) | Value::Tainted(_))
@@ -1577,6 +1577,24 @@ impl<D: Domain> Engine<'_, D> {
 
     /// A float comparison of two data values. `num`/`nan` reach here only
     /// in bit-exact domains (over the reals they are constants).
+    /// Two data values of one encoding that the domain knows are the same
+    /// real ([`Domain::same_value`]: a domain's handles may differ for one
+    /// value, the term domain's pending sums).
+    fn same_data(&self, a: &Value<D::Val>, b: &Value<D::Val>) -> bool {
+        match (a, b) {
+            (
+                Value::Data { v, fmt, lo, len },
+                Value::Data {
+                    v: w,
+                    fmt: f2,
+                    lo: l2,
+                    len: n2,
+                },
+            ) => fmt == f2 && lo == l2 && len == n2 && self.d.same_value(*v, *w),
+            _ => false,
+        }
+    }
+
     fn float_pred(&mut self, c: FloatCmp, x: D::Val, y: D::Val) -> PredArg<D::Val> {
         let r = match c {
             FloatCmp::Ordered(c) => self.d.cmp(c, x, y),

@@ -16,7 +16,7 @@ use crate::store::{FLAG_BOOL, FLAG_CONST, FLAG_MAYBE_INF, Terms};
 impl Terms {
     /// A real, finite, non-constant term that is not of node kind `kind`
     /// (an n-ary kind that would be flattened).
-    fn plain(&self, t: TermId, flattens: fn(&Node) -> bool) -> bool {
+    pub(super) fn plain(&self, t: TermId, flattens: fn(&Node) -> bool) -> bool {
         self.flags[t.index()] & (FLAG_BOOL | FLAG_MAYBE_INF) == 0 && {
             let n = &self.nodes[t.index()];
             !matches!(n, Node::Const(_)) && !flattens(n)

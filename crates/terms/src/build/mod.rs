@@ -23,6 +23,7 @@
 //!   otherwise grow without bound.
 
 mod arith;
+mod chain;
 mod extremum;
 mod fast;
 mod int;
@@ -35,6 +36,7 @@ use crate::node::{Node, Operands, TermId};
 use crate::rat::Rat;
 use crate::store::{FLAG_BOOL, FLAG_INT, Terms};
 
+pub use chain::{ChainStats, PendingSum, Sum, SumChains};
 pub use leaves::IeeeFormat;
 
 /// Most operands a node gets by flattening (see the module docs).

@@ -252,7 +252,7 @@ impl Checker {
             m => m,
         };
         let start = Instant::now();
-        match mode {
+        let mut outcome = match mode {
             Mode::Check => {
                 let report = self.check(req);
                 let elapsed = start.elapsed();
@@ -337,7 +337,15 @@ impl Checker {
                     elapsed,
                 }
             }
+        };
+        if loaded
+            .kernels
+            .iter()
+            .any(|&(_, file)| file.text(db).contains("tcgen05."))
+        {
+            outcome.assumptions.push(assumptions::TCGEN05);
         }
+        outcome
     }
 
     /// The equivalence check of a loaded spec: against the reference

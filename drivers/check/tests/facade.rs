@@ -82,3 +82,18 @@ fn a_spec_that_does_not_fit_is_invalid_input_with_its_reason() {
     let why = out.invalid.expect("a reason");
     assert!(why.starts_with(ptxeq_check::DOES_NOT_FIT), "{why}");
 }
+
+/// A kernel with tcgen05 instructions is checked under the printed
+/// tcgen05 ordering assumption (the missing-fence rule is not modelled);
+/// a kernel without them is not.
+#[test]
+fn tcgen05_kernels_print_the_fence_assumption() {
+    let checker = Checker::with_cache(None);
+    let loaded = load(&checker, &case("blackwell/tcgen05-no-commit-wait"), |_| {});
+    let out = checker.run(&Request::new(&loaded, Mode::Race));
+    assert_eq!(out.verdict, Verdict::Race);
+    assert!(out.assumptions.contains(&ptxeq_check::assumptions::TCGEN05));
+    let loaded = load(&checker, &case("races/missing-barrier-reverse"), |_| {});
+    let out = checker.run(&Request::new(&loaded, Mode::Race));
+    assert!(!out.assumptions.contains(&ptxeq_check::assumptions::TCGEN05));
+}

@@ -49,6 +49,7 @@
 // nvcc-build: tcgen05_gemm_no_dealloc.ptx -arch=sm_100a -lineinfo -DNO_DEALLOC
 // nvcc-build: tcgen05_gemm_sw128.ptx -arch=sm_100a -lineinfo -DSW128
 // nvcc-build: tcgen05_gemm_tf32.ptx -arch=sm_100a -lineinfo -DTF32
+// nvcc-build: tcgen05_gemm_no_fence_after_wait.ptx -arch=sm_100a -lineinfo -DNO_FENCE_AFTER_WAIT
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -168,7 +169,9 @@ gemm_tn_tcgen05(const Elem* __restrict__ A, const Elem* __restrict__ W, float* _
 #ifndef NO_COMMIT_WAIT
   mbar_wait(bar, 0);
 #endif
+#ifndef NO_FENCE_AFTER_WAIT
   tc_fence_after();
+#endif
   const int row = warp * 32 + lane;
 #pragma unroll
   for (int part = 0; part < kN / 16; ++part) {

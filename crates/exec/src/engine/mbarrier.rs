@@ -1071,19 +1071,7 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(t, what, "no async agents".into()));
         }
         self.check_joins_after_previous(t, t, key, &format!("this {what} joins"), false)?;
-        let instr = self.cur_instr;
-        let snap = self.clocks.snapshot(t);
-        self.clocks.tick(t);
-        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
-        m.asyncs.push(AsyncArrive {
-            tid: t,
-            instr,
-            snap,
-            copies,
-            count: 1,
-            tx: 0,
-        });
-        self.try_complete_phase(key)
+        self.mbar_push_async(t, key, copies, 1, 0)
     }
 
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
@@ -1220,6 +1208,21 @@ impl<D: Domain> Engine<'_, D> {
         copies: Vec<u32>,
         tx: i64,
     ) -> R<()> {
+        self.mbar_push_async(t, key, copies, 0, tx)
+    }
+
+    /// Queues on the current phase of `key` an asynchronous arrival of
+    /// thread `t`'s operations `copies` (`count` arrivals, `tx`
+    /// transaction bytes), stamped by the thread's clock at issue, and
+    /// completes the phase if it can.
+    fn mbar_push_async(
+        &mut self,
+        t: u32,
+        key: (u32, u64),
+        copies: Vec<u32>,
+        count: i64,
+        tx: i64,
+    ) -> R<()> {
         let instr = self.cur_instr;
         let snap = self.clocks.snapshot(t);
         self.clocks.tick(t);
@@ -1229,7 +1232,7 @@ impl<D: Domain> Engine<'_, D> {
             instr,
             snap,
             copies,
-            count: 0,
+            count,
             tx,
         });
         self.try_complete_phase(key)

@@ -189,3 +189,174 @@ fn dealloc_not_ordered_after_other_warps_reads_races() {
     let m = finding(&r, FindingKind::Race);
     assert!(m.contains("tensor memory"), "{m}");
 }
+
+/// The tcgen05 ordering rule across threads (PTX ISA, "Memory consistency
+/// model for 5th generation of TensorCore operations"): 256 threads, so
+/// warps `w` and `w + 4` share TMEM lanes `32·(w % 4)..`. Warps 0–3 store
+/// `tid + 100` into column 0 of their lanes (`tcgen05.st`, `wait::st`),
+/// then `tcgen05.fence::before_thread_sync` (BEFORE), `bar.sync`,
+/// `tcgen05.fence::after_thread_sync` (AFTER), and warps 4–7 load the cell
+/// back into `out[tid - 128]`. Then every thread fences, synchronises and
+/// warp 0 deallocates. `edit` injects a bug.
+const HANDOFF: &str = "\
+mov.u32 %r0, %tid.x;\n\
+shr.u32 %r1, %r0, 5;\n\
+setp.ne.u32 %p0, %r1, 0;\n\
+@%p0 bra ALLOCATED;\n\
+mov.u32 %r2, slot;\n\
+tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r2], 32;\n\
+tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n\
+ALLOCATED:\n\
+tcgen05.fence::before_thread_sync;\n\
+bar.sync 0;\n\
+tcgen05.fence::after_thread_sync;\n\
+ld.shared.u32 %r3, [slot];\n\
+and.b32 %r10, %r1, 3;\n\
+shl.b32 %r4, %r10, 21;\n\
+add.u32 %r5, %r3, %r4;\n\
+setp.lt.u32 %p1, %r1, 4;\n\
+@!%p1 bra CONSUME;\n\
+add.u32 %r6, %r0, 100;\n\
+tcgen05.st.sync.aligned.32x32b.x1.b32 [%r5], {%r6};\n\
+WAITST: tcgen05.wait::st.sync.aligned;\n\
+CONSUME:\n\
+BEFORE: tcgen05.fence::before_thread_sync;\n\
+bar.sync 0;\n\
+AFTER: tcgen05.fence::after_thread_sync;\n\
+@%p1 bra SKIPLD;\n\
+tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r9}, [%r5];\n\
+tcgen05.wait::ld.sync.aligned;\n\
+sub.u32 %r11, %r0, 128;\n\
+mul.wide.u32 %rd1, %r11, 4;\n\
+add.s64 %rd1, %rd0, %rd1;\n\
+st.global.u32 [%rd1], %r9;\n\
+SKIPLD:\n\
+LAST: tcgen05.fence::before_thread_sync;\n\
+bar.sync 0;\n\
+@%p0 bra DONE;\n\
+tcgen05.fence::after_thread_sync;\n\
+tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n\
+DONE:\n";
+
+fn handoff(edit: &dyn Fn(String) -> String) -> CtaRun<CVal> {
+    kernel_run(&edit(HANDOFF.to_string()), 128, 256, DECLS)
+}
+
+/// How many instructions of `body` lie between the lines starting with
+/// `from` and `to` (label-only lines are not instructions): the
+/// distance of their instruction indices.
+fn distance(body: &str, from: &str, to: &str) -> u32 {
+    let at = |n: &str| {
+        body.find(&format!("\n{n}"))
+            .expect("needle at a line start")
+    };
+    body[at(from)..at(to)]
+        .lines()
+        .filter(|l| l.contains(';'))
+        .count() as u32
+}
+
+/// The race finding's two accesses: (thread, mnemonic of the instruction)
+/// each, read from the kernel text by instruction index.
+fn race_pair(r: &CtaRun<CVal>) -> Vec<(u32, u32)> {
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Race)
+        .unwrap_or_else(|| panic!("no race: {:#?}", r.findings));
+    f.accesses
+        .iter()
+        .map(|a| (a.thread.linear, a.instr.index))
+        .collect()
+}
+
+#[test]
+fn fenced_handoff_is_ordered() {
+    let r = handoff(&|s| s);
+    no_findings(&r);
+    let got = out_bits(&r, 0, 128);
+    for (t, g) in got.iter().enumerate() {
+        assert_eq!(*g, Some(t as u64 + 100), "thread {}", t + 128);
+    }
+}
+
+#[test]
+fn handoff_without_before_thread_sync_races() {
+    let edit = |s: String| s.replace("BEFORE: tcgen05.fence::before_thread_sync;\n", "BEFORE:\n");
+    let r = handoff(&edit);
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tcgen05.fence::before_thread_sync"), "{m}");
+    let pair = race_pair(&r);
+    assert_eq!(pair.len(), 2, "{pair:?}");
+    // The producer's tcgen05.st (warp w < 4) and the consumer's tcgen05.ld
+    // (warp w + 4, same TMEM lane).
+    assert!(pair[0].0 < 128 && pair[1].0 >= 128, "{pair:?}");
+    assert_eq!(pair[0].0 + 128, pair[1].0, "{pair:?}");
+    let d = distance(&edit(HANDOFF.into()), "tcgen05.st.", "tcgen05.ld.");
+    assert_eq!(pair[1].1 - pair[0].1, d, "the st and the ld: {pair:?}");
+    assert!(m.contains("write by") && m.contains("read by"), "{m}");
+}
+
+#[test]
+fn handoff_without_after_thread_sync_races() {
+    let edit = |s: String| s.replace("AFTER: tcgen05.fence::after_thread_sync;\n", "AFTER:\n");
+    let r = handoff(&edit);
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tcgen05.fence::after_thread_sync"), "{m}");
+    let pair = race_pair(&r);
+    assert_eq!(pair.len(), 2, "{pair:?}");
+    assert_eq!(pair[0].0 + 128, pair[1].0, "{pair:?}");
+    let d = distance(&edit(HANDOFF.into()), "tcgen05.st.", "tcgen05.ld.");
+    assert_eq!(pair[1].1 - pair[0].1, d, "the st and the ld: {pair:?}");
+}
+
+#[test]
+fn handoff_without_wait_st_races_with_the_store_in_flight() {
+    // The fence without the wait does not complete the store.
+    let r = handoff(&|s| s.replace("WAITST: tcgen05.wait::st.sync.aligned;\n", "WAITST:\n"));
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tcgen05.wait::st"), "{m}");
+}
+
+#[test]
+fn dealloc_without_before_thread_sync_races_with_the_reads() {
+    // The consumers' tcgen05.ld is not released before the last barrier:
+    // the dealloc (a synchronous tcgen05 instruction, ordered by the
+    // barrier itself) is not ordered after it.
+    let edit = |s: String| s.replace("LAST: tcgen05.fence::before_thread_sync;\n", "LAST:\n");
+    let r = handoff(&edit);
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tensor memory"), "{m}");
+    let pair = race_pair(&r);
+    assert!(pair[1].0 < 32, "the dealloc by warp 0: {pair:?}");
+    let d = distance(&edit(HANDOFF.into()), "tcgen05.ld.", "tcgen05.dealloc");
+    assert_eq!(pair[1].1 - pair[0].1, d, "the ld and the dealloc: {pair:?}");
+}
+
+#[test]
+fn dealloc_needs_no_after_thread_sync() {
+    // tcgen05.dealloc is synchronous: the barrier orders it.
+    let r = handoff(&|s| {
+        let i = s
+            .rfind("tcgen05.fence::after_thread_sync;\n")
+            .expect("last fence");
+        let mut s = s;
+        s.replace_range(i..i + "tcgen05.fence::after_thread_sync;\n".len(), "");
+        s
+    });
+    no_findings(&r);
+}
+
+#[test]
+fn st_over_a_cell_still_being_loaded_races() {
+    // Same thread: tcgen05.ld then tcgen05.st of the same cell without
+    // tcgen05.wait::ld between them (not a pipelined pair).
+    let r = kernel(&|s| {
+        s.replace(
+            "WAITLD: tcgen05.wait::ld.sync.aligned;\n",
+            "tcgen05.st.sync.aligned.32x32b.x1.b32 [%r8], {%r6};\nWAITLD: tcgen05.wait::ld.sync.aligned;\n",
+        )
+    });
+    let m = finding(&r, FindingKind::Race);
+    assert!(m.contains("tcgen05.wait::ld"), "{m}");
+}

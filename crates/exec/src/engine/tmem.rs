@@ -87,6 +87,21 @@ const MMA_LABEL: (&str, &str) = (
     "the mbarrier phase a later tcgen05.commit of that thread arrives on completes",
 );
 const ST_LABEL: (&str, &str) = ("tcgen05.st", "that thread's tcgen05.wait::st");
+const LD_LABEL: (&str, &str) = ("tcgen05.ld", "that thread's tcgen05.wait::ld");
+
+/// Clock-slot blocks per thread: the thread itself, its async agent
+/// (`t + nthreads`: copies and commits completing on an mbarrier) and, in a
+/// kernel that uses Tensor Memory, its tcgen05 agent (`t + 2·nthreads`:
+/// the Tensor Memory accesses of its asynchronous tcgen05 operations).
+pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool) -> usize {
+    if tmem {
+        3
+    } else if mbar_agents {
+        2
+    } else {
+        1
+    }
+}
 
 /// Byte offset of cell `(lane, col)` in the TMEM region.
 pub(crate) fn cell(lane: u64, col: u64) -> u64 {
@@ -275,6 +290,15 @@ pub(crate) struct TmemState {
     pub(crate) ld_threads: u32,
     /// Per thread: in-flight `tcgen05.st` copies.
     st_pending: Vec<Vec<u32>>,
+    /// Per thread: in-flight `tcgen05.ld` reads of Tensor Memory.
+    ld_pending: Vec<Vec<u32>>,
+    /// While a tcgen05 operation's Tensor Memory access is tracked: the
+    /// clock slot that stamps it (the thread's tcgen05 agent; `mem.rs`).
+    pub(crate) stamp: Option<u32>,
+    /// While a `tcgen05.mma`'s accumulator is tracked at issue: the
+    /// issuing thread and its async agent, whose earlier MMAs are
+    /// pipelined with this one (ordered before it without a fence).
+    pub(crate) pipelined: Option<(u32, u32)>,
 }
 
 impl TmemState {
@@ -290,6 +314,9 @@ impl TmemState {
             ld_busy: vec![Vec::new(); per(threads)],
             ld_threads: 0,
             st_pending: vec![Vec::new(); per(threads)],
+            ld_pending: vec![Vec::new(); per(threads)],
+            stamp: None,
+            pipelined: None,
         }
     }
 }
@@ -338,17 +365,33 @@ impl<D: Domain> Engine<'_, D> {
                     self.cta.tmem.ld_busy[t as usize].clear();
                     self.cta.tmem.ld_threads -= 1;
                 }
-                self.tmem_meet_after(t, ins)
-            }
-            Tcgen05Op::Wait { st: true } => {
-                for id in std::mem::take(&mut self.cta.tmem.st_pending[t as usize]) {
-                    self.complete_copy_as(id, t);
+                let c = self.tc_slot(t);
+                for id in std::mem::take(&mut self.cta.tmem.ld_pending[t as usize]) {
+                    self.complete_copy_as(id, c);
                 }
                 self.tmem_meet_after(t, ins)
             }
-            Tcgen05Op::Fence { .. } => Ok(Flow::Next),
+            Tcgen05Op::Wait { st: true } => {
+                let c = self.tc_slot(t);
+                for id in std::mem::take(&mut self.cta.tmem.st_pending[t as usize]) {
+                    self.complete_copy_as(id, c);
+                }
+                self.tmem_meet_after(t, ins)
+            }
+            Tcgen05Op::Fence { after: false } => {
+                self.tc_fence_before(t);
+                Ok(Flow::Next)
+            }
+            Tcgen05Op::Fence { after: true } => {
+                self.tc_fence_after(t);
+                Ok(Flow::Next)
+            }
             Tcgen05Op::Mma { kind, a_tmem } => self.tmem_mma(t, info, ins, kind, a_tmem),
             Tcgen05Op::Commit { .. } => {
+                // The commit performs tcgen05.fence::before_thread_sync
+                // implicitly (PTX ISA, canonical sync patterns): the MMAs
+                // it tracks are released with its arrive-on.
+                self.tc_fence_before(t);
                 let ids: Vec<u32> = std::mem::take(&mut self.cta.tmem.mmas[t as usize])
                     .into_iter()
                     .filter(|id| self.async_copy_info(*id).is_some())
@@ -357,6 +400,67 @@ impl<D: Domain> Engine<'_, D> {
                 Ok(Flow::Next)
             }
         }
+    }
+
+    /// Clock-slot blocks per thread of this engine ([`clock_blocks`]).
+    pub(crate) fn clock_blocks(&self) -> usize {
+        clock_blocks(self.mbar_agents, self.cta.tmem.region.is_some())
+    }
+
+    /// The clock slot of thread `t`'s tcgen05 agent: it stamps the Tensor
+    /// Memory accesses of `t`'s asynchronous tcgen05 operations (`ld`,
+    /// `st`, `mma`), which are ordered after what `t` knows only from its
+    /// last `tcgen05.fence::after_thread_sync`, and known to `t` (so to
+    /// whoever synchronises with `t` afterwards) only from its next
+    /// `tcgen05.fence::before_thread_sync`.
+    fn tc_slot(&self, t: u32) -> u32 {
+        t + 2 * self.cta.nthreads
+    }
+
+    /// `tcgen05.fence::before_thread_sync` (also implied by
+    /// `tcgen05.commit` and by a `dealloc`): the thread learns its tcgen05
+    /// agent's operations so far, so its later synchronisation releases
+    /// them.
+    fn tc_fence_before(&mut self, t: u32) {
+        let c = self.tc_slot(t);
+        self.clocks.learn(t, c);
+    }
+
+    /// `tcgen05.fence::after_thread_sync`: the thread's tcgen05 agent
+    /// learns everything the thread knows (what its earlier
+    /// synchronisation acquired), so its later tcgen05 operations are
+    /// ordered after it.
+    fn tc_fence_after(&mut self, t: u32) {
+        let c = self.tc_slot(t);
+        self.clocks.learn(c, t);
+    }
+
+    /// Tracks a Tensor Memory access of an asynchronous tcgen05 operation
+    /// of thread `t`, stamped by its tcgen05 agent.
+    fn track_tc(
+        &mut self,
+        t: u32,
+        r: u32,
+        off: u64,
+        len: u64,
+        kind: Kind,
+        stored: Option<&Value<D::Val>>,
+    ) {
+        self.cta.tmem.stamp = Some(self.tc_slot(t));
+        let a = Acc {
+            kind,
+            ..Acc::default()
+        };
+        self.track(t, Target::Cta(r), off, len, a, stored);
+        self.cta.tmem.stamp = None;
+    }
+
+    /// The clause race messages on Tensor Memory end with (`mem.rs`).
+    pub(crate) fn tmem_race_hint(&self, r: u32) -> String {
+        if self.cta.tmem.region != Some(r) {
+            return String::new();
+        }
+        " (Tensor Memory accesses of tcgen05 operations are ordered across thread synchronisation only when a tcgen05.fence::before_thread_sync, or a tcgen05.commit, separates the earlier operation from the synchronisation and a tcgen05.fence::after_thread_sync separates the synchronisation from the later operation)".into()
     }
 
     /// The TMEM region index (every tcgen05 kernel has one).
@@ -606,7 +710,11 @@ impl<D: Domain> Engine<'_, D> {
         }
         // Freeing the columns is a write of all their cells: an access by
         // another thread not ordered before the dealloc races with it, and
-        // the cells hold no value afterwards.
+        // the cells hold no value afterwards. The dealloc is a synchronous
+        // tcgen05 instruction, ordered after the thread's own earlier
+        // tcgen05 operations; those of other threads must be released to
+        // it (fence::before_thread_sync, then synchronisation).
+        self.tc_fence_before(t);
         let r = self.tmem_region(t)?;
         for lane in 0..LANES {
             let off = cell(lane, col);
@@ -746,11 +854,10 @@ impl<D: Domain> Engine<'_, D> {
         let taddr = self.tc_int(t, info, &ins.operands[1], 32, "the tcgen05.ld address")?;
         let (lane, col) = self.tmem_lane(t, taddr, n, "tcgen05.ld")?;
         let off = cell(lane, col);
-        let a = Acc {
-            kind: Kind::PlainRead,
-            ..Acc::default()
-        };
-        self.track(t, Target::Cta(r), off, n * 4, a, None);
+        self.track_tc(t, r, off, n * 4, Kind::PlainRead, None);
+        // The read is in flight until the thread's tcgen05.wait::ld.
+        let id = self.track_async_op(t, (r, off, 0), Some((r, off, n * 4)), LD_LABEL);
+        self.cta.tmem.ld_pending[t as usize].push(id);
         let mut uninit = None;
         let mut vals = Vec::with_capacity(parts.len());
         for i in 0..n {
@@ -831,11 +938,7 @@ impl<D: Domain> Engine<'_, D> {
         for (i, p) in parts.iter().enumerate() {
             let v = self.read(t, info, p, 32)?;
             let off = cell(lane, col + i as u64);
-            let a = Acc {
-                kind: Kind::PlainWrite,
-                ..Acc::default()
-            };
-            self.track(t, Target::Cta(r), off, 4, a, Some(&v));
+            self.track_tc(t, r, off, 4, Kind::PlainWrite, Some(&v));
             crate::memory::store_value(&mut self.mem.slots[r as usize], off as usize, &v, 4);
         }
         let id = self.track_async_op(t, (r, cell(lane, col), n * 4), None, ST_LABEL);
@@ -975,6 +1078,15 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         self.tmem_check_cols(t, col0, n as u64, "tcgen05.mma D")?;
+        // The accumulator, judged at issue as a write by the thread's
+        // tcgen05 agent (ordered after earlier accesses of other threads
+        // only through fence::after_thread_sync); the thread's earlier
+        // MMAs are pipelined with this one (ordered before it).
+        self.cta.tmem.pipelined = Some((t, t + self.cta.nthreads));
+        for row in 0..m as u64 {
+            self.track_tc(t, r, cell(row, col0), n as u64 * 4, Kind::PlainWrite, None);
+        }
+        self.cta.tmem.pipelined = None;
         let da = match smem_desc(raw_a) {
             Ok(d) => d,
             Err(e) => {

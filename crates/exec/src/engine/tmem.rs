@@ -263,6 +263,16 @@ pub(crate) fn smem_desc(raw: u64) -> Result<Desc, String> {
     })
 }
 
+/// What one thread's lane of a `tcgen05.ld` / `tcgen05.st` touches
+/// ([`Engine::tmem_access`]).
+struct TmemAccess {
+    region: u32,
+    /// The `.xN` registers, register `i` holding column `col + i`.
+    regs: Vec<Operand>,
+    lane: u64,
+    col: u64,
+}
+
 /// A warp rendezvous of `alloc` / `dealloc` / `relinquish_alloc_permit`.
 struct Rdv {
     instr: u32,
@@ -318,21 +328,6 @@ impl TmemState {
             stamp: None,
             pipelined: None,
         }
-    }
-}
-
-/// Registers an operand names (vector parts, address bases).
-fn regs_of(op: &Operand, out: &mut Vec<ptxeq_ir::RegId>) {
-    match op {
-        Operand::Reg(r) | Operand::RegLane { reg: r, .. } => out.push(*r),
-        Operand::Vector(v) => v.iter().for_each(|p| regs_of(p, out)),
-        Operand::Not(inner) => regs_of(inner, out),
-        Operand::Addr(a) => {
-            if let AddrBase::Reg(r) = a.base {
-                out.push(r);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -827,6 +822,67 @@ impl<D: Domain> Engine<'_, D> {
         Ok(())
     }
 
+    /// The prologue `tcgen05.ld` and `tcgen05.st` share: the shape check,
+    /// the register vector (`.xN`: N registers), the concrete address and
+    /// thread `t`'s TMEM lane and first column.
+    #[allow(clippy::too_many_arguments)]
+    fn tmem_access(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ins: &InstrData,
+        shape: TmemShape,
+        num: u8,
+        packed: bool,
+        ld: bool,
+    ) -> R<TmemAccess> {
+        let (what, regs, addr, role) = if ld {
+            (
+                "tcgen05.ld",
+                ins.operands.first(),
+                ins.operands.get(1),
+                "destination",
+            )
+        } else {
+            (
+                "tcgen05.st",
+                ins.operands.last(),
+                ins.operands.first(),
+                "source",
+            )
+        };
+        self.tmem_shape_check(t, shape, packed)?;
+        let region = self.tmem_region(t)?;
+        let (Some(regs), Some(addr)) = (regs, addr) else {
+            return Err(self.unsupported(
+                t,
+                "tcgen05 operands",
+                format!("{what} needs registers and a Tensor Memory address"),
+            ));
+        };
+        let regs = regs.parts().to_vec();
+        let n = u64::from(num);
+        if regs.len() as u64 != n {
+            return Err(self.unsupported(
+                t,
+                if ld {
+                    "tcgen05.ld operands"
+                } else {
+                    "tcgen05.st operands"
+                },
+                format!("{} {role} registers for .x{num}", regs.len()),
+            ));
+        }
+        let taddr = self.tc_int(t, info, addr, 32, &format!("the {what} address"))?;
+        let (lane, col) = self.tmem_lane(t, taddr, n, what)?;
+        Ok(TmemAccess {
+            region,
+            regs,
+            lane,
+            col,
+        })
+    }
+
     /// `tcgen05.ld.sync.aligned.32x32b.xN.b32 {d..}, [taddr]`.
     fn tmem_ld(
         &mut self,
@@ -837,22 +893,13 @@ impl<D: Domain> Engine<'_, D> {
         num: u8,
         pack: bool,
     ) -> R<()> {
-        self.tmem_shape_check(t, shape, pack)?;
-        let r = self.tmem_region(t)?;
+        let TmemAccess {
+            region: r,
+            regs: parts,
+            lane,
+            col,
+        } = self.tmem_access(t, info, ins, shape, num, pack, true)?;
         let n = u64::from(num);
-        let parts: Vec<Operand> = match &ins.operands[0] {
-            Operand::Vector(v) => v.to_vec(),
-            o => vec![o.clone()],
-        };
-        if parts.len() as u64 != n {
-            return Err(self.unsupported(
-                t,
-                "tcgen05.ld operands",
-                format!("{} destination registers for .x{num}", parts.len()),
-            ));
-        }
-        let taddr = self.tc_int(t, info, &ins.operands[1], 32, "the tcgen05.ld address")?;
-        let (lane, col) = self.tmem_lane(t, taddr, n, "tcgen05.ld")?;
         let off = cell(lane, col);
         self.track_tc(t, r, off, n * 4, Kind::PlainRead, None);
         // The read is in flight until the thread's tcgen05.wait::ld.
@@ -881,7 +928,7 @@ impl<D: Domain> Engine<'_, D> {
         for (p, v) in parts.iter().zip(vals) {
             self.write(t, info, p, v)?;
             let mut rs = Vec::new();
-            regs_of(p, &mut rs);
+            p.collect_regs(&mut rs);
             slots.extend(rs.into_iter().map(|r| Self::slot(info, r)));
         }
         let instr = self.cur_instr;
@@ -918,23 +965,13 @@ impl<D: Domain> Engine<'_, D> {
         num: u8,
         unpack: bool,
     ) -> R<()> {
-        self.tmem_shape_check(t, shape, unpack)?;
-        let r = self.tmem_region(t)?;
+        let TmemAccess {
+            region: r,
+            regs: parts,
+            lane,
+            col,
+        } = self.tmem_access(t, info, ins, shape, num, unpack, false)?;
         let n = u64::from(num);
-        let parts: Vec<Operand> = match ins.operands.last() {
-            Some(Operand::Vector(v)) => v.to_vec(),
-            Some(o) => vec![o.clone()],
-            None => Vec::new(),
-        };
-        if parts.len() as u64 != n {
-            return Err(self.unsupported(
-                t,
-                "tcgen05.st operands",
-                format!("{} source registers for .x{num}", parts.len()),
-            ));
-        }
-        let taddr = self.tc_int(t, info, &ins.operands[0], 32, "the tcgen05.st address")?;
-        let (lane, col) = self.tmem_lane(t, taddr, n, "tcgen05.st")?;
         for (i, p) in parts.iter().enumerate() {
             let v = self.read(t, info, p, 32)?;
             let off = cell(lane, col + i as u64);
@@ -958,7 +995,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         let mut regs = Vec::new();
         for o in &ins.operands {
-            regs_of(o, &mut regs);
+            o.collect_regs(&mut regs);
         }
         for reg in regs {
             let s = Self::slot(info, reg);

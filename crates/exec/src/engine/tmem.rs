@@ -51,9 +51,20 @@
 //!   register `i` holding column `taddr.col + i`. The loaded registers are
 //!   not valid before `tcgen05.wait::ld` (an access before it is a register
 //!   race); stored cells are in flight until `tcgen05.wait::st`.
-//! - `tcgen05.fence::before_thread_sync` / `after_thread_sync` are
-//!   accepted and order nothing beyond what the engine already orders
-//!   (see docs/semantics.md: a missing fence is not reported).
+//! - Ordering (PTX ISA, "Memory consistency model for 5th generation of
+//!   TensorCore operations"): the asynchronous tcgen05 operations (`ld`,
+//!   `st`, `mma`) are not ordered with the thread's other operations by
+//!   program order. Their Tensor Memory accesses are stamped by the
+//!   thread's *tcgen05 agent* (clock slot `t + 2·nthreads`), which learns
+//!   what the thread knows only at `tcgen05.fence::after_thread_sync`, and
+//!   whose operations the thread learns (so releases at its later
+//!   synchronisation) only at `tcgen05.fence::before_thread_sync` — or at
+//!   `tcgen05.commit`, which performs that fence implicitly, and at a
+//!   `dealloc`, a synchronous instruction ordered after its own thread's
+//!   earlier tcgen05 operations. A thread's MMAs are pipelined: the
+//!   accumulator of a later one is judged at issue with the thread's
+//!   earlier MMAs exempt. `ld` reads stay in flight until `wait::ld`,
+//!   `st` writes until `wait::st`.
 //!
 //! Every other form (`.cta_group::2`, `tcgen05.cp`, `.shift`, block
 //! scaling, `.sp`, `.ws`, multicast commit) stops in the decoder as

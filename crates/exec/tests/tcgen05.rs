@@ -360,3 +360,104 @@ fn st_over_a_cell_still_being_loaded_races() {
     let m = finding(&r, FindingKind::Race);
     assert!(m.contains("tcgen05.wait::ld"), "{m}");
 }
+
+/// One warp fills Tensor Memory lanes 0..32, columns 0..8 with
+/// `8·lane + col + 1` (`.32x32b.x8`), hands them over (wait::st, the two
+/// fences around a barrier: the lanes read cells other lanes wrote), then
+/// loads them back with `shape`
+/// (`regs` registers per thread, at TMEM lane 0) and writes register `i`
+/// of lane `l` to `out[l·regs + i]`.
+fn reload(shape: &str, regs: usize) -> CtaRun<CVal> {
+    let mut body = String::from(
+        "mov.u32 %r0, %tid.x;\n\
+         mov.u32 %r2, slot;\n\
+         tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r2], 32;\n\
+         tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n\
+         tcgen05.fence::before_thread_sync;\n\
+         bar.sync 0;\n\
+         tcgen05.fence::after_thread_sync;\n\
+         ld.shared.u32 %r3, [slot];\n\
+         mul.lo.u32 %r4, %r0, 8;\n",
+    );
+    for c in 0..8 {
+        body += &format!("add.u32 %r{}, %r4, {};\n", 10 + c, c + 1);
+    }
+    body += "tcgen05.st.sync.aligned.32x32b.x8.b32 [%r3], {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17};\n\
+             tcgen05.wait::st.sync.aligned;\n\
+             tcgen05.fence::before_thread_sync;\nbar.sync 0;\ntcgen05.fence::after_thread_sync;\n";
+    let dst: Vec<String> = (0..regs).map(|i| format!("%r{}", 20 + i)).collect();
+    body += &format!(
+        "tcgen05.ld.sync.aligned.{shape}.b32 {{{}}}, [%r3];\ntcgen05.wait::ld.sync.aligned;\n",
+        dst.join(", ")
+    );
+    body += &format!("mul.lo.u32 %r5, %r0, {};\n", regs * 4);
+    body += "cvt.u64.u32 %rd1, %r5;\nadd.s64 %rd1, %rd0, %rd1;\n";
+    for (i, d) in dst.iter().enumerate() {
+        body += &format!("st.global.u32 [%rd1+{}], {d};\n", 4 * i);
+    }
+    body += "tcgen05.fence::before_thread_sync;\nbar.sync 0;\ntcgen05.fence::after_thread_sync;\n\
+             tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r3, 32;\n";
+    kernel_run(&body, 32 * regs, 32, DECLS)
+}
+
+/// The cell value `reload` stored at (lane, col).
+fn filled(lane: u64, col: u64) -> Option<u64> {
+    Some(8 * lane + col + 1)
+}
+
+#[test]
+fn ld_16x256b_follows_the_mma_accumulator_layout() {
+    // PTX ISA "Matrix fragments for mma.m16n8k*" (f32 C/D): register j of
+    // lane l is row l/4 (+8 for j >= 2), column 2·(l%4) + j%2; .16x256b
+    // maps rows to TMEM lanes and columns to TMEM columns.
+    let r = reload("16x256b.x1", 4);
+    no_findings(&r);
+    let got = out_bits(&r, 0, 128);
+    for l in 0..32u64 {
+        for j in 0..4u64 {
+            let (row, col) = (l / 4 + 8 * (j / 2), 2 * (l % 4) + j % 2);
+            assert_eq!(
+                got[(l * 4 + j) as usize],
+                filled(row, col),
+                "lane {l} reg {j}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ld_16x128b_and_16x64b_follow_their_layouts() {
+    // .16x128b.x2: register i of lane l is TMEM lane l/4 + 8·(i%2),
+    // column 4·(i/2) + l%4.
+    let r = reload("16x128b.x2", 4);
+    no_findings(&r);
+    let got = out_bits(&r, 0, 128);
+    for l in 0..32u64 {
+        for i in 0..4u64 {
+            let want = filled(l / 4 + 8 * (i % 2), 4 * (i / 2) + l % 4);
+            assert_eq!(got[(l * 4 + i) as usize], want, "16x128b lane {l} reg {i}");
+        }
+    }
+    // .16x64b.x4: register i of lane l is TMEM lane 8·(l%2) + l/4,
+    // column 2i + (l/2)%2.
+    let r = reload("16x64b.x4", 4);
+    no_findings(&r);
+    let got = out_bits(&r, 0, 128);
+    for l in 0..32u64 {
+        for i in 0..4u64 {
+            let want = filled(8 * (l % 2) + l / 4, 2 * i + (l / 2) % 2);
+            assert_eq!(got[(l * 4 + i) as usize], want, "16x64b lane {l} reg {i}");
+        }
+    }
+}
+
+#[test]
+fn wrong_register_count_for_a_16_lane_shape_is_unsupported() {
+    // .16x256b.x1 needs 4 registers per thread.
+    let r = reload("16x256b.x1", 2);
+    assert!(
+        r.findings.iter().any(|f| f.message.contains("4 expected")),
+        "{:#?}",
+        r.findings
+    );
+}

@@ -119,6 +119,58 @@ pub(crate) fn cell(lane: u64, col: u64) -> u64 {
     (lane * COLS + col) * 4
 }
 
+/// The data-path shapes of `tcgen05.ld/st` that are modelled, with their
+/// geometry: (TMEM lanes a warp touches, 32-bit columns per `.xN` repeat,
+/// registers per thread per repeat).
+fn shape_geometry(shape: TmemShape) -> Option<(u64, u64, u64)> {
+    match shape {
+        TmemShape::S32x32b => Some((32, 1, 1)),
+        TmemShape::S16x64b => Some((16, 2, 1)),
+        TmemShape::S16x128b => Some((16, 4, 2)),
+        TmemShape::S16x256b => Some((16, 8, 4)),
+        TmemShape::S16x32bx2 => None,
+    }
+}
+
+/// The Tensor Memory cell, as (lane, column) offsets from the access's
+/// first lane and column, that register `i` of lane `l` (0..32) of the
+/// warp holds in a `tcgen05.ld/st` of `shape` (PTX ISA, "Matrix fragments
+/// for tcgen05.ld/st"; the ISA draws these layouts as figures):
+///
+/// - `.32x32b`: lane `l`, column `i`.
+/// - `.16x256b` (per repeat `r = i / 4`, `j = i % 4`): lane `l / 4` for
+///   `j < 2` and `l / 4 + 8` for `j ≥ 2`, column `8r + 2·(l % 4) + j % 2`
+///   — the `mma.m16n8` f32 accumulator fragment, repeated along columns.
+/// - `.16x128b` (`r = i / 2`): lane `l / 4 + 8·(i % 2)`, column
+///   `4r + l % 4`.
+/// - `.16x64b`: lane `8·(l % 2) + l / 4`, column `2i + (l / 2) % 2`.
+///
+/// `None` for `.16x32bx2` (not modelled).
+pub(crate) fn frag_cell(shape: TmemShape, l: u64, i: u64) -> Option<(u64, u64)> {
+    Some(match shape {
+        TmemShape::S32x32b => (l, i),
+        TmemShape::S16x256b => {
+            let (r, j) = (i / 4, i % 4);
+            (l / 4 + 8 * (j / 2), 8 * r + 2 * (l % 4) + j % 2)
+        }
+        TmemShape::S16x128b => (l / 4 + 8 * (i % 2), 4 * (i / 2) + l % 4),
+        TmemShape::S16x64b => (8 * (l % 2) + l / 4, 2 * i + (l / 2) % 2),
+        TmemShape::S16x32bx2 => return None,
+    })
+}
+
+/// Runs of consecutive cells of one lane: (lane, first column, count).
+fn cell_runs(cells: &[(u64, u64)]) -> Vec<(u64, u64, u64)> {
+    let mut out: Vec<(u64, u64, u64)> = Vec::new();
+    for &(lane, col) in cells {
+        match out.last_mut() {
+            Some(r) if r.0 == lane && r.1 + r.2 == col => r.2 += 1,
+            _ => out.push((lane, col, 1)),
+        }
+    }
+    out
+}
+
 /// Whether a kernel uses tcgen05 (it then gets a TMEM region).
 pub(crate) fn uses_tmem(ir: &KernelIr) -> bool {
     ir.instrs
@@ -278,10 +330,10 @@ pub(crate) fn smem_desc(raw: u64) -> Result<Desc, String> {
 /// ([`Engine::tmem_access`]).
 struct TmemAccess {
     region: u32,
-    /// The `.xN` registers, register `i` holding column `col + i`.
+    /// The registers of the vector operand.
     regs: Vec<Operand>,
-    lane: u64,
-    col: u64,
+    /// Per register: its TMEM (lane, column) ([`frag_cell`]).
+    cells: Vec<(u64, u64)>,
 }
 
 /// A warp rendezvous of `alloc` / `dealloc` / `relinquish_alloc_permit`.
@@ -793,12 +845,28 @@ impl<D: Domain> Engine<'_, D> {
         out
     }
 
-    /// The TMEM lane and column of thread `t` for a `.32x32b` access at
-    /// `taddr`, checked against the warp's lane window and the allocation.
-    fn tmem_lane(&mut self, t: u32, taddr: u64, n: u64, what: &str) -> R<(u64, u64)> {
+    /// The TMEM cells of thread `t`'s registers in a `tcgen05.ld/st` of
+    /// `shape` with `nregs` registers at `taddr`, checked against the
+    /// warp's lane window (warp `w` may reach lanes `32·(w % 4)..+32`; a
+    /// 16-lane shape starts at either half of it) and the allocation.
+    fn tmem_cells(
+        &mut self,
+        t: u32,
+        taddr: u64,
+        shape: TmemShape,
+        nregs: u64,
+        what: &str,
+    ) -> R<Vec<(u64, u64)>> {
         let (lane0, col) = (taddr >> 16, taddr & 0xffff);
         let q = u64::from((t / 32) % 4);
-        if lane0 != 32 * q {
+        let Some((lanes, width, per)) = shape_geometry(shape) else {
+            return Err(self.unsupported(
+                t,
+                "tcgen05 data-path shape not modelled",
+                shape.as_str().into(),
+            ));
+        };
+        if !(32 * q..32 * q + 32).contains(&lane0) {
             return Err(self.fail(
                 t,
                 FindingKind::OutOfBounds,
@@ -811,18 +879,37 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        self.tmem_check_cols(t, col, n, what)?;
-        Ok((lane0 + u64::from(t % 32), col))
+        if !(lane0 - 32 * q).is_multiple_of(lanes) {
+            return Err(self.unsupported(
+                t,
+                "tcgen05 data-path address not modelled",
+                format!(
+                    "{what}.{} at Tensor Memory lane {lane0}: a {lanes}-lane access is modelled starting at lane {} or {}",
+                    shape.as_str(),
+                    32 * q,
+                    32 * q + 16
+                ),
+            ));
+        }
+        self.tmem_check_cols(t, col, nregs / per * width, what)?;
+        let l = u64::from(t % 32);
+        Ok((0..nregs)
+            .filter_map(|i| frag_cell(shape, l, i))
+            .map(|(dl, dc)| (lane0 + dl, col + dc))
+            .collect())
     }
 
-    fn tmem_shape_check(&mut self, t: u32, shape: TmemShape, packed: bool) -> R<()> {
-        if shape != TmemShape::S32x32b {
+    fn tmem_shape_check(&mut self, t: u32, shape: TmemShape, packed: bool) -> R<u64> {
+        let Some((_, _, per)) = shape_geometry(shape) else {
             return Err(self.unsupported(
                 t,
                 "tcgen05 data-path shape not modelled",
-                format!("the .{} shape (only .32x32b is modelled)", shape.as_str()),
+                format!(
+                    "the .{} shape (.32x32b, .16x64b, .16x128b and .16x256b are modelled)",
+                    shape.as_str()
+                ),
             ));
-        }
+        };
         if packed {
             return Err(self.unsupported(
                 t,
@@ -830,7 +917,7 @@ impl<D: Domain> Engine<'_, D> {
                 ".pack::16b / .unpack::16b".into(),
             ));
         }
-        Ok(())
+        Ok(per)
     }
 
     /// The prologue `tcgen05.ld` and `tcgen05.st` share: the shape check,
@@ -862,7 +949,7 @@ impl<D: Domain> Engine<'_, D> {
                 "source",
             )
         };
-        self.tmem_shape_check(t, shape, packed)?;
+        let per = self.tmem_shape_check(t, shape, packed)?;
         let region = self.tmem_region(t)?;
         let (Some(regs), Some(addr)) = (regs, addr) else {
             return Err(self.unsupported(
@@ -872,8 +959,8 @@ impl<D: Domain> Engine<'_, D> {
             ));
         };
         let regs = regs.parts().to_vec();
-        let n = u64::from(num);
-        if regs.len() as u64 != n {
+        let n = u64::from(num) * per;
+        if regs.len() as u64 != n || n > 128 {
             return Err(self.unsupported(
                 t,
                 if ld {
@@ -881,20 +968,23 @@ impl<D: Domain> Engine<'_, D> {
                 } else {
                     "tcgen05.st operands"
                 },
-                format!("{} {role} registers for .x{num}", regs.len()),
+                format!(
+                    "{} {role} registers for .{}.x{num} ({n} expected, at most 128)",
+                    regs.len(),
+                    shape.as_str()
+                ),
             ));
         }
         let taddr = self.tc_int(t, info, addr, 32, &format!("the {what} address"))?;
-        let (lane, col) = self.tmem_lane(t, taddr, n, what)?;
+        let cells = self.tmem_cells(t, taddr, shape, n, what)?;
         Ok(TmemAccess {
             region,
             regs,
-            lane,
-            col,
+            cells,
         })
     }
 
-    /// `tcgen05.ld.sync.aligned.32x32b.xN.b32 {d..}, [taddr]`.
+    /// `tcgen05.ld.sync.aligned.shape.xN.b32 {d..}, [taddr]`.
     fn tmem_ld(
         &mut self,
         t: u32,
@@ -907,25 +997,25 @@ impl<D: Domain> Engine<'_, D> {
         let TmemAccess {
             region: r,
             regs: parts,
-            lane,
-            col,
+            cells,
         } = self.tmem_access(t, info, ins, shape, num, pack, true)?;
-        let n = u64::from(num);
-        let off = cell(lane, col);
-        self.track_tc(t, r, off, n * 4, Kind::PlainRead, None);
-        // The read is in flight until the thread's tcgen05.wait::ld.
-        let id = self.track_async_op(t, (r, off, 0), Some((r, off, n * 4)), LD_LABEL);
-        self.cta.tmem.ld_pending[t as usize].push(id);
+        for (lane, col, len) in cell_runs(&cells) {
+            let off = cell(lane, col);
+            self.track_tc(t, r, off, len * 4, Kind::PlainRead, None);
+            // The read is in flight until the thread's tcgen05.wait::ld.
+            let id = self.track_async_op(t, (r, off, 0), Some((r, off, len * 4)), LD_LABEL);
+            self.cta.tmem.ld_pending[t as usize].push(id);
+        }
         let mut uninit = None;
         let mut vals = Vec::with_capacity(parts.len());
-        for i in 0..n {
-            let (v, li) = self.read_tmem(r, cell(lane, col + i));
+        for &(lane, col) in &cells {
+            let (v, li) = self.read_tmem(r, cell(lane, col));
             if li && uninit.is_none() {
-                uninit = Some(col + i);
+                uninit = Some((lane, col));
             }
             vals.push(v);
         }
-        if let Some(c) = uninit {
+        if let Some((lane, c)) = uninit {
             self.note(
                 t,
                 FindingKind::Uninitialised,
@@ -966,7 +1056,7 @@ impl<D: Domain> Engine<'_, D> {
         (v, li.uninit)
     }
 
-    /// `tcgen05.st.sync.aligned.32x32b.xN.b32 [taddr], {s..}`.
+    /// `tcgen05.st.sync.aligned.shape.xN.b32 [taddr], {s..}`.
     fn tmem_st(
         &mut self,
         t: u32,
@@ -979,18 +1069,18 @@ impl<D: Domain> Engine<'_, D> {
         let TmemAccess {
             region: r,
             regs: parts,
-            lane,
-            col,
+            cells,
         } = self.tmem_access(t, info, ins, shape, num, unpack, false)?;
-        let n = u64::from(num);
-        for (i, p) in parts.iter().enumerate() {
+        for (p, &(lane, col)) in parts.iter().zip(&cells) {
             let v = self.read(t, info, p, 32)?;
-            let off = cell(lane, col + i as u64);
+            let off = cell(lane, col);
             self.track_tc(t, r, off, 4, Kind::PlainWrite, Some(&v));
             crate::memory::store_value(&mut self.mem.slots[r as usize], off as usize, &v, 4);
         }
-        let id = self.track_async_op(t, (r, cell(lane, col), n * 4), None, ST_LABEL);
-        self.cta.tmem.st_pending[t as usize].push(id);
+        for (lane, col, len) in cell_runs(&cells) {
+            let id = self.track_async_op(t, (r, cell(lane, col), len * 4), None, ST_LABEL);
+            self.cta.tmem.st_pending[t as usize].push(id);
+        }
         Ok(())
     }
 
@@ -1404,6 +1494,69 @@ mod tests {
         );
         // A wgmma descriptor (no version bits) is refused.
         assert!(smem_desc(raw & !(1 << 46)).unwrap_err().contains("0b001"));
+    }
+
+    /// Every data-path shape covers its block (lanes × columns of `.x2`)
+    /// exactly once across the warp's 32 lanes and their registers.
+    #[test]
+    fn fragments_cover_their_block_once() {
+        for shape in [
+            TmemShape::S32x32b,
+            TmemShape::S16x64b,
+            TmemShape::S16x128b,
+            TmemShape::S16x256b,
+        ] {
+            let (lanes, width, per) = shape_geometry(shape).unwrap();
+            let regs = 2 * per;
+            let mut seen = std::collections::HashSet::new();
+            for l in 0..32 {
+                for i in 0..regs {
+                    let (dl, dc) = frag_cell(shape, l, i).unwrap();
+                    assert!(dl < lanes && dc < 2 * width, "{shape:?} {l} {i}");
+                    assert!(seen.insert((dl, dc)), "{shape:?}: ({dl}, {dc}) twice");
+                }
+            }
+            assert_eq!(seen.len() as u64, lanes * 2 * width, "{shape:?}");
+        }
+        assert!(frag_cell(TmemShape::S16x32bx2, 0, 0).is_none());
+    }
+
+    /// `.16x256b` holds, per repeat, the `mma.m16n8` f32 accumulator
+    /// fragment (rows = TMEM lanes, columns = TMEM columns): the same
+    /// layout `fragments::mma_element` gives for C.
+    #[test]
+    fn fragment_16x256b_is_the_mma_accumulator_layout() {
+        use super::super::fragments::{MmaKind, Operand as MOp, mma_element};
+        for l in 0..32u64 {
+            for i in 0..8u64 {
+                let (row, col) =
+                    mma_element(MmaKind::M16n8k16Half, MOp::C, l as usize, (i % 4) as usize);
+                let want = (row as u64, 8 * (i / 4) + col as u64);
+                assert_eq!(
+                    frag_cell(TmemShape::S16x256b, l, i),
+                    Some(want),
+                    "lane {l} reg {i}"
+                );
+            }
+        }
+    }
+
+    /// `.16x128b` and `.16x64b` spot values: lane 5 holds, in `.16x128b`,
+    /// lanes 1 and 9 of column 1 (then column 5 in the next repeat); in
+    /// `.16x64b`, lane 8 + 1 of column 0 (then column 2).
+    #[test]
+    fn fragment_16x128b_and_16x64b_values() {
+        let c = |s, i| frag_cell(s, 5, i).unwrap();
+        assert_eq!(c(TmemShape::S16x128b, 0), (1, 1));
+        assert_eq!(c(TmemShape::S16x128b, 1), (9, 1));
+        assert_eq!(c(TmemShape::S16x128b, 2), (1, 5));
+        assert_eq!(c(TmemShape::S16x64b, 0), (9, 0));
+        assert_eq!(c(TmemShape::S16x64b, 1), (9, 2));
+        assert_eq!(frag_cell(TmemShape::S16x64b, 2, 0), Some((0, 1)));
+        assert_eq!(
+            cell_runs(&[(0, 0), (0, 1), (0, 2), (8, 0), (0, 5)]),
+            vec![(0, 0, 3), (8, 0, 1), (0, 5, 1)]
+        );
     }
 
     /// `.32x32b`: cell (lane, col) is 32-bit word `lane * 512 + col`.

@@ -45,12 +45,13 @@
 //! - The `.sync.aligned` forms (`alloc`, `dealloc`, `relinquish`, `ld`,
 //!   `st`, `wait`) are warp meetings (`tmem_meet`): all 32 lanes at the
 //!   same instruction, or a divergence.
-//! - `tcgen05.ld.32x32b.xN` / `tcgen05.st.32x32b.xN` (warp-collective):
-//!   lane `l` of warp `w` accesses TMEM lane `taddr.lane + l` — only lanes
-//!   `32·(w % 4) ..+32` are open to warp `w` — columns `taddr.col ..+N`,
-//!   register `i` holding column `taddr.col + i`. The loaded registers are
-//!   not valid before `tcgen05.wait::ld` (an access before it is a register
-//!   race); stored cells are in flight until `tcgen05.wait::st`.
+//! - `tcgen05.ld/st` `.32x32b`, `.16x64b`, `.16x128b`, `.16x256b`
+//!   (warp-collective): only lanes `32·(w % 4) ..+32` are open to warp
+//!   `w`; register `i` of lane `l` holds the cell [`frag_cell`] gives
+//!   (`.32x32b`: lane `taddr.lane + l`, column `taddr.col + i`). The loaded
+//!   registers are not valid before `tcgen05.wait::ld` (an access before
+//!   it is a register race); stored cells are in flight until
+//!   `tcgen05.wait::st`.
 //! - Ordering (PTX ISA, "Memory consistency model for 5th generation of
 //!   TensorCore operations"): the asynchronous tcgen05 operations (`ld`,
 //!   `st`, `mma`) are not ordered with the thread's other operations by
@@ -69,8 +70,8 @@
 //! Every other form (`.cta_group::2`, `tcgen05.cp`, `.shift`, block
 //! scaling, `.sp`, `.ws`, multicast commit) stops in the decoder as
 //! unsupported by name; modelled instructions with unmodelled operands
-//! (M = 64, A in TMEM, the 16×… data-path shapes, `.pack::16b`, fp6/fp4,
-//! f16 accumulators) are unsupported here, by name.
+//! (M = 64, A in TMEM, `.16x32bx2`, `.pack::16b`, fp6/fp4, f16
+//! accumulators) are unsupported here, by name.
 
 use ptxeq_ir::{
     AddrBase, Address, InstrData, KernelIr, Operand, StateSpace, Tcgen05Kind, Tcgen05Op, TmemShape,

@@ -184,7 +184,9 @@ gemm_tn_tcgen05(const Elem* __restrict__ A, const Elem* __restrict__ W, float* _
   }
 
   // 5. free the columns once every warp has read them
+#ifndef NO_FENCE_BEFORE_DEALLOC
   tc_fence_before();
+#endif
   __syncthreads();
   if (warp == 0) {
     tc_fence_after();
@@ -193,3 +195,16 @@ gemm_tn_tcgen05(const Elem* __restrict__ A, const Elem* __restrict__ W, float* _
 #endif
   }
 }
+
+// More variants (kept at the end of the file so the line numbers above,
+// and so the committed PTX of the other builds, stay as they were):
+//   NO_FENCE_AFTER_WAIT      no tcgen05.fence::after_thread_sync between the
+//                            wait on the commit mbarrier and the epilogue's
+//                            tcgen05.ld: the ld is not ordered after the
+//                            MMAs' writes of the accumulator (a race).
+//   NO_FENCE_BEFORE_DEALLOC  no tcgen05.fence::before_thread_sync between the
+//                            epilogue's tcgen05.ld / wait::ld and the barrier
+//                            before warp 0's tcgen05.dealloc: the other
+//                            threads' reads are not ordered before the
+//                            dealloc (a race).
+// nvcc-build: tcgen05_gemm_no_fence_before_dealloc.ptx -arch=sm_100a -lineinfo -DNO_FENCE_BEFORE_DEALLOC

@@ -264,6 +264,22 @@ impl Clocks {
         }
     }
 
+    /// Slot `to` learns everything slot `from` knows, `from`'s accesses so
+    /// far included, and `from` starts a new epoch (its later accesses are
+    /// not covered). Both slots belong to this CTA; knowledge of other
+    /// CTAs is not passed (a one-thread hand-over between a thread and one
+    /// of its agents: the tcgen05 fences, `engine/tmem.rs`).
+    pub(crate) fn learn(&mut self, to: u32, from: u32) {
+        let (ti, fi) = (to as usize, from as usize);
+        let mut j: Vec<u32> = self.base[ti].to_vec();
+        for (x, y) in j.iter_mut().zip(self.base[fi].iter()) {
+            *x = (*x).max(*y);
+        }
+        j[fi] = j[fi].max(self.own[fi]);
+        self.base[ti] = j.into();
+        self.own[fi] += 1;
+    }
+
     /// Joins the clocks of `participants` and the `releases`, gives the
     /// join to every participant and advances their epochs.
     pub(crate) fn sync(&mut self, participants: &[u32], releases: &[Snapshot]) {

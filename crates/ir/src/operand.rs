@@ -364,6 +364,15 @@ impl Operand {
         }
     }
 
+    /// The register parts of a brace-vector operand; any other operand
+    /// (a single register) is a one-element vector.
+    pub fn parts(&self) -> &[Operand] {
+        match self {
+            Operand::Vector(v) => v,
+            other => std::slice::from_ref(other),
+        }
+    }
+
     /// Elements of a brace vector.
     pub fn as_vector(&self) -> Option<&[Operand]> {
         match self {

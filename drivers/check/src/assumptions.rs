@@ -38,12 +38,13 @@ pub const INT: &str = "integer tensor data: exact arithmetic modulo 2^w at each 
 /// [`FORMULA`] when the spec has an `f8e4m3`/`f8e5m2` tensor).
 pub const FP8: &str = "fp8 tensor data (f8e4m3/f8e5m2): elements are exact reals (every fp8 value is one); a cvt to fp8 of a real value is the identity, saturation to the format's largest finite value included (docs/semantics.md §18); counterexample values of fp8 tensors are sampled among the format's values";
 
-/// What a verdict on a kernel with `tcgen05` instructions rests on (added
-/// to the others when a checked kernel's text has one): the engine does
-/// not yet require `tcgen05.fence::before/after_thread_sync` around the
-/// thread synchronisation that orders Tensor Memory accesses of different
-/// threads (README Limitations, docs/semantics.md §19).
-pub const TCGEN05: &str = "tcgen05: Tensor Memory accesses, MMAs and deallocs of different threads are taken as ordered by the thread synchronisation between them (bar.sync, mbarrier phases) like ordinary accesses; a missing tcgen05.fence::before_thread_sync / after_thread_sync around that synchronisation is not reported (docs/semantics.md §19)";
+/// What a verdict on a kernel with a `tcgen05.mma` still rests on (added
+/// to the others when a checked kernel's text has one). Tensor Memory
+/// accesses follow the ISA's tcgen05 ordering rules
+/// (`tcgen05.fence::before/after_thread_sync`, docs/semantics.md §19); the
+/// MMA's shared-memory operand reads are taken as ordered like the issuing
+/// thread's ordinary accesses (README Limitations).
+pub const TCGEN05: &str = "tcgen05.mma: the MMA's shared-memory operand reads are taken as ordered after the issuing thread's earlier synchronisation (the mbarrier wait or barrier that made the operands ready) without a tcgen05.fence::after_thread_sync, and before its later synchronisation through the tcgen05.commit that tracks the MMA; Tensor Memory accesses follow the tcgen05 fence rules (docs/semantics.md §19)";
 
 /// The standing assumptions of an equivalence check of `spec`'s kind
 /// (kernel or formula reference), plus [`INT`] when `spec` has an integer

@@ -341,7 +341,7 @@ impl Checker {
         if loaded
             .kernels
             .iter()
-            .any(|&(_, file)| file.text(db).contains("tcgen05."))
+            .any(|&(_, file)| file.text(db).contains("tcgen05.mma"))
         {
             outcome.assumptions.push(assumptions::TCGEN05);
         }

@@ -83,16 +83,22 @@ fn a_spec_that_does_not_fit_is_invalid_input_with_its_reason() {
     assert!(why.starts_with(ptxeq_check::DOES_NOT_FIT), "{why}");
 }
 
-/// A kernel with tcgen05 instructions is checked under the printed
-/// tcgen05 ordering assumption (the missing-fence rule is not modelled);
-/// a kernel without them is not.
+/// A kernel with a tcgen05.mma is checked under the printed assumption on
+/// the MMA's shared-memory operand reads (Tensor Memory ordering is
+/// modelled: the GEMM without tcgen05.fence::after_thread_sync races); a
+/// kernel without tcgen05 is not.
 #[test]
-fn tcgen05_kernels_print_the_fence_assumption() {
+fn tcgen05_kernels_print_the_operand_read_assumption() {
     let checker = Checker::with_cache(None);
-    let loaded = load(&checker, &case("blackwell/tcgen05-no-commit-wait"), |_| {});
+    let loaded = load(
+        &checker,
+        &case("blackwell/tcgen05-no-fence-after-wait"),
+        |_| {},
+    );
     let out = checker.run(&Request::new(&loaded, Mode::Race));
     assert_eq!(out.verdict, Verdict::Race);
     assert!(out.assumptions.contains(&ptxeq_check::assumptions::TCGEN05));
+    assert!(ptxeq_check::assumptions::TCGEN05.contains("operand reads"));
     let loaded = load(&checker, &case("races/missing-barrier-reverse"), |_| {});
     let out = checker.run(&Request::new(&loaded, Mode::Race));
     assert!(!out.assumptions.contains(&ptxeq_check::assumptions::TCGEN05));

@@ -119,8 +119,17 @@ impl AsyncCopies {
     }
 
     /// The first in-flight copy an access conflicts with: `(copy, the
-    /// copy's side is its destination, first overlapping byte)`.
-    fn conflict(&self, r: u32, off: u64, len: u64, write: bool) -> Option<(Copy, bool, u64)> {
+    /// copy's side is its destination, first overlapping byte)`. The
+    /// in-flight `tcgen05.mma`s of thread `pipelined` are skipped (a later
+    /// MMA of that thread is pipelined after them, `tmem.rs`).
+    fn conflict(
+        &self,
+        r: u32,
+        off: u64,
+        len: u64,
+        write: bool,
+        pipelined: Option<u32>,
+    ) -> Option<(Copy, bool, u64)> {
         if len == 0 {
             return None;
         }
@@ -132,6 +141,9 @@ impl AsyncCopies {
                 let Some(c) = self.copies.get(id) else {
                     continue;
                 };
+                if pipelined == Some(c.tid) && c.label.is_some_and(|l| l.0 == "tcgen05.mma") {
+                    continue;
+                }
                 let overlap = |(cr, co, cl): (u32, u64, u64)| {
                     (cr == r && co < off + len && off < co + cl).then(|| co.max(off))
                 };
@@ -152,7 +164,8 @@ impl<D: Domain> Engine<'_, D> {
     /// overlapping an in-flight copy races with it.
     pub(crate) fn async_check(&mut self, t: u32, r: u32, off: u64, len: u64, kind: AccessKind) {
         let write = kind != AccessKind::Read;
-        let Some((c, dst, byte)) = self.cta.asyncs.conflict(r, off, len, write) else {
+        let pipelined = self.cta.tmem.pipelined.map(|(t, _)| t);
+        let Some((c, dst, byte)) = self.cta.asyncs.conflict(r, off, len, write, pipelined) else {
             return;
         };
         let first = AccessRef {

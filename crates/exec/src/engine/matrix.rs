@@ -38,15 +38,6 @@ use crate::finding::FindingKind;
 use crate::funcinfo::FuncInfo;
 use crate::value::Value;
 
-/// The register parts of a brace-vector operand (a single register is a
-/// one-element vector).
-fn parts(op: &Operand) -> &[Operand] {
-    match op {
-        Operand::Vector(v) => v,
-        other => std::slice::from_ref(other),
-    }
-}
-
 /// `addr` moved by `delta` bytes.
 fn offset_addr(addr: &Address, delta: i64) -> Address {
     Address {
@@ -242,7 +233,7 @@ impl<D: Domain> Engine<'_, D> {
     /// Reads the registers of a vector operand.
     fn read_regs(&mut self, t: u32, info: &FuncInfo, op: &Operand) -> R<Vec<Value<D::Val>>> {
         let mut out = Vec::new();
-        for p in parts(op) {
+        for p in op.parts() {
             out.push(self.read(t, info, p, 32)?);
         }
         Ok(out)
@@ -424,7 +415,7 @@ impl<D: Domain> Engine<'_, D> {
         op: &Operand,
         vals: Vec<Value<D::Val>>,
     ) -> R<()> {
-        let ps = parts(op).to_vec();
+        let ps = op.parts().to_vec();
         for (p, v) in ps.iter().zip(vals) {
             self.write(x, info, p, v)?;
         }
@@ -449,12 +440,12 @@ impl<D: Domain> Engine<'_, D> {
                     Err(e) => return Err(self.unsupported(base, "mma form not modelled", e)),
                 };
                 let (mm, nn, kk) = kind.mnk();
-                let na = parts(op(1)).len();
-                let nb = parts(op(2)).len();
+                let na = op(1).parts().len();
+                let nb = op(2).parts().len();
                 let counts_ok = na * per_reg(ab) == kind.per_lane(MOp::A)
                     && nb * per_reg(ab) == kind.per_lane(MOp::B)
-                    && parts(op(3)).len() * per_reg(cf) == kind.per_lane(MOp::C)
-                    && parts(op(0)).len() * per_reg(df) == kind.per_lane(MOp::C);
+                    && op(3).parts().len() * per_reg(cf) == kind.per_lane(MOp::C)
+                    && op(0).parts().len() * per_reg(df) == kind.per_lane(MOp::C);
                 if !counts_ok {
                     return Err(self.unsupported(
                         base,
@@ -598,7 +589,11 @@ impl<D: Domain> Engine<'_, D> {
                 let ab = wmma_fmt(*a_ty, false).ok_or_else(|| self.malformed(base))?;
                 let cf = wmma_fmt(*c_ty, true).ok_or_else(|| self.malformed(base))?;
                 let df = wmma_fmt(*d_ty, true).ok_or_else(|| self.malformed(base))?;
-                let (na, nb, nc) = (parts(op(1)).len(), parts(op(2)).len(), parts(op(3)).len());
+                let (na, nb, nc) = (
+                    op(1).parts().len(),
+                    op(2).parts().len(),
+                    op(3).parts().len(),
+                );
                 let mut split: Vec<[Vec<Value<D::Val>>; 3]> = Vec::with_capacity(32);
                 for regs in &lanes {
                     let ra = regs.iter().take(na).cloned().collect();
@@ -639,7 +634,7 @@ impl<D: Domain> Engine<'_, D> {
                 let d = self
                     .product(&a, &b, &c)
                     .ok_or_else(|| self.malformed(base))?;
-                let slots = parts(op(0)).len() * per_reg(df);
+                let slots = op(0).parts().len() * per_reg(df);
                 if fragments::wmma_lanes(m, n, slots).is_none() {
                     return Err(self.unsupported(
                         base,
@@ -903,7 +898,7 @@ impl<D: Domain> Engine<'_, D> {
         let Some(dst) = ops.first() else {
             return Err(self.malformed(t));
         };
-        let slots = parts(dst).len() * per_reg(fmt);
+        let slots = dst.parts().len() * per_reg(fmt);
         if fragments::wmma_lanes(rows, cols, slots).is_none() {
             return Err(self.unsupported(
                 t,

@@ -460,10 +460,13 @@ impl<D: Domain> Engine<'_, D> {
             store_value(&mut tmp, 0, v, width as u8);
             tmp
         });
+        // A tcgen05 operation's Tensor Memory access is stamped by the
+        // thread's tcgen05 agent (`tmem.rs`), everything else by the thread.
+        let slot = self.cta.tmem.stamp.unwrap_or(t);
         let acc = Acc {
-            tid: t,
+            tid: slot,
             cta: self.clocks.cta(),
-            epoch: self.clocks.epoch(t),
+            epoch: self.clocks.epoch(slot),
             instr,
             ..a
         };
@@ -487,6 +490,9 @@ impl<D: Domain> Engine<'_, D> {
             return;
         };
         let gran = sh.gran;
+        // A tcgen05.mma's accumulator at issue: the thread's earlier MMAs,
+        // completed by its async agent, are pipelined before it.
+        let pipelined = self.cta.tmem.pipelined.map(|(_, agent)| agent);
         for u in sh.units(off as usize, width as usize) {
             let same = all_same
                 || new.as_ref().is_some_and(|n| {
@@ -499,7 +505,7 @@ impl<D: Domain> Engine<'_, D> {
                 });
             let byte = (u * gran) as u64;
             let st = &self.cta.wmma;
-            let exempt = |e: &Acc| wmma && st.same_view(r, byte, e);
+            let exempt = |e: &Acc| (wmma && st.same_view(r, byte, e)) || pipelined == Some(e.tid);
             if let Some(c) = sh.access_ex(&self.clocks, u, acc, same, exempt)
                 && first.is_none_or(|(_, f)| c.rank > f.rank)
             {
@@ -556,7 +562,7 @@ impl<D: Domain> Engine<'_, D> {
                     who(&second),
                     second.instr,
                     race_why(&c.prev, cur),
-                ),
+                ) + &self.tmem_race_hint(r),
             )
         } else {
             let why = if c.prev.used || cur.used {

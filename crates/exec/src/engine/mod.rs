@@ -701,11 +701,9 @@ impl<'a, D: Domain> Engine<'a, D> {
                 param_offsets,
                 meter,
             },
-            clocks: Clocks::new(if mbar_agents {
-                2 * nthreads as usize
-            } else {
-                nthreads as usize
-            }),
+            clocks: Clocks::new(
+                nthreads as usize * tmem::clock_blocks(mbar_agents, tmem_region.is_some()),
+            ),
             queue: (0..nthreads).collect(),
             log: findings::FindingLog::new(input.limits.max_findings_per_kind),
             stats: Stats {
@@ -829,14 +827,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.cov.take().map(|c| *c)
     }
 
-    /// The thread of clock slot `t` (an async agent slot names its
-    /// thread).
+    /// The thread of clock slot `t` (an async agent or tcgen05 agent
+    /// slot names its thread).
     pub(crate) fn thread_ref(&self, t: u32) -> ThreadRef {
-        let t = if t >= self.cta.nthreads {
-            t - self.cta.nthreads
-        } else {
-            t
-        };
+        let t = t % self.cta.nthreads;
         ThreadRef {
             tid: self.cta.threads[t as usize].tid,
             linear: t,

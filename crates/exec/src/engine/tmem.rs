@@ -45,21 +45,33 @@
 //! - The `.sync.aligned` forms (`alloc`, `dealloc`, `relinquish`, `ld`,
 //!   `st`, `wait`) are warp meetings (`tmem_meet`): all 32 lanes at the
 //!   same instruction, or a divergence.
-//! - `tcgen05.ld.32x32b.xN` / `tcgen05.st.32x32b.xN` (warp-collective):
-//!   lane `l` of warp `w` accesses TMEM lane `taddr.lane + l` — only lanes
-//!   `32·(w % 4) ..+32` are open to warp `w` — columns `taddr.col ..+N`,
-//!   register `i` holding column `taddr.col + i`. The loaded registers are
-//!   not valid before `tcgen05.wait::ld` (an access before it is a register
-//!   race); stored cells are in flight until `tcgen05.wait::st`.
-//! - `tcgen05.fence::before_thread_sync` / `after_thread_sync` are
-//!   accepted and order nothing beyond what the engine already orders
-//!   (see docs/semantics.md: a missing fence is not reported).
+//! - `tcgen05.ld/st` `.32x32b`, `.16x64b`, `.16x128b`, `.16x256b`
+//!   (warp-collective): only lanes `32·(w % 4) ..+32` are open to warp
+//!   `w`; register `i` of lane `l` holds the cell [`frag_cell`] gives
+//!   (`.32x32b`: lane `taddr.lane + l`, column `taddr.col + i`). The loaded
+//!   registers are not valid before `tcgen05.wait::ld` (an access before
+//!   it is a register race); stored cells are in flight until
+//!   `tcgen05.wait::st`.
+//! - Ordering (PTX ISA, "Memory consistency model for 5th generation of
+//!   TensorCore operations"): the asynchronous tcgen05 operations (`ld`,
+//!   `st`, `mma`) are not ordered with the thread's other operations by
+//!   program order. Their Tensor Memory accesses are stamped by the
+//!   thread's *tcgen05 agent* (clock slot `t + 2·nthreads`), which learns
+//!   what the thread knows only at `tcgen05.fence::after_thread_sync`, and
+//!   whose operations the thread learns (so releases at its later
+//!   synchronisation) only at `tcgen05.fence::before_thread_sync` — or at
+//!   `tcgen05.commit`, which performs that fence implicitly, and at a
+//!   `dealloc`, a synchronous instruction ordered after its own thread's
+//!   earlier tcgen05 operations. A thread's MMAs are pipelined: the
+//!   accumulator of a later one is judged at issue with the thread's
+//!   earlier MMAs exempt. `ld` reads stay in flight until `wait::ld`,
+//!   `st` writes until `wait::st`.
 //!
 //! Every other form (`.cta_group::2`, `tcgen05.cp`, `.shift`, block
 //! scaling, `.sp`, `.ws`, multicast commit) stops in the decoder as
 //! unsupported by name; modelled instructions with unmodelled operands
-//! (M = 64, A in TMEM, the 16×… data-path shapes, `.pack::16b`, fp6/fp4,
-//! f16 accumulators) are unsupported here, by name.
+//! (M = 64, A in TMEM, `.16x32bx2`, `.pack::16b`, fp6/fp4, f16
+//! accumulators) are unsupported here, by name.
 
 use ptxeq_ir::{
     AddrBase, Address, InstrData, KernelIr, Operand, StateSpace, Tcgen05Kind, Tcgen05Op, TmemShape,
@@ -87,10 +99,77 @@ const MMA_LABEL: (&str, &str) = (
     "the mbarrier phase a later tcgen05.commit of that thread arrives on completes",
 );
 const ST_LABEL: (&str, &str) = ("tcgen05.st", "that thread's tcgen05.wait::st");
+const LD_LABEL: (&str, &str) = ("tcgen05.ld", "that thread's tcgen05.wait::ld");
+
+/// Clock-slot blocks per thread: the thread itself, its async agent
+/// (`t + nthreads`: copies and commits completing on an mbarrier) and, in a
+/// kernel that uses Tensor Memory, its tcgen05 agent (`t + 2·nthreads`:
+/// the Tensor Memory accesses of its asynchronous tcgen05 operations).
+pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool) -> usize {
+    if tmem {
+        3
+    } else if mbar_agents {
+        2
+    } else {
+        1
+    }
+}
 
 /// Byte offset of cell `(lane, col)` in the TMEM region.
 pub(crate) fn cell(lane: u64, col: u64) -> u64 {
     (lane * COLS + col) * 4
+}
+
+/// The data-path shapes of `tcgen05.ld/st` that are modelled, with their
+/// geometry: (TMEM lanes a warp touches, 32-bit columns per `.xN` repeat,
+/// registers per thread per repeat).
+fn shape_geometry(shape: TmemShape) -> Option<(u64, u64, u64)> {
+    match shape {
+        TmemShape::S32x32b => Some((32, 1, 1)),
+        TmemShape::S16x64b => Some((16, 2, 1)),
+        TmemShape::S16x128b => Some((16, 4, 2)),
+        TmemShape::S16x256b => Some((16, 8, 4)),
+        TmemShape::S16x32bx2 => None,
+    }
+}
+
+/// The Tensor Memory cell, as (lane, column) offsets from the access's
+/// first lane and column, that register `i` of lane `l` (0..32) of the
+/// warp holds in a `tcgen05.ld/st` of `shape` (PTX ISA, "Matrix fragments
+/// for tcgen05.ld/st"; the ISA draws these layouts as figures):
+///
+/// - `.32x32b`: lane `l`, column `i`.
+/// - `.16x256b` (per repeat `r = i / 4`, `j = i % 4`): lane `l / 4` for
+///   `j < 2` and `l / 4 + 8` for `j ≥ 2`, column `8r + 2·(l % 4) + j % 2`
+///   — the `mma.m16n8` f32 accumulator fragment, repeated along columns.
+/// - `.16x128b` (`r = i / 2`): lane `l / 4 + 8·(i % 2)`, column
+///   `4r + l % 4`.
+/// - `.16x64b`: lane `8·(l % 2) + l / 4`, column `2i + (l / 2) % 2`.
+///
+/// `None` for `.16x32bx2` (not modelled).
+pub(crate) fn frag_cell(shape: TmemShape, l: u64, i: u64) -> Option<(u64, u64)> {
+    Some(match shape {
+        TmemShape::S32x32b => (l, i),
+        TmemShape::S16x256b => {
+            let (r, j) = (i / 4, i % 4);
+            (l / 4 + 8 * (j / 2), 8 * r + 2 * (l % 4) + j % 2)
+        }
+        TmemShape::S16x128b => (l / 4 + 8 * (i % 2), 4 * (i / 2) + l % 4),
+        TmemShape::S16x64b => (8 * (l % 2) + l / 4, 2 * i + (l / 2) % 2),
+        TmemShape::S16x32bx2 => return None,
+    })
+}
+
+/// Runs of consecutive cells of one lane: (lane, first column, count).
+fn cell_runs(cells: &[(u64, u64)]) -> Vec<(u64, u64, u64)> {
+    let mut out: Vec<(u64, u64, u64)> = Vec::new();
+    for &(lane, col) in cells {
+        match out.last_mut() {
+            Some(r) if r.0 == lane && r.1 + r.2 == col => r.2 += 1,
+            _ => out.push((lane, col, 1)),
+        }
+    }
+    out
 }
 
 /// Whether a kernel uses tcgen05 (it then gets a TMEM region).
@@ -248,6 +327,16 @@ pub(crate) fn smem_desc(raw: u64) -> Result<Desc, String> {
     })
 }
 
+/// What one thread's lane of a `tcgen05.ld` / `tcgen05.st` touches
+/// ([`Engine::tmem_access`]).
+struct TmemAccess {
+    region: u32,
+    /// The registers of the vector operand.
+    regs: Vec<Operand>,
+    /// Per register: its TMEM (lane, column) ([`frag_cell`]).
+    cells: Vec<(u64, u64)>,
+}
+
 /// A warp rendezvous of `alloc` / `dealloc` / `relinquish_alloc_permit`.
 struct Rdv {
     instr: u32,
@@ -275,6 +364,15 @@ pub(crate) struct TmemState {
     pub(crate) ld_threads: u32,
     /// Per thread: in-flight `tcgen05.st` copies.
     st_pending: Vec<Vec<u32>>,
+    /// Per thread: in-flight `tcgen05.ld` reads of Tensor Memory.
+    ld_pending: Vec<Vec<u32>>,
+    /// While a tcgen05 operation's Tensor Memory access is tracked: the
+    /// clock slot that stamps it (the thread's tcgen05 agent; `mem.rs`).
+    pub(crate) stamp: Option<u32>,
+    /// While a `tcgen05.mma`'s accumulator is tracked at issue: the
+    /// issuing thread and its async agent, whose earlier MMAs are
+    /// pipelined with this one (ordered before it without a fence).
+    pub(crate) pipelined: Option<(u32, u32)>,
 }
 
 impl TmemState {
@@ -290,22 +388,10 @@ impl TmemState {
             ld_busy: vec![Vec::new(); per(threads)],
             ld_threads: 0,
             st_pending: vec![Vec::new(); per(threads)],
+            ld_pending: vec![Vec::new(); per(threads)],
+            stamp: None,
+            pipelined: None,
         }
-    }
-}
-
-/// Registers an operand names (vector parts, address bases).
-fn regs_of(op: &Operand, out: &mut Vec<ptxeq_ir::RegId>) {
-    match op {
-        Operand::Reg(r) | Operand::RegLane { reg: r, .. } => out.push(*r),
-        Operand::Vector(v) => v.iter().for_each(|p| regs_of(p, out)),
-        Operand::Not(inner) => regs_of(inner, out),
-        Operand::Addr(a) => {
-            if let AddrBase::Reg(r) = a.base {
-                out.push(r);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -338,17 +424,33 @@ impl<D: Domain> Engine<'_, D> {
                     self.cta.tmem.ld_busy[t as usize].clear();
                     self.cta.tmem.ld_threads -= 1;
                 }
-                self.tmem_meet_after(t, ins)
-            }
-            Tcgen05Op::Wait { st: true } => {
-                for id in std::mem::take(&mut self.cta.tmem.st_pending[t as usize]) {
-                    self.complete_copy_as(id, t);
+                let c = self.tc_slot(t);
+                for id in std::mem::take(&mut self.cta.tmem.ld_pending[t as usize]) {
+                    self.complete_copy_as(id, c);
                 }
                 self.tmem_meet_after(t, ins)
             }
-            Tcgen05Op::Fence { .. } => Ok(Flow::Next),
+            Tcgen05Op::Wait { st: true } => {
+                let c = self.tc_slot(t);
+                for id in std::mem::take(&mut self.cta.tmem.st_pending[t as usize]) {
+                    self.complete_copy_as(id, c);
+                }
+                self.tmem_meet_after(t, ins)
+            }
+            Tcgen05Op::Fence { after: false } => {
+                self.tc_fence_before(t);
+                Ok(Flow::Next)
+            }
+            Tcgen05Op::Fence { after: true } => {
+                self.tc_fence_after(t);
+                Ok(Flow::Next)
+            }
             Tcgen05Op::Mma { kind, a_tmem } => self.tmem_mma(t, info, ins, kind, a_tmem),
             Tcgen05Op::Commit { .. } => {
+                // The commit performs tcgen05.fence::before_thread_sync
+                // implicitly (PTX ISA, canonical sync patterns): the MMAs
+                // it tracks are released with its arrive-on.
+                self.tc_fence_before(t);
                 let ids: Vec<u32> = std::mem::take(&mut self.cta.tmem.mmas[t as usize])
                     .into_iter()
                     .filter(|id| self.async_copy_info(*id).is_some())
@@ -357,6 +459,67 @@ impl<D: Domain> Engine<'_, D> {
                 Ok(Flow::Next)
             }
         }
+    }
+
+    /// Clock-slot blocks per thread of this engine ([`clock_blocks`]).
+    pub(crate) fn clock_blocks(&self) -> usize {
+        clock_blocks(self.mbar_agents, self.cta.tmem.region.is_some())
+    }
+
+    /// The clock slot of thread `t`'s tcgen05 agent: it stamps the Tensor
+    /// Memory accesses of `t`'s asynchronous tcgen05 operations (`ld`,
+    /// `st`, `mma`), which are ordered after what `t` knows only from its
+    /// last `tcgen05.fence::after_thread_sync`, and known to `t` (so to
+    /// whoever synchronises with `t` afterwards) only from its next
+    /// `tcgen05.fence::before_thread_sync`.
+    fn tc_slot(&self, t: u32) -> u32 {
+        t + 2 * self.cta.nthreads
+    }
+
+    /// `tcgen05.fence::before_thread_sync` (also implied by
+    /// `tcgen05.commit` and by a `dealloc`): the thread learns its tcgen05
+    /// agent's operations so far, so its later synchronisation releases
+    /// them.
+    fn tc_fence_before(&mut self, t: u32) {
+        let c = self.tc_slot(t);
+        self.clocks.learn(t, c);
+    }
+
+    /// `tcgen05.fence::after_thread_sync`: the thread's tcgen05 agent
+    /// learns everything the thread knows (what its earlier
+    /// synchronisation acquired), so its later tcgen05 operations are
+    /// ordered after it.
+    fn tc_fence_after(&mut self, t: u32) {
+        let c = self.tc_slot(t);
+        self.clocks.learn(c, t);
+    }
+
+    /// Tracks a Tensor Memory access of an asynchronous tcgen05 operation
+    /// of thread `t`, stamped by its tcgen05 agent.
+    fn track_tc(
+        &mut self,
+        t: u32,
+        r: u32,
+        off: u64,
+        len: u64,
+        kind: Kind,
+        stored: Option<&Value<D::Val>>,
+    ) {
+        self.cta.tmem.stamp = Some(self.tc_slot(t));
+        let a = Acc {
+            kind,
+            ..Acc::default()
+        };
+        self.track(t, Target::Cta(r), off, len, a, stored);
+        self.cta.tmem.stamp = None;
+    }
+
+    /// The clause race messages on Tensor Memory end with (`mem.rs`).
+    pub(crate) fn tmem_race_hint(&self, r: u32) -> String {
+        if self.cta.tmem.region != Some(r) {
+            return String::new();
+        }
+        " (Tensor Memory accesses of tcgen05 operations are ordered across thread synchronisation only when a tcgen05.fence::before_thread_sync, or a tcgen05.commit, separates the earlier operation from the synchronisation and a tcgen05.fence::after_thread_sync separates the synchronisation from the later operation)".into()
     }
 
     /// The TMEM region index (every tcgen05 kernel has one).
@@ -606,7 +769,11 @@ impl<D: Domain> Engine<'_, D> {
         }
         // Freeing the columns is a write of all their cells: an access by
         // another thread not ordered before the dealloc races with it, and
-        // the cells hold no value afterwards.
+        // the cells hold no value afterwards. The dealloc is a synchronous
+        // tcgen05 instruction, ordered after the thread's own earlier
+        // tcgen05 operations; those of other threads must be released to
+        // it (fence::before_thread_sync, then synchronisation).
+        self.tc_fence_before(t);
         let r = self.tmem_region(t)?;
         for lane in 0..LANES {
             let off = cell(lane, col);
@@ -679,12 +846,28 @@ impl<D: Domain> Engine<'_, D> {
         out
     }
 
-    /// The TMEM lane and column of thread `t` for a `.32x32b` access at
-    /// `taddr`, checked against the warp's lane window and the allocation.
-    fn tmem_lane(&mut self, t: u32, taddr: u64, n: u64, what: &str) -> R<(u64, u64)> {
+    /// The TMEM cells of thread `t`'s registers in a `tcgen05.ld/st` of
+    /// `shape` with `nregs` registers at `taddr`, checked against the
+    /// warp's lane window (warp `w` may reach lanes `32·(w % 4)..+32`; a
+    /// 16-lane shape starts at either half of it) and the allocation.
+    fn tmem_cells(
+        &mut self,
+        t: u32,
+        taddr: u64,
+        shape: TmemShape,
+        nregs: u64,
+        what: &str,
+    ) -> R<Vec<(u64, u64)>> {
         let (lane0, col) = (taddr >> 16, taddr & 0xffff);
         let q = u64::from((t / 32) % 4);
-        if lane0 != 32 * q {
+        let Some((lanes, width, per)) = shape_geometry(shape) else {
+            return Err(self.unsupported(
+                t,
+                "tcgen05 data-path shape not modelled",
+                shape.as_str().into(),
+            ));
+        };
+        if !(32 * q..32 * q + 32).contains(&lane0) {
             return Err(self.fail(
                 t,
                 FindingKind::OutOfBounds,
@@ -697,18 +880,37 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        self.tmem_check_cols(t, col, n, what)?;
-        Ok((lane0 + u64::from(t % 32), col))
+        if !(lane0 - 32 * q).is_multiple_of(lanes) {
+            return Err(self.unsupported(
+                t,
+                "tcgen05 data-path address not modelled",
+                format!(
+                    "{what}.{} at Tensor Memory lane {lane0}: a {lanes}-lane access is modelled starting at lane {} or {}",
+                    shape.as_str(),
+                    32 * q,
+                    32 * q + 16
+                ),
+            ));
+        }
+        self.tmem_check_cols(t, col, nregs / per * width, what)?;
+        let l = u64::from(t % 32);
+        Ok((0..nregs)
+            .filter_map(|i| frag_cell(shape, l, i))
+            .map(|(dl, dc)| (lane0 + dl, col + dc))
+            .collect())
     }
 
-    fn tmem_shape_check(&mut self, t: u32, shape: TmemShape, packed: bool) -> R<()> {
-        if shape != TmemShape::S32x32b {
+    fn tmem_shape_check(&mut self, t: u32, shape: TmemShape, packed: bool) -> R<u64> {
+        let Some((_, _, per)) = shape_geometry(shape) else {
             return Err(self.unsupported(
                 t,
                 "tcgen05 data-path shape not modelled",
-                format!("the .{} shape (only .32x32b is modelled)", shape.as_str()),
+                format!(
+                    "the .{} shape (.32x32b, .16x64b, .16x128b and .16x256b are modelled)",
+                    shape.as_str()
+                ),
             ));
-        }
+        };
         if packed {
             return Err(self.unsupported(
                 t,
@@ -716,10 +918,74 @@ impl<D: Domain> Engine<'_, D> {
                 ".pack::16b / .unpack::16b".into(),
             ));
         }
-        Ok(())
+        Ok(per)
     }
 
-    /// `tcgen05.ld.sync.aligned.32x32b.xN.b32 {d..}, [taddr]`.
+    /// The prologue `tcgen05.ld` and `tcgen05.st` share: the shape check,
+    /// the register vector (`.xN`: N registers), the concrete address and
+    /// thread `t`'s TMEM lane and first column.
+    #[allow(clippy::too_many_arguments)]
+    fn tmem_access(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ins: &InstrData,
+        shape: TmemShape,
+        num: u8,
+        packed: bool,
+        ld: bool,
+    ) -> R<TmemAccess> {
+        let (what, regs, addr, role) = if ld {
+            (
+                "tcgen05.ld",
+                ins.operands.first(),
+                ins.operands.get(1),
+                "destination",
+            )
+        } else {
+            (
+                "tcgen05.st",
+                ins.operands.last(),
+                ins.operands.first(),
+                "source",
+            )
+        };
+        let per = self.tmem_shape_check(t, shape, packed)?;
+        let region = self.tmem_region(t)?;
+        let (Some(regs), Some(addr)) = (regs, addr) else {
+            return Err(self.unsupported(
+                t,
+                "tcgen05 operands",
+                format!("{what} needs registers and a Tensor Memory address"),
+            ));
+        };
+        let regs = regs.parts().to_vec();
+        let n = u64::from(num) * per;
+        if regs.len() as u64 != n || n > 128 {
+            return Err(self.unsupported(
+                t,
+                if ld {
+                    "tcgen05.ld operands"
+                } else {
+                    "tcgen05.st operands"
+                },
+                format!(
+                    "{} {role} registers for .{}.x{num} ({n} expected, at most 128)",
+                    regs.len(),
+                    shape.as_str()
+                ),
+            ));
+        }
+        let taddr = self.tc_int(t, info, addr, 32, &format!("the {what} address"))?;
+        let cells = self.tmem_cells(t, taddr, shape, n, what)?;
+        Ok(TmemAccess {
+            region,
+            regs,
+            cells,
+        })
+    }
+
+    /// `tcgen05.ld.sync.aligned.shape.xN.b32 {d..}, [taddr]`.
     fn tmem_ld(
         &mut self,
         t: u32,
@@ -729,38 +995,28 @@ impl<D: Domain> Engine<'_, D> {
         num: u8,
         pack: bool,
     ) -> R<()> {
-        self.tmem_shape_check(t, shape, pack)?;
-        let r = self.tmem_region(t)?;
-        let n = u64::from(num);
-        let parts: Vec<Operand> = match &ins.operands[0] {
-            Operand::Vector(v) => v.to_vec(),
-            o => vec![o.clone()],
-        };
-        if parts.len() as u64 != n {
-            return Err(self.unsupported(
-                t,
-                "tcgen05.ld operands",
-                format!("{} destination registers for .x{num}", parts.len()),
-            ));
+        let TmemAccess {
+            region: r,
+            regs: parts,
+            cells,
+        } = self.tmem_access(t, info, ins, shape, num, pack, true)?;
+        for (lane, col, len) in cell_runs(&cells) {
+            let off = cell(lane, col);
+            self.track_tc(t, r, off, len * 4, Kind::PlainRead, None);
+            // The read is in flight until the thread's tcgen05.wait::ld.
+            let id = self.track_async_op(t, (r, off, 0), Some((r, off, len * 4)), LD_LABEL);
+            self.cta.tmem.ld_pending[t as usize].push(id);
         }
-        let taddr = self.tc_int(t, info, &ins.operands[1], 32, "the tcgen05.ld address")?;
-        let (lane, col) = self.tmem_lane(t, taddr, n, "tcgen05.ld")?;
-        let off = cell(lane, col);
-        let a = Acc {
-            kind: Kind::PlainRead,
-            ..Acc::default()
-        };
-        self.track(t, Target::Cta(r), off, n * 4, a, None);
         let mut uninit = None;
         let mut vals = Vec::with_capacity(parts.len());
-        for i in 0..n {
-            let (v, li) = self.read_tmem(r, cell(lane, col + i));
+        for &(lane, col) in &cells {
+            let (v, li) = self.read_tmem(r, cell(lane, col));
             if li && uninit.is_none() {
-                uninit = Some(col + i);
+                uninit = Some((lane, col));
             }
             vals.push(v);
         }
-        if let Some(c) = uninit {
+        if let Some((lane, c)) = uninit {
             self.note(
                 t,
                 FindingKind::Uninitialised,
@@ -774,7 +1030,7 @@ impl<D: Domain> Engine<'_, D> {
         for (p, v) in parts.iter().zip(vals) {
             self.write(t, info, p, v)?;
             let mut rs = Vec::new();
-            regs_of(p, &mut rs);
+            p.collect_regs(&mut rs);
             slots.extend(rs.into_iter().map(|r| Self::slot(info, r)));
         }
         let instr = self.cur_instr;
@@ -801,7 +1057,7 @@ impl<D: Domain> Engine<'_, D> {
         (v, li.uninit)
     }
 
-    /// `tcgen05.st.sync.aligned.32x32b.xN.b32 [taddr], {s..}`.
+    /// `tcgen05.st.sync.aligned.shape.xN.b32 [taddr], {s..}`.
     fn tmem_st(
         &mut self,
         t: u32,
@@ -811,35 +1067,21 @@ impl<D: Domain> Engine<'_, D> {
         num: u8,
         unpack: bool,
     ) -> R<()> {
-        self.tmem_shape_check(t, shape, unpack)?;
-        let r = self.tmem_region(t)?;
-        let n = u64::from(num);
-        let parts: Vec<Operand> = match ins.operands.last() {
-            Some(Operand::Vector(v)) => v.to_vec(),
-            Some(o) => vec![o.clone()],
-            None => Vec::new(),
-        };
-        if parts.len() as u64 != n {
-            return Err(self.unsupported(
-                t,
-                "tcgen05.st operands",
-                format!("{} source registers for .x{num}", parts.len()),
-            ));
-        }
-        let taddr = self.tc_int(t, info, &ins.operands[0], 32, "the tcgen05.st address")?;
-        let (lane, col) = self.tmem_lane(t, taddr, n, "tcgen05.st")?;
-        for (i, p) in parts.iter().enumerate() {
+        let TmemAccess {
+            region: r,
+            regs: parts,
+            cells,
+        } = self.tmem_access(t, info, ins, shape, num, unpack, false)?;
+        for (p, &(lane, col)) in parts.iter().zip(&cells) {
             let v = self.read(t, info, p, 32)?;
-            let off = cell(lane, col + i as u64);
-            let a = Acc {
-                kind: Kind::PlainWrite,
-                ..Acc::default()
-            };
-            self.track(t, Target::Cta(r), off, 4, a, Some(&v));
+            let off = cell(lane, col);
+            self.track_tc(t, r, off, 4, Kind::PlainWrite, Some(&v));
             crate::memory::store_value(&mut self.mem.slots[r as usize], off as usize, &v, 4);
         }
-        let id = self.track_async_op(t, (r, cell(lane, col), n * 4), None, ST_LABEL);
-        self.cta.tmem.st_pending[t as usize].push(id);
+        for (lane, col, len) in cell_runs(&cells) {
+            let id = self.track_async_op(t, (r, cell(lane, col), len * 4), None, ST_LABEL);
+            self.cta.tmem.st_pending[t as usize].push(id);
+        }
         Ok(())
     }
 
@@ -855,7 +1097,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         let mut regs = Vec::new();
         for o in &ins.operands {
-            regs_of(o, &mut regs);
+            o.collect_regs(&mut regs);
         }
         for reg in regs {
             let s = Self::slot(info, reg);
@@ -975,6 +1217,15 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         self.tmem_check_cols(t, col0, n as u64, "tcgen05.mma D")?;
+        // The accumulator, judged at issue as a write by the thread's
+        // tcgen05 agent (ordered after earlier accesses of other threads
+        // only through fence::after_thread_sync); the thread's earlier
+        // MMAs are pipelined with this one (ordered before it).
+        self.cta.tmem.pipelined = Some((t, t + self.cta.nthreads));
+        for row in 0..m as u64 {
+            self.track_tc(t, r, cell(row, col0), n as u64 * 4, Kind::PlainWrite, None);
+        }
+        self.cta.tmem.pipelined = None;
         let da = match smem_desc(raw_a) {
             Ok(d) => d,
             Err(e) => {
@@ -1244,6 +1495,69 @@ mod tests {
         );
         // A wgmma descriptor (no version bits) is refused.
         assert!(smem_desc(raw & !(1 << 46)).unwrap_err().contains("0b001"));
+    }
+
+    /// Every data-path shape covers its block (lanes × columns of `.x2`)
+    /// exactly once across the warp's 32 lanes and their registers.
+    #[test]
+    fn fragments_cover_their_block_once() {
+        for shape in [
+            TmemShape::S32x32b,
+            TmemShape::S16x64b,
+            TmemShape::S16x128b,
+            TmemShape::S16x256b,
+        ] {
+            let (lanes, width, per) = shape_geometry(shape).unwrap();
+            let regs = 2 * per;
+            let mut seen = std::collections::HashSet::new();
+            for l in 0..32 {
+                for i in 0..regs {
+                    let (dl, dc) = frag_cell(shape, l, i).unwrap();
+                    assert!(dl < lanes && dc < 2 * width, "{shape:?} {l} {i}");
+                    assert!(seen.insert((dl, dc)), "{shape:?}: ({dl}, {dc}) twice");
+                }
+            }
+            assert_eq!(seen.len() as u64, lanes * 2 * width, "{shape:?}");
+        }
+        assert!(frag_cell(TmemShape::S16x32bx2, 0, 0).is_none());
+    }
+
+    /// `.16x256b` holds, per repeat, the `mma.m16n8` f32 accumulator
+    /// fragment (rows = TMEM lanes, columns = TMEM columns): the same
+    /// layout `fragments::mma_element` gives for C.
+    #[test]
+    fn fragment_16x256b_is_the_mma_accumulator_layout() {
+        use super::super::fragments::{MmaKind, Operand as MOp, mma_element};
+        for l in 0..32u64 {
+            for i in 0..8u64 {
+                let (row, col) =
+                    mma_element(MmaKind::M16n8k16Half, MOp::C, l as usize, (i % 4) as usize);
+                let want = (row as u64, 8 * (i / 4) + col as u64);
+                assert_eq!(
+                    frag_cell(TmemShape::S16x256b, l, i),
+                    Some(want),
+                    "lane {l} reg {i}"
+                );
+            }
+        }
+    }
+
+    /// `.16x128b` and `.16x64b` spot values: lane 5 holds, in `.16x128b`,
+    /// lanes 1 and 9 of column 1 (then column 5 in the next repeat); in
+    /// `.16x64b`, lane 8 + 1 of column 0 (then column 2).
+    #[test]
+    fn fragment_16x128b_and_16x64b_values() {
+        let c = |s, i| frag_cell(s, 5, i).unwrap();
+        assert_eq!(c(TmemShape::S16x128b, 0), (1, 1));
+        assert_eq!(c(TmemShape::S16x128b, 1), (9, 1));
+        assert_eq!(c(TmemShape::S16x128b, 2), (1, 5));
+        assert_eq!(c(TmemShape::S16x64b, 0), (9, 0));
+        assert_eq!(c(TmemShape::S16x64b, 1), (9, 2));
+        assert_eq!(frag_cell(TmemShape::S16x64b, 2, 0), Some((0, 1)));
+        assert_eq!(
+            cell_runs(&[(0, 0), (0, 1), (0, 2), (8, 0), (0, 5)]),
+            vec![(0, 0, 3), (8, 0, 1), (0, 5, 1)]
+        );
     }
 
     /// `.32x32b`: cell (lane, col) is 32-bit word `lane * 512 + col`.

@@ -190,9 +190,10 @@ impl<D: Domain> Engine<'_, D> {
         self.switch_to(0);
     }
 
-    /// Clock slots per CTA (a second per thread for async agents).
+    /// Clock slots per CTA (a second per thread for async agents, a
+    /// third for tcgen05 agents).
     pub(crate) fn clocks_len(&self) -> usize {
-        self.cta.nthreads as usize * if self.mbar_agents { 2 } else { 1 }
+        self.cta.nthreads as usize * self.clock_blocks()
     }
 
     /// Swaps the shared-region instances in `Engine::mem` with those

@@ -306,9 +306,12 @@ impl<V> WgmmaState<V> {
                 for i in &ir.instrs {
                     if let Instr::Wgmma(WgmmaOp::MmaAsync { .. }) = i.instr {
                         let mut rs = Vec::new();
-                        regs_of(i.operands.first().unwrap_or(&Operand::Sink), &mut rs);
+                        i.operands
+                            .first()
+                            .unwrap_or(&Operand::Sink)
+                            .collect_regs(&mut rs);
                         if let Some(a @ Operand::Vector(_)) = i.operands.get(1) {
-                            regs_of(a, &mut rs);
+                            a.collect_regs(&mut rs);
                         }
                         for r in rs {
                             if let Some(x) = v.get_mut(r.index()) {
@@ -332,29 +335,6 @@ impl<V> WgmmaState<V> {
             busy_threads: 0,
             next_op: 0,
         }
-    }
-}
-
-/// The register parts of a brace-vector operand.
-fn parts(op: &Operand) -> &[Operand] {
-    match op {
-        Operand::Vector(v) => v,
-        other => std::slice::from_ref(other),
-    }
-}
-
-/// Registers an operand mentions (sources, destinations, address bases).
-fn regs_of(op: &Operand, out: &mut Vec<ptxeq_ir::RegId>) {
-    match op {
-        Operand::Reg(r) | Operand::RegLane { reg: r, .. } => out.push(*r),
-        Operand::Vector(v) => v.iter().for_each(|p| regs_of(p, out)),
-        Operand::Not(inner) => regs_of(inner, out),
-        Operand::Addr(a) => {
-            if let AddrBase::Reg(r) = a.base {
-                out.push(r);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -497,12 +477,12 @@ impl<D: Domain> Engine<'_, D> {
                     ));
                 }
                 self.wgmma_fence_check(t, info, ins, a_reg);
-                for p in parts(o(0)) {
+                for p in o(0).parts() {
                     let v = self.read(t, info, p, 32)?;
                     a.d_regs.push(v);
                 }
                 if a_reg {
-                    for p in parts(o(1)) {
+                    for p in o(1).parts() {
                         let v = self.read(t, info, p, 32)?;
                         a.a_regs.push(v);
                     }
@@ -763,7 +743,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         // Write the accumulators back.
         let dop = ins.operands.first().cloned().unwrap_or(Operand::Sink);
-        let dparts = parts(&dop).to_vec();
+        let dparts = dop.parts().to_vec();
         for x in 0..WG as usize {
             let (w, l) = (x / 32, x % 32);
             let mut vals = Vec::with_capacity(n / 2);
@@ -809,11 +789,11 @@ impl<D: Domain> Engine<'_, D> {
         self.cta.wg.next_op += 1;
         self.cta.wg.uncommitted[(base / WG) as usize].push(Op { id, reads });
         let mut busy_regs: Vec<ptxeq_ir::RegId> = Vec::new();
-        regs_of(&dop, &mut busy_regs);
+        dop.collect_regs(&mut busy_regs);
         if desc_a.is_none()
             && let Some(a) = ins.operands.get(1)
         {
-            regs_of(a, &mut busy_regs);
+            a.collect_regs(&mut busy_regs);
         }
         let slots: Vec<usize> = busy_regs.iter().map(|r| Self::slot(info, *r)).collect();
         let instr = self.cur_instr;
@@ -943,7 +923,7 @@ impl<D: Domain> Engine<'_, D> {
         }
         let mut regs = Vec::new();
         for o in &ins.operands {
-            regs_of(o, &mut regs);
+            o.collect_regs(&mut regs);
         }
         for r in regs {
             let s = Self::slot(info, r);
@@ -1023,7 +1003,7 @@ impl<D: Domain> Engine<'_, D> {
         let mut rs = Vec::new();
         for op in ins.operands.iter().take(n) {
             if !matches!(op, Operand::Addr(_)) {
-                regs_of(op, &mut rs);
+                op.collect_regs(&mut rs);
             }
         }
         let instr = self.cur_instr;
@@ -1057,9 +1037,12 @@ impl<D: Domain> Engine<'_, D> {
             return;
         }
         let mut rs = Vec::new();
-        regs_of(ins.operands.first().unwrap_or(&Operand::Sink), &mut rs);
+        ins.operands
+            .first()
+            .unwrap_or(&Operand::Sink)
+            .collect_regs(&mut rs);
         if a_reg && let Some(a) = ins.operands.get(1) {
-            regs_of(a, &mut rs);
+            a.collect_regs(&mut rs);
         }
         for r in rs {
             let s = Self::slot(info, r);

@@ -137,8 +137,9 @@ impl<D: Domain> Engine<'_, D> {
     fn attach(&mut self, mem: &mut GridMemory<D::Val>, index: u32) {
         self.mem.adopt_globals(&mut mem.regions);
         // Async-agent slots (`t + nthreads`) when the kernel has copies
-        // completing on an mbarrier, as in `Engine::new`.
-        let slots = self.nthreads() as usize * if self.mbar_agents { 2 } else { 1 };
+        // completing on an mbarrier, tcgen05-agent slots (`t + 2·nthreads`)
+        // when it uses Tensor Memory, as in `Engine::new`.
+        let slots = self.nthreads() as usize * self.clock_blocks();
         self.clocks = Clocks::in_cta(slots, index);
         self.log.swap_reported(&mut mem.reported);
         if let Some(w) = mem.writers.take() {

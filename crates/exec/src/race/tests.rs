@@ -76,6 +76,38 @@ fn partial_sync_does_not_order_others() {
     assert!(m.access(&c, 0, pr(2, &c, 2), false).is_some());
 }
 
+/// `learn` hands one slot's knowledge to another (the tcgen05 fences):
+/// threads 0 and 1 with agent slots 2 and 3. Agent 2's write is known to
+/// thread 1 only after thread 0 learned it before the barrier; agent 3
+/// knows the barrier only after it learned thread 1's clock.
+#[test]
+fn learn_hands_knowledge_between_slots() {
+    let mut c = Clocks::new(4);
+    let mut m = ShadowMem::new(2);
+    m.access(&c, 0, pw(2, &c, 1), false);
+    m.access(&c, 1, pw(2, &c, 1), false);
+    // Without the hand-over, the barrier of threads 0 and 1 does not
+    // order agent 2's write before thread 1.
+    let mut c2 = Clocks::new(4);
+    let mut m2 = ShadowMem::new(1);
+    m2.access(&c2, 0, pw(2, &c2, 1), false);
+    c2.sync(&[0, 1], &[]);
+    assert!(race(m2.access(&c2, 0, pr(1, &c2, 2), false)));
+    // With it (thread 0 learns agent 2, barrier), thread 1 is ordered
+    // after the write, but agent 3 is not until it learns thread 1.
+    c.learn(0, 2);
+    c.sync(&[0, 1], &[]);
+    assert!(m.access(&c, 0, pr(1, &c, 2), false).is_none());
+    assert!(race(m.access(&c, 1, pw(3, &c, 3), false)));
+    c.learn(3, 1);
+    assert!(m.access(&c, 0, pw(3, &c, 3), false).is_none());
+    // Agent 2's later accesses are a new epoch: not covered by what
+    // thread 0 learned.
+    let e = c.epoch(2);
+    assert!(!c.knows(0, 2, e));
+    assert!(c.knows(0, 2, e - 1));
+}
+
 #[test]
 fn arrive_releases_to_waiters_only() {
     let mut c = Clocks::new(3);

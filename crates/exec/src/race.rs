@@ -190,7 +190,7 @@ impl Clocks {
     /// Whether epoch `e` of thread `u` of CTA `cta` happens before `t`'s
     /// current point.
     #[inline]
-    fn knows_at(&self, t: u32, cta: u32, u: u32, e: u32) -> bool {
+    pub(crate) fn knows_at(&self, t: u32, cta: u32, u: u32, e: u32) -> bool {
         if cta == self.cta {
             self.knows(t, u, e)
         } else {

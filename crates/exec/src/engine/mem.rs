@@ -435,7 +435,7 @@ impl<D: Domain> Engine<'_, D> {
         if self.cta.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
-        if self.cta.mbars.any() {
+        if self.cta.mbars.any() || self.unit.as_ref().is_some_and(|u| u.remote.is_some()) {
             self.mbar_access(t, r, off, width);
         }
         if self.cta.proxy.on

@@ -74,6 +74,10 @@ pub(crate) struct Unit<V: Copy> {
     /// earlier one (program order: if the later is ordered before an
     /// exit, so is the earlier).
     pub remote_reads: rustc_hash::FxHashMap<RemoteKey, RemoteAccess>,
+    /// During one `mbarrier` instruction: the slot of the CTA whose
+    /// mbarrier its `.shared::cluster` address names, when another CTA
+    /// (`mbarrier/remote.rs`).
+    pub mbar_target: Option<u32>,
 }
 
 impl<V: Copy> Unit<V> {
@@ -178,6 +182,7 @@ impl<D: Domain> Engine<'_, D> {
             complete,
             grid,
             remote_reads: Default::default(),
+            mbar_target: None,
         }));
         for k in 1..n as u32 {
             self.switch_to(k);

@@ -19,8 +19,10 @@ use crate::value::Value;
 pub(crate) struct Ordering {
     /// `.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.sc` or `.mmio`.
     pub strong: bool,
-    /// A `.cta` or `.cluster` scope (clusters are one CTA here).
+    /// A `.cta` or `.cluster` scope.
     pub narrow: bool,
+    /// The scope is `.cluster` (`race::Acc::cluster`).
+    pub cluster: bool,
     /// A strong load whose destination is read.
     pub used: bool,
 }
@@ -44,6 +46,7 @@ impl Ordering {
         Ordering {
             strong,
             narrow: strong && matches!(scope, Some(Scope::Cta | Scope::Cluster)),
+            cluster: strong && scope == Some(Scope::Cluster),
             used: false,
         }
     }
@@ -653,6 +656,7 @@ impl<D: Domain> Engine<'_, D> {
             },
             used: ord.strong && ord.used,
             narrow: ord.narrow,
+            cluster: ord.cluster,
             ..Acc::default()
         };
         self.track(t, target, off, u64::from(width), a, None);
@@ -759,6 +763,7 @@ impl<D: Domain> Engine<'_, D> {
             let a = Acc {
                 kind: Kind::StrongWrite,
                 narrow: ord.narrow,
+                cluster: ord.cluster,
                 op: update_code(AtomOp::Exch, ty),
                 operands: self.fingerprint(t, &[&v]),
                 ..Acc::default()
@@ -886,6 +891,7 @@ impl<D: Domain> Engine<'_, D> {
             rmw: true,
             used: used && !ticket,
             narrow: matches!(m.scope, Some(Scope::Cta | Scope::Cluster)),
+            cluster: m.scope == Some(Scope::Cluster),
             op: update_code(m.op, m.ty),
             operands: self.fingerprint(t, &operand_vals.iter().collect::<Vec<_>>()),
             ..Acc::default()

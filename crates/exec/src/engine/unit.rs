@@ -151,6 +151,7 @@ impl<D: Domain> Engine<'_, D> {
         let n = members.len() + 1;
         let mut parked: Vec<Option<Parked<D::Val>>> = (0..n).map(|_| None).collect();
         let slots = self.clocks_len();
+        let clusters = self.clocks.clusters();
         for (k, &(id, stamp)) in members.iter().enumerate() {
             let cta = CtaState::new(self.input, &self.funcs, id, self.cta.tmem.region);
             let shared = shared_regions
@@ -167,10 +168,12 @@ impl<D: Domain> Engine<'_, D> {
                     (s, sh)
                 })
                 .collect();
+            let mut clocks = Clocks::in_cta(slots, stamp);
+            clocks.set_clusters(clusters.clone());
             parked[k + 1] = Some(Parked {
                 queue: (0..cta.nthreads).collect(),
                 cta,
-                clocks: Clocks::in_cta(slots, stamp),
+                clocks,
                 shared,
             });
         }

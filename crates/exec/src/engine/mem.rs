@@ -1172,7 +1172,7 @@ pub(crate) fn access_kind(a: &Acc) -> AccessKind {
 fn race_why(a: &Acc, b: &Acc) -> String {
     match (a.kind.is_strong(), b.kind.is_strong()) {
         (false, false) => String::new(),
-        (true, true) => " (a .cta- or .cluster-scoped strong access is not morally strong with one of another CTA, so the two are not exempt from racing)".into(),
+        (true, true) => " (a .cta-scoped strong access is not morally strong with one of another CTA, nor a .cluster-scoped one with one of another cluster, so the two are not exempt from racing)".into(),
         _ => " (only two strong accesses of a common scope are exempt from racing; a plain access and an atomic or strong one are not)".into(),
     }
 }

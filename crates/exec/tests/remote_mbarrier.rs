@@ -203,6 +203,12 @@ fn too_few_remote_arrivals_leave_the_consumer_deadlocked() {
     let g = go(&kernel(&K { count: 33, ..OK }));
     let f = first(&g, FindingKind::Deadlock);
     assert!(f.message.contains("bar"), "{}", f.message);
+    // The phase's last event is a producer thread's, named with its CTA.
+    let w = f.waiting.iter().map(|w| w.what.clone()).collect::<Vec<_>>().join("; ");
+    assert!(
+        w.contains("of CTA (0,0,0)") || f.message.contains("of CTA (0,0,0)"),
+        "{f:#?}"
+    );
 }
 
 #[test]

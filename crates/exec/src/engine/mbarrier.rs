@@ -1388,7 +1388,7 @@ impl<D: Domain> Engine<'_, D> {
                 let last = match m.cur.events.last() {
                     Some(e) => format!(
                         "; its last event: {} at {}",
-                        self.thread_ref(e.slot),
+                        self.who_name((*e).into()),
                         unpack_instr(e.instr)
                     ),
                     None => "; no event yet".into(),

@@ -180,9 +180,9 @@ impl Clocks {
     #[inline]
     pub(crate) fn same_cluster(&self, a: u32, b: u32) -> bool {
         a == b
-            || self.clusters.as_ref().is_some_and(|c| {
-                matches!((c.get(a as usize), c.get(b as usize)), (Some(x), Some(y)) if x == y)
-            })
+            || self.clusters.as_ref().is_some_and(
+                |c| matches!((c.get(a as usize), c.get(b as usize)), (Some(x), Some(y)) if x == y),
+            )
     }
 
     /// The CTA stamped into this CTA's accesses.
@@ -532,9 +532,8 @@ fn subsumes(n: &Acc, e: &Acc) -> bool {
     let both_strong = e.kind.is_strong() && n.kind.is_strong();
     // In one CTA, a scope at most as wide as `e`'s: every strong access
     // `n` is morally strong with, `e` is too.
-    let scope_ok = !both_strong
-        || (!e.narrow && !n.narrow)
-        || (e.cta == n.cta && n.breadth() <= e.breadth());
+    let scope_ok =
+        !both_strong || (!e.narrow && !n.narrow) || (e.cta == n.cta && n.breadth() <= e.breadth());
     if !scope_ok {
         return false;
     }

@@ -10,7 +10,9 @@
 mod common;
 
 use common::{input, tensor};
-use ptxeq_exec::{CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue};
+use ptxeq_exec::{
+    CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue,
+};
 use ptxeq_exec::{Role, run_grid};
 use ptxeq_spec::DType;
 
@@ -185,7 +187,11 @@ fn a_remote_arrive_before_the_init_is_ordered_is_reported() {
         ..OK
     }));
     let f = first(&g, FindingKind::Race);
-    assert_eq!(f.reason, "mbarrier init not ordered before use", "{}", f.message);
+    assert_eq!(
+        f.reason, "mbarrier init not ordered before use",
+        "{}",
+        f.message
+    );
     assert_eq!(f.accesses.len(), 2, "{f:#?}");
 }
 
@@ -204,7 +210,12 @@ fn too_few_remote_arrivals_leave_the_consumer_deadlocked() {
     let f = first(&g, FindingKind::Deadlock);
     assert!(f.message.contains("bar"), "{}", f.message);
     // The phase's last event is a producer thread's, named with its CTA.
-    let w = f.waiting.iter().map(|w| w.what.clone()).collect::<Vec<_>>().join("; ");
+    let w = f
+        .waiting
+        .iter()
+        .map(|w| w.what.clone())
+        .collect::<Vec<_>>()
+        .join("; ");
     assert!(
         w.contains("of CTA (0,0,0)") || f.message.contains("of CTA (0,0,0)"),
         "{f:#?}"

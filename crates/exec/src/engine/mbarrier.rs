@@ -411,9 +411,7 @@ impl<D: Domain> Engine<'_, D> {
 
     /// Whether clock slot `t` knows every event of `log`.
     fn knows_log(&self, t: u32, log: &PhaseLog) -> bool {
-        log.events
-            .iter()
-            .all(|e| self.knows_event(t, e))
+        log.events.iter().all(|e| self.knows_event(t, e))
     }
 
     /// Checks that the object exists, is valid and its `init` is ordered
@@ -671,8 +669,7 @@ impl<D: Domain> Engine<'_, D> {
                 format!("mbarrier.inval of {name} while a thread waits on it"),
             ));
         }
-        let users: Vec<((u32, u32), (u32, u32))> =
-            m.users.iter().map(|(k, v)| (*k, *v)).collect();
+        let users: Vec<((u32, u32), (u32, u32))> = m.users.iter().map(|(k, v)| (*k, *v)).collect();
         for ((c, u), (e, ui)) in users {
             if !self.clocks.knows_at(t, c, u, e) {
                 let w = Who {

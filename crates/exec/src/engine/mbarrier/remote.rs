@@ -68,7 +68,11 @@ impl View {
             asyncs: !m.asyncs.is_empty(),
             prev: m.done.back().map(|l| l.events.clone()).unwrap_or_default(),
             last: m.cur.events.last().copied(),
-            passed: m.passed.iter().map(|p| (p.tid, p.epoch, p.target)).collect(),
+            passed: m
+                .passed
+                .iter()
+                .map(|p| (p.tid, p.epoch, p.target))
+                .collect(),
         }
     }
 }
@@ -225,8 +229,7 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         let phase = m.phase;
-        if let Some(e) = m.prev.iter().find(|e| !self.knows_event(t, e))
-        {
+        if let Some(e) = m.prev.iter().find(|e| !self.knows_event(t, e)) {
             let lw: Who = (*e).into();
             return Err(self.mbar_finding(
                 FindingKind::Divergence,

@@ -128,6 +128,11 @@ pub(crate) struct Clocks {
     /// synchronisation of all threads): an access below it is ordered
     /// before every future access of the CTA.
     floor: Rc<[u32]>,
+    /// By CTA stamp: the index of the CTA's thread-block cluster (grid
+    /// runs with clusters of several CTAs); `None`: every CTA is a
+    /// cluster of its own. Decides whether `.cluster`-scoped strong
+    /// accesses of two CTAs are morally strong ([`Acc::cluster`]).
+    clusters: Option<Rc<[u32]>>,
 }
 
 /// A thread's clock as released by `bar.arrive`.
@@ -156,7 +161,28 @@ impl Clocks {
             pending_sc: vec![none; n],
             cta,
             floor: zero,
+            clusters: None,
         }
+    }
+
+    /// Sets the cluster of every CTA stamp (see [`Clocks::same_cluster`]).
+    pub(crate) fn set_clusters(&mut self, clusters: Option<Rc<[u32]>>) {
+        self.clusters = clusters;
+    }
+
+    /// The cluster table (to hand to the clocks of another CTA of the run).
+    pub(crate) fn clusters(&self) -> Option<Rc<[u32]>> {
+        self.clusters.clone()
+    }
+
+    /// Whether the CTAs stamped `a` and `b` are in one thread-block
+    /// cluster (a CTA is in its own).
+    #[inline]
+    pub(crate) fn same_cluster(&self, a: u32, b: u32) -> bool {
+        a == b
+            || self.clusters.as_ref().is_some_and(
+                |c| matches!((c.get(a as usize), c.get(b as usize)), (Some(x), Some(y)) if x == y),
+            )
     }
 
     /// The CTA stamped into this CTA's accesses.
@@ -190,7 +216,7 @@ impl Clocks {
     /// Whether epoch `e` of thread `u` of CTA `cta` happens before `t`'s
     /// current point.
     #[inline]
-    fn knows_at(&self, t: u32, cta: u32, u: u32, e: u32) -> bool {
+    pub(crate) fn knows_at(&self, t: u32, cta: u32, u: u32, e: u32) -> bool {
         if cta == self.cta {
             self.knows(t, u, e)
         } else {
@@ -397,9 +423,12 @@ pub(crate) struct Acc {
     pub kind: Kind,
     /// A strong access whose returned value is used.
     pub used: bool,
-    /// A strong access scoped to its CTA (`.cta`, `.cluster`): not morally
-    /// strong with accesses of other CTAs.
+    /// A strong access scoped narrower than the GPU (`.cta`, `.cluster`):
+    /// not morally strong with accesses of CTAs outside its scope.
     pub narrow: bool,
+    /// With `narrow`: the scope is `.cluster` (it includes the other CTAs
+    /// of the access's cluster, [`Clocks::same_cluster`]), not `.cta`.
+    pub cluster: bool,
     /// A read-modify-write (`atom`/`red`), for reports.
     pub rmw: bool,
     /// [`Kind::StrongWrite`]: the update operation (an opaque code; equal
@@ -435,6 +464,7 @@ impl Acc {
         kind: Kind::PlainRead,
         used: false,
         narrow: false,
+        cluster: false,
         rmw: false,
         op: 0,
         operands: 0,
@@ -444,12 +474,29 @@ impl Acc {
         self.tid != NONE
     }
 
+    /// Whether this access's scope includes the threads of CTA `cta`
+    /// (`same_cluster`: whether that CTA is in this access's cluster).
+    fn reaches(&self, cta: u32, same_cluster: bool) -> bool {
+        !self.narrow || self.cta == cta || (self.cluster && same_cluster)
+    }
+
     /// Whether this access and `other` are morally strong relative to each
-    /// other (both strong, each scope including the other thread).
-    fn morally_strong(&self, other: &Acc) -> bool {
+    /// other (both strong, each scope including the other thread);
+    /// `same_cluster`: whether their CTAs are in one cluster.
+    fn morally_strong(&self, other: &Acc, same_cluster: bool) -> bool {
         self.kind.is_strong()
             && other.kind.is_strong()
-            && (self.cta == other.cta || (!self.narrow && !other.narrow))
+            && self.reaches(other.cta, same_cluster)
+            && other.reaches(self.cta, same_cluster)
+    }
+
+    /// How wide the scope is: 0 `.cta`, 1 `.cluster`, 2 wider.
+    fn breadth(&self) -> u8 {
+        match (self.narrow, self.cluster) {
+            (false, _) => 2,
+            (true, true) => 1,
+            (true, false) => 0,
+        }
     }
 }
 
@@ -470,12 +517,13 @@ fn commute(a: &Acc, b: &Acc) -> bool {
 }
 
 /// How unordered accesses `e` and `f` (of different threads) conflict;
-/// `benign` says two plain stores are benign same-value stores.
-pub(crate) fn rank(e: &Acc, f: &Acc, benign: bool) -> Rank {
+/// `benign` says two plain stores are benign same-value stores;
+/// `same_cluster` whether their CTAs are in one cluster.
+pub(crate) fn rank(e: &Acc, f: &Acc, benign: bool, same_cluster: bool) -> Rank {
     if !e.kind.writes() && !f.kind.writes() {
         return Rank::None;
     }
-    if e.morally_strong(f) {
+    if e.morally_strong(f, same_cluster) {
         let od = match (e.kind, f.kind) {
             (Kind::StrongRead, _) => e.used,
             (_, Kind::StrongRead) => f.used,
@@ -498,7 +546,10 @@ fn subsumes(n: &Acc, e: &Acc) -> bool {
     // (Between two strong accesses: `n` must reach every thread `e`
     // reaches — both wide, or `n` narrow in `e`'s own CTA.)
     let both_strong = e.kind.is_strong() && n.kind.is_strong();
-    let scope_ok = !both_strong || (!e.narrow && !n.narrow) || (e.cta == n.cta && n.narrow);
+    // In one CTA, a scope at most as wide as `e`'s: every strong access
+    // `n` is morally strong with, `e` is too.
+    let scope_ok =
+        !both_strong || (!e.narrow && !n.narrow) || (e.cta == n.cta && n.breadth() <= e.breadth());
     if !scope_ok {
         return false;
     }
@@ -785,7 +836,7 @@ impl ShadowMem {
                     continue;
                 }
                 let benign = benign_with(a);
-                let r = rank(a, &cur, benign);
+                let r = rank(a, &cur, benign, clocks.same_cluster(a.cta, cur.cta));
                 let c = if r != Rank::None {
                     Some(Conflict { prev: *a, rank: r })
                 } else if benign

@@ -540,16 +540,24 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         let i = super::unpack_instr(self.cur_instr);
-        let plain = self
+        let x = self
             .funcs
             .get(i.func as usize)
-            .and_then(|f| f.ir.instrs.get(i.index as usize))
-            .is_some_and(|x| {
-                matches!(
-                    x.instr,
-                    Instr::Ld(_) | Instr::St(_) | Instr::Atom(_) | Instr::Red(_)
-                )
-            });
+            .and_then(|f| f.ir.instrs.get(i.index as usize));
+        if x.is_some_and(|x| matches!(x.instr, Instr::Mbarrier { .. })) {
+            // Another CTA's mbarrier: the object is the target's, at the
+            // same (region, offset) (`mbarrier/remote.rs`).
+            if let Some(u) = self.unit.as_mut() {
+                u.mbar_target = Some(k);
+            }
+            return Ok(Some(off));
+        }
+        let plain = x.is_some_and(|x| {
+            matches!(
+                x.instr,
+                Instr::Ld(_) | Instr::St(_) | Instr::Atom(_) | Instr::Red(_)
+            )
+        });
         if !plain {
             return Err(self.unsupported(
                 t,
@@ -559,7 +567,10 @@ impl<D: Domain> Engine<'_, D> {
                     .into(),
             ));
         }
-        let busy = |c: &super::cta::CtaState<D::Val>| c.mbars.any() || c.asyncs.any() || c.proxy.on;
+        // mbarriers alone are fine (an ordinary access overlapping one of
+        // the target's is checked against the target's, `mbar_access`);
+        // in-flight copies and async-proxy readers are not.
+        let busy = |c: &super::cta::CtaState<D::Val>| c.asyncs.any() || c.proxy.on;
         let target_busy = self
             .unit
             .as_ref()
@@ -569,7 +580,7 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(
                 t,
                 "distributed shared memory with asynchronous units",
-                "an access to another CTA's shared memory in a kernel with mbarriers, cp.async copies or async-proxy \
+                "an access to another CTA's shared memory in a kernel with cp.async copies or async-proxy \
                  (TMA, wgmma) reads: the remote access is not checked against the target CTA's asynchronous units"
                     .into(),
             ));

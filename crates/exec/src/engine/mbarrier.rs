@@ -51,6 +51,8 @@ use std::rc::Rc;
 use ptxeq_ir::{Instr, InstrData, MbarrierOp, MemSem, Operand, StateSpace};
 use rustc_hash::FxHashMap;
 
+mod remote;
+
 use super::mem::Target;
 use super::spin::{self, Spin};
 use super::{Engine, Flow, Halt, R, Status, Wait, pack_instr, unpack_instr};
@@ -59,7 +61,7 @@ use crate::finding::{
     AccessKind, AccessRef, Finding, FindingKind, MemLocation, WaitGroup, thread_ranges,
 };
 use crate::funcinfo::FuncInfo;
-use crate::race::Snapshot;
+use crate::race::{Foreign, Snapshot};
 use crate::value::Value;
 
 /// The largest arrival count and transaction count (PTX: 2^20 - 1).
@@ -75,6 +77,38 @@ struct Event {
     slot: u32,
     epoch: u32,
     instr: u32,
+    /// The CTA stamp of the slot's clocks (`race::Clocks::cta`): another
+    /// CTA of the cluster for a remote arrival (`remote.rs`).
+    cta: u32,
+}
+
+/// A (clock slot, instruction) pair a finding names; `cta`: the clock
+/// stamp of the slot's CTA when it may be another CTA of the cluster.
+#[derive(Clone, Copy, Debug)]
+struct Who {
+    slot: u32,
+    instr: u32,
+    cta: Option<u32>,
+}
+
+impl From<(u32, u32)> for Who {
+    fn from((slot, instr): (u32, u32)) -> Self {
+        Who {
+            slot,
+            instr,
+            cta: None,
+        }
+    }
+}
+
+impl From<Event> for Who {
+    fn from(e: Event) -> Self {
+        Who {
+            slot: e.slot,
+            instr: e.instr,
+            cta: Some(e.cta),
+        }
+    }
 }
 
 /// What happened in one phase.
@@ -82,6 +116,9 @@ struct Event {
 struct PhaseLog {
     events: Vec<Event>,
     releases: Vec<Snapshot>,
+    /// Releases of arrivals from other CTAs of the cluster (`remote.rs`),
+    /// joined: what a waiter of the phase acquires besides `releases`.
+    remote: Foreign,
 }
 
 /// A wait that returned: phase `target + 1` needs an event ordered after
@@ -101,6 +138,9 @@ struct Parked {
     target: i64,
     instr: u32,
     acquire: bool,
+    /// The acquire's scope includes the cluster (`.acquire.cluster`):
+    /// it also acquires other CTAs' arrivals (`PhaseLog::remote`).
+    cluster: bool,
 }
 
 /// An arrive-on triggered by the completion of a thread's `cp.async`s.
@@ -134,8 +174,9 @@ struct Mbar {
     parked: Vec<Parked>,
     passed: Vec<Passed>,
     asyncs: Vec<AsyncArrive>,
-    /// Per thread: the last operation on the object (epoch, instruction).
-    users: FxHashMap<u32, (u32, u32)>,
+    /// Per (CTA stamp, thread): the last operation on the object (epoch,
+    /// instruction); other CTAs' threads use it through remote arrivals.
+    users: FxHashMap<(u32, u32), (u32, u32)>,
 }
 
 /// The mbarrier objects of a CTA, by (region, offset).
@@ -261,6 +302,29 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
+    /// The access a finding names for `w`, with its CTA when that is
+    /// another CTA of the cluster.
+    fn access_who(&self, w: Who, kind: AccessKind) -> AccessRef {
+        let mut a = self.access(w.slot, w.instr, kind);
+        a.cta = w.cta.and_then(|c| self.foreign_cta_id(c));
+        a
+    }
+
+    /// Whether clock slot `slot` (of the running CTA) knows event `e`
+    /// (of this or another CTA of the cluster).
+    fn knows_event(&self, slot: u32, e: &Event) -> bool {
+        self.clocks.knows_at(slot, e.cta, e.slot, e.epoch)
+    }
+
+    /// A thread named in a message, with its CTA when that is another
+    /// one than the running CTA.
+    fn who_name(&self, w: Who) -> String {
+        match w.cta.and_then(|c| self.foreign_cta_id(c)) {
+            Some([x, y, z]) => format!("{} of CTA ({x},{y},{z})", self.thread_ref(w.slot)),
+            None => self.thread_ref(w.slot).to_string(),
+        }
+    }
+
     /// A finding naming two (thread, instruction) pairs; fatal.
     #[allow(clippy::too_many_arguments)]
     fn mbar_finding(
@@ -268,10 +332,11 @@ impl<D: Domain> Engine<'_, D> {
         kind: FindingKind,
         reason: &str,
         key: (u32, u64),
-        first: (u32, u32),
-        second: (u32, u32),
+        first: impl Into<Who>,
+        second: impl Into<Who>,
         message: String,
     ) -> Halt {
+        let (first, second) = (first.into(), second.into());
         let reg = &self.mem.regions[key.0 as usize];
         let loc = MemLocation {
             region: reg.name.clone(),
@@ -279,8 +344,8 @@ impl<D: Domain> Engine<'_, D> {
             byte_offset: key.1,
             element: (reg.elem > 0).then(|| key.1 / u64::from(reg.elem)),
         };
-        let a = self.access(first.0, first.1, AccessKind::Atomic);
-        let b = self.access(second.0, second.1, AccessKind::Atomic);
+        let a = self.access_who(first, AccessKind::Atomic);
+        let b = self.access_who(second, AccessKind::Atomic);
         let th = b.thread;
         let mut f = Finding::new(kind, format!("{th}, {}: {message}", b.instr))
             .at(Some(th), Some(b.instr))
@@ -318,9 +383,9 @@ impl<D: Domain> Engine<'_, D> {
         let last = prev
             .events
             .iter()
-            .find(|e| !self.clocks.knows(slot, e.slot, e.epoch))
+            .find(|e| !self.knows_event(slot, e))
             .copied();
-        let (lt, li) = last.map_or((t, instr), |e| (e.slot, e.instr));
+        let lw: Who = last.map_or((t, instr).into(), Into::into);
         let note = if schedule_note {
             format!(
                 ": in another schedule it counts in phase {} (an over-arrival of that phase)",
@@ -333,22 +398,20 @@ impl<D: Domain> Engine<'_, D> {
             FindingKind::Divergence,
             "mbarrier over-arrival",
             key,
-            (lt, li),
+            lw,
             (t, instr),
             format!(
                 "{joins} phase {phase} of mbarrier {name} only because phase {} completed first, and nothing orders that completion (its event by {} at {}) before it{note}",
                 phase - 1,
-                self.thread_ref(lt),
-                unpack_instr(li)
+                self.who_name(lw),
+                unpack_instr(lw.instr)
             ),
         ))
     }
 
     /// Whether clock slot `t` knows every event of `log`.
     fn knows_log(&self, t: u32, log: &PhaseLog) -> bool {
-        log.events
-            .iter()
-            .all(|e| self.clocks.knows(t, e.slot, e.epoch))
+        log.events.iter().all(|e| self.knows_event(t, e))
     }
 
     /// Checks that the object exists, is valid and its `init` is ordered
@@ -381,7 +444,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        if !self.clocks.knows(t, m.init.slot, m.init.epoch) {
+        if !self.knows_event(t, &m.init) {
             let (it, ii) = (m.init_tid, m.init.instr);
             return Err(self.mbar_finding(
                 FindingKind::Race,
@@ -398,8 +461,9 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         let e = self.clocks.epoch(t);
+        let stamp = self.clocks.cta();
         if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
-            m.users.insert(t, (e, instr));
+            m.users.insert((stamp, t), (e, instr));
         }
         Ok(())
     }
@@ -426,9 +490,14 @@ impl<D: Domain> Engine<'_, D> {
                     MbarrierOp::Arrive { .. } | MbarrierOp::Wait { .. } => 1,
                     MbarrierOp::PendingCount => return self.pending_count(t, info, ops),
                 };
+                self.take_mbar_target();
                 let Some(key) = self.mbar_key(t, info, *space, ops.get(addr_ix))? else {
                     return Ok(Flow::Next);
                 };
+                if let Some(k) = self.take_mbar_target() {
+                    // Another CTA's mbarrier (a `mapa`'d address).
+                    return self.mbar_remote(t, info, ins, k, key);
+                }
                 match op {
                     MbarrierOp::Init => {
                         let n = self.matrix_u32(t, info, &ops[1], "the mbarrier count")?;
@@ -531,19 +600,25 @@ impl<D: Domain> Engine<'_, D> {
             }
             // Re-initialising after inval: every earlier use must be
             // ordered before it.
-            let users: Vec<(u32, (u32, u32))> = m.users.iter().map(|(k, v)| (*k, *v)).collect();
-            for (u, (e, ui)) in users {
-                if !self.clocks.knows(t, u, e) {
+            let users: Vec<((u32, u32), (u32, u32))> =
+                m.users.iter().map(|(k, v)| (*k, *v)).collect();
+            for ((c, u), (e, ui)) in users {
+                if !self.clocks.knows_at(t, c, u, e) {
+                    let w = Who {
+                        slot: u,
+                        instr: ui,
+                        cta: Some(c),
+                    };
                     return Err(self.mbar_finding(
                         FindingKind::Race,
                         "mbarrier re-initialised while in use",
                         key,
-                        (u, ui),
+                        w,
                         (t, instr),
                         format!(
                             "mbarrier.init of {} is not ordered after the use by {} at {}",
                             loc_of(&name, key.1),
-                            self.thread_ref(u),
+                            self.who_name(w),
                             unpack_instr(ui)
                         ),
                     ));
@@ -554,6 +629,7 @@ impl<D: Domain> Engine<'_, D> {
             slot: t,
             epoch: self.clocks.epoch(t),
             instr,
+            cta: self.clocks.cta(),
         };
         self.cta.mbars.objects.insert(
             key,
@@ -593,18 +669,23 @@ impl<D: Domain> Engine<'_, D> {
                 format!("mbarrier.inval of {name} while a thread waits on it"),
             ));
         }
-        let users: Vec<(u32, (u32, u32))> = m.users.iter().map(|(k, v)| (*k, *v)).collect();
-        for (u, (e, ui)) in users {
-            if u != t && !self.clocks.knows(t, u, e) {
+        let users: Vec<((u32, u32), (u32, u32))> = m.users.iter().map(|(k, v)| (*k, *v)).collect();
+        for ((c, u), (e, ui)) in users {
+            if !self.clocks.knows_at(t, c, u, e) {
+                let w = Who {
+                    slot: u,
+                    instr: ui,
+                    cta: Some(c),
+                };
                 return Err(self.mbar_finding(
                     FindingKind::Race,
                     "mbarrier invalidated while in use",
                     key,
-                    (u, ui),
+                    w,
                     (t, instr),
                     format!(
                         "mbarrier.inval of {name} is not ordered after the use by {} at {}",
-                        self.thread_ref(u),
+                        self.who_name(w),
                         unpack_instr(ui)
                     ),
                 ));
@@ -639,13 +720,13 @@ impl<D: Domain> Engine<'_, D> {
         let phase = m.phase;
         if count > m.pending {
             let last = m.cur.events.last().copied();
-            let (lt, li) = last.map_or((t, instr), |e| (e.slot, e.instr));
+            let lw: Who = last.map_or((t, instr).into(), Into::into);
             let pending = m.pending;
             return Err(self.mbar_finding(
                 FindingKind::Divergence,
                 "mbarrier over-arrival",
                 key,
-                (lt, li),
+                lw,
                 (t, instr),
                 format!(
                     "over-arrival on mbarrier {name}: this arrive-on of count {count} exceeds the {pending} pending arrivals of phase {phase}"
@@ -667,7 +748,13 @@ impl<D: Domain> Engine<'_, D> {
         m.passed
             .retain(|p| !(p.target == phase - 1 && clocks.knows(slot, p.tid, p.epoch)));
         let epoch = clocks.epoch(slot);
-        m.cur.events.push(Event { slot, epoch, instr });
+        let cta = clocks.cta();
+        m.cur.events.push(Event {
+            slot,
+            epoch,
+            instr,
+            cta,
+        });
         m.pending -= count;
         m.tx += tx;
         if release {
@@ -702,7 +789,7 @@ impl<D: Domain> Engine<'_, D> {
                 if m.pending < ac || m.tx < at {
                     let a = m.asyncs[0].clone();
                     let last = m.cur.events.last().copied();
-                    let (lt, li) = last.map_or((a.tid, a.instr), |e| (e.slot, e.instr));
+                    let lw: Who = last.map_or((a.tid, a.instr).into(), Into::into);
                     let name = m.name.clone();
                     let phase = m.phase;
                     let what = if m.pending < ac {
@@ -714,7 +801,7 @@ impl<D: Domain> Engine<'_, D> {
                         FindingKind::Divergence,
                         "mbarrier over-arrival",
                         key,
-                        (lt, li),
+                        lw,
                         (a.tid, a.instr),
                         format!(
                             "over-arrival on mbarrier {name}: phase {phase} can complete without {what}, which then fall into a later phase depending on when the copies land"
@@ -758,20 +845,20 @@ impl<D: Domain> Engine<'_, D> {
         if let Some(p) = m.passed.iter().find(|p| p.target == phase - 1).copied() {
             let last = m.cur.events.last().copied();
             let name = m.name.clone();
-            let (lt, li) = last.map_or((p.tid, p.instr), |e| (e.slot, e.instr));
+            let lw: Who = last.map_or((p.tid, p.instr).into(), Into::into);
             return Err(self.mbar_finding(
                 FindingKind::Race,
                 "mbarrier waiter a phase behind",
                 key,
-                (lt, li),
+                lw,
                 (p.tid, p.instr),
                 format!(
                     "the wait by {} at {} observed {} of mbarrier {name}, but none of the events of phase {phase} (completed by {} at {}) is ordered after that wait: in another schedule phase {phase} completes too before the waiter polls, the parity matches again and the waiter waits for phase {} instead (a waiter a whole phase behind)",
                     self.thread_ref(p.tid),
                     unpack_instr(p.instr),
                     phase_word(phase - 1),
-                    self.thread_ref(lt),
-                    unpack_instr(li),
+                    self.who_name(lw),
+                    unpack_instr(lw.instr),
                     phase + 1
                 ),
             ));
@@ -792,6 +879,9 @@ impl<D: Domain> Engine<'_, D> {
         for p in wake {
             if p.acquire {
                 self.clocks.sync(&[p.tid], &log.releases);
+                if p.cluster && !log.remote.is_empty() {
+                    self.clocks.acquire(p.tid, &log.remote);
+                }
             }
             let epoch = self.clocks.epoch(p.tid);
             if let Some(m) = self.cta.mbars.objects.get_mut(&key) {
@@ -853,11 +943,13 @@ impl<D: Domain> Engine<'_, D> {
         self.mbar_use(t, key, &mnemonic)?;
         let Instr::Mbarrier {
             op: MbarrierOp::Wait { parity, .. },
+            scope,
             ..
         } = ins.instr
         else {
             return Err(Halt);
         };
+        let cluster_scope = remote::cluster_scope(scope);
         // The polling loop.
         let spin = match self.cta.mbars.spins.get(&instr) {
             Some(s) => s.clone(),
@@ -939,22 +1031,22 @@ impl<D: Domain> Engine<'_, D> {
             let e = prev
                 .events
                 .iter()
-                .find(|e| !self.clocks.knows(t, e.slot, e.epoch))
+                .find(|e| !self.knows_event(t, e))
                 .copied();
-            let (lt, li) = e.map_or((t, instr), |e| (e.slot, e.instr));
+            let lw: Who = e.map_or((t, instr).into(), Into::into);
             return Err(self.mbar_finding(
                 FindingKind::Race,
                 "mbarrier wait not ordered after the previous phase",
                 key,
-                (lt, li),
+                lw,
                 (t, instr),
                 format!(
                     "this wait (parity {}) targets {} of mbarrier {name}, but nothing orders the completion of {} (its event by {} at {}) before it: in another schedule that phase is still pending, the parity test sees the other parity and the wait returns at once, without waiting for phase {target}",
                     target.rem_euclid(2),
                     phase_word(target),
                     phase_word(target - 1),
-                    self.thread_ref(lt),
-                    unpack_instr(li)
+                    self.who_name(lw),
+                    unpack_instr(lw.instr)
                 ),
             ));
         }
@@ -968,6 +1060,9 @@ impl<D: Domain> Engine<'_, D> {
                 };
                 if let Some(log) = log {
                     self.clocks.sync(&[t], &log.releases);
+                    if cluster_scope && !log.remote.is_empty() {
+                        self.clocks.acquire(t, &log.remote);
+                    }
                 }
             }
             let epoch = self.clocks.epoch(t);
@@ -988,6 +1083,7 @@ impl<D: Domain> Engine<'_, D> {
                 target,
                 instr,
                 acquire: !relaxed,
+                cluster: cluster_scope,
             });
         }
         self.cta.threads[t as usize].status = Status::Blocked(Wait::Mbarrier);
@@ -1242,8 +1338,15 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn mbar_access(&mut self, t: u32, r: u32, off: u64, len: u64) {
         let lo = off & !7;
         let mut o = lo;
+        // During an access to another CTA's shared memory: that CTA's
+        // mbarriers.
+        let remote = self
+            .unit
+            .as_ref()
+            .and_then(|u| u.remote.and_then(|k| u.parked[k as usize].as_ref()));
+        let mbars = remote.map_or(&self.cta.mbars, |p| &p.cta.mbars);
         while o < off + len {
-            if self.cta.mbars.objects.get(&(r, o)).is_some_and(|m| m.valid) {
+            if mbars.objects.get(&(r, o)).is_some_and(|m| m.valid) {
                 let name = self.mem.regions[r as usize].name.clone();
                 let _ = self.unsupported(
                     t,
@@ -1282,7 +1385,7 @@ impl<D: Domain> Engine<'_, D> {
                 let last = match m.cur.events.last() {
                     Some(e) => format!(
                         "; its last event: {} at {}",
-                        self.thread_ref(e.slot),
+                        self.who_name((*e).into()),
                         unpack_instr(e.instr)
                     ),
                     None => "; no event yet".into(),

@@ -19,8 +19,10 @@ use crate::value::Value;
 pub(crate) struct Ordering {
     /// `.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.sc` or `.mmio`.
     pub strong: bool,
-    /// A `.cta` or `.cluster` scope (clusters are one CTA here).
+    /// A `.cta` or `.cluster` scope.
     pub narrow: bool,
+    /// The scope is `.cluster` (`race::Acc::cluster`).
+    pub cluster: bool,
     /// A strong load whose destination is read.
     pub used: bool,
 }
@@ -44,6 +46,7 @@ impl Ordering {
         Ordering {
             strong,
             narrow: strong && matches!(scope, Some(Scope::Cta | Scope::Cluster)),
+            cluster: strong && scope == Some(Scope::Cluster),
             used: false,
         }
     }
@@ -435,7 +438,7 @@ impl<D: Domain> Engine<'_, D> {
         if self.cta.asyncs.any() {
             self.async_check(t, r, off, width, kind);
         }
-        if self.cta.mbars.any() {
+        if self.cta.mbars.any() || self.unit.as_ref().is_some_and(|u| u.remote.is_some()) {
             self.mbar_access(t, r, off, width);
         }
         if self.cta.proxy.on
@@ -659,6 +662,7 @@ impl<D: Domain> Engine<'_, D> {
             },
             used: ord.strong && ord.used,
             narrow: ord.narrow,
+            cluster: ord.cluster,
             ..Acc::default()
         };
         self.track(t, target, off, u64::from(width), a, None);
@@ -765,6 +769,7 @@ impl<D: Domain> Engine<'_, D> {
             let a = Acc {
                 kind: Kind::StrongWrite,
                 narrow: ord.narrow,
+                cluster: ord.cluster,
                 op: update_code(AtomOp::Exch, ty),
                 operands: self.fingerprint(t, &[&v]),
                 ..Acc::default()
@@ -892,6 +897,7 @@ impl<D: Domain> Engine<'_, D> {
             rmw: true,
             used: used && !ticket,
             narrow: matches!(m.scope, Some(Scope::Cta | Scope::Cluster)),
+            cluster: m.scope == Some(Scope::Cluster),
             op: update_code(m.op, m.ty),
             operands: self.fingerprint(t, &operand_vals.iter().collect::<Vec<_>>()),
             ..Acc::default()
@@ -1172,7 +1178,7 @@ pub(crate) fn access_kind(a: &Acc) -> AccessKind {
 fn race_why(a: &Acc, b: &Acc) -> String {
     match (a.kind.is_strong(), b.kind.is_strong()) {
         (false, false) => String::new(),
-        (true, true) => " (a .cta- or .cluster-scoped strong access is not morally strong with one of another CTA, so the two are not exempt from racing)".into(),
+        (true, true) => " (a .cta-scoped strong access is not morally strong with one of another CTA, nor a .cluster-scoped one with one of another cluster, so the two are not exempt from racing)".into(),
         _ => " (only two strong accesses of a common scope are exempt from racing; a plain access and an atomic or strong one are not)".into(),
     }
 }

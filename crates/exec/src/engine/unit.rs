@@ -74,6 +74,10 @@ pub(crate) struct Unit<V: Copy> {
     /// earlier one (program order: if the later is ordered before an
     /// exit, so is the earlier).
     pub remote_reads: rustc_hash::FxHashMap<RemoteKey, RemoteAccess>,
+    /// During one `mbarrier` instruction: the slot of the CTA whose
+    /// mbarrier its `.shared::cluster` address names, when another CTA
+    /// (`mbarrier/remote.rs`).
+    pub mbar_target: Option<u32>,
 }
 
 impl<V: Copy> Unit<V> {
@@ -147,6 +151,7 @@ impl<D: Domain> Engine<'_, D> {
         let n = members.len() + 1;
         let mut parked: Vec<Option<Parked<D::Val>>> = (0..n).map(|_| None).collect();
         let slots = self.clocks_len();
+        let clusters = self.clocks.clusters();
         for (k, &(id, stamp)) in members.iter().enumerate() {
             let cta = CtaState::new(self.input, &self.funcs, id, self.cta.tmem.region);
             let shared = shared_regions
@@ -163,10 +168,12 @@ impl<D: Domain> Engine<'_, D> {
                     (s, sh)
                 })
                 .collect();
+            let mut clocks = Clocks::in_cta(slots, stamp);
+            clocks.set_clusters(clusters.clone());
             parked[k + 1] = Some(Parked {
                 queue: (0..cta.nthreads).collect(),
                 cta,
-                clocks: Clocks::in_cta(slots, stamp),
+                clocks,
                 shared,
             });
         }
@@ -178,6 +185,7 @@ impl<D: Domain> Engine<'_, D> {
             complete,
             grid,
             remote_reads: Default::default(),
+            mbar_target: None,
         }));
         for k in 1..n as u32 {
             self.switch_to(k);

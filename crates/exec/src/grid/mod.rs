@@ -185,6 +185,7 @@ fn execute<D: Domain>(
     };
     let mut chain = ticket::Chain::default();
     let (units, grid_unit) = units(input, ctas, order);
+    let clusters = cluster_table(input, ctas);
     for (k, (ci, members)) in units.iter().enumerate() {
         let (ci, last) = (*ci, k + 1 == units.len());
         for &m in members {
@@ -200,6 +201,7 @@ fn execute<D: Domain>(
             }
         };
         e.attach(&mut mem, ci as u32);
+        e.clocks.set_clusters(clusters.clone());
         if !members.is_empty() {
             let m: Vec<([u32; 3], u32)> = members.iter().map(|&m| (ctas[m], m as u32)).collect();
             e.add_unit_ctas(&m, true, grid_unit);
@@ -255,6 +257,25 @@ fn execute<D: Domain>(
 /// whole grid and its clusters have one CTA (the second result says so);
 /// the unit's size is bounded by the CTA limit (`max_ctas`) that bounds
 /// every grid run, and its memory by `max_memory_state_bytes`.
+/// By CTA index (the access stamp): the linear index of its thread-block
+/// cluster in the grid, for `.cluster` scopes (`race::Clocks::same_cluster`);
+/// `None` without clusters of several CTAs.
+fn cluster_table(input: &CtaInput, ctas: &[[u32; 3]]) -> Option<std::rc::Rc<[u32]>> {
+    let shape = input.cluster.unwrap_or([1, 1, 1]);
+    if shape.iter().product::<u32>() <= 1 {
+        return None;
+    }
+    let n = |d: usize| (input.grid[d] / shape[d].max(1)).max(1);
+    Some(
+        ctas.iter()
+            .map(|c| {
+                let k = |d: usize| c[d] / shape[d].max(1);
+                k(0) + n(0) * (k(1) + n(1) * k(2))
+            })
+            .collect(),
+    )
+}
+
 fn units(input: &CtaInput, ctas: &[[u32; 3]], order: &[usize]) -> (Vec<(usize, Vec<usize>)>, bool) {
     let shape = input.cluster.unwrap_or([1, 1, 1]);
     let size: u32 = shape.iter().product();

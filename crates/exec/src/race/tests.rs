@@ -14,6 +14,7 @@ fn acc(tid: u32, clocks: &Clocks, instr: u32, kind: Kind) -> Acc {
         kind,
         used: false,
         narrow: false,
+        cluster: false,
         rmw: false,
         op: 0,
         operands: 0,
@@ -186,6 +187,45 @@ fn order_dependent_atomics() {
 }
 
 #[test]
+fn cluster_scoped_atomics_are_morally_strong_within_their_cluster_only() {
+    // CTAs 0 and 1 form a cluster, CTA 2 is alone.
+    let table: Rc<[u32]> = vec![0, 0, 1].into();
+    let clocks = |c: u32| {
+        let mut k = Clocks::in_cta(2, c);
+        k.set_clusters(Some(table.clone()));
+        k
+    };
+    let (c0, c1, c2) = (clocks(0), clocks(1), clocks(2));
+    let scoped = |t: u32, c: &Clocks, cluster: bool| Acc {
+        narrow: true,
+        cluster,
+        ..add(t, c)
+    };
+    // .cluster with .cluster of the other CTA of the cluster: no race.
+    let mut m = ShadowMem::new(4);
+    m.access(&c0, 0, scoped(0, &c0, true), false);
+    assert!(m.access(&c1, 0, scoped(0, &c1, true), false).is_none());
+    // .cluster with a gpu-scoped one of the cluster: no race.
+    assert!(m.access(&c1, 0, add(1, &c1), false).is_none());
+    // .cluster of another cluster's CTA: a race.
+    assert!(race(m.access(&c2, 0, scoped(0, &c2, true), false)));
+    // A gpu-scoped atomic of CTA 2 against the .cluster ones: its scope
+    // includes them, theirs does not include CTA 2: a race.
+    let mut m = ShadowMem::new(4);
+    m.access(&c0, 0, scoped(0, &c0, true), false);
+    assert!(race(m.access(&c2, 0, add(0, &c2), false)));
+    // .cta of the other CTA of the cluster: a race (its scope is its CTA).
+    let mut m = ShadowMem::new(4);
+    m.access(&c0, 0, scoped(0, &c0, true), false);
+    assert!(race(m.access(&c1, 0, scoped(0, &c1, false), false)));
+    // Without a cluster table every CTA is its own cluster.
+    let (d0, d1) = (Clocks::in_cta(2, 0), Clocks::in_cta(2, 1));
+    let mut m = ShadowMem::new(4);
+    m.access(&d0, 0, scoped(0, &d0, true), false);
+    assert!(race(m.access(&d1, 0, scoped(0, &d1, true), false)));
+}
+
+#[test]
 fn cta_scoped_atomics_of_different_ctas_race() {
     let mut c0 = Clocks::in_cta(2, 0);
     let c1 = Clocks::in_cta(2, 1);
@@ -311,7 +351,7 @@ impl Naive {
                 && cur.kind == Kind::PlainWrite
                 && e.instr == cur.instr
                 && *v == value;
-            worst = worst.max(rank(e, &cur, benign));
+            worst = worst.max(rank(e, &cur, benign, clocks.same_cluster(e.cta, cur.cta)));
         }
         self.accs.push((cur, value));
         worst
@@ -326,7 +366,8 @@ enum Ev {
         kind: Kind,
         instr: u32,
         used: bool,
-        narrow: bool,
+        /// 0: `.cta`, 1: `.cluster`, 2: wider.
+        scope: u8,
         op: u8,
         operands: u64,
         value: u8,
@@ -338,11 +379,13 @@ enum Ev {
     Arrive { cta: u32, t: u32 },
     /// A release by `t` of CTA `cta` (grid-level mode).
     Release { cta: u32, t: u32 },
-    /// `t` of CTA `cta` acquires the latest release of another CTA.
-    Acquire { cta: u32, t: u32 },
+    /// `t` of CTA `cta` acquires the latest release of CTA `from`.
+    Acquire { cta: u32, t: u32, from: u32 },
 }
 
 const THREADS: u32 = 3;
+/// CTAs 0 and 1 form a cluster, CTA 2 is alone.
+const CTAS: u32 = 3;
 
 fn ev() -> impl Strategy<Value = Ev> {
     let kind = prop_oneof![
@@ -352,25 +395,26 @@ fn ev() -> impl Strategy<Value = Ev> {
         Just(Kind::StrongWrite),
     ];
     let op = prop_oneof![Just(1 | OP_COMMUTES), Just(2u8)];
+    let scope = prop_oneof![3 => Just(2u8), 1 => Just(0u8), 1 => Just(1u8)];
     let access = (
-        0..2u32,
+        0..CTAS,
         0..THREADS,
         kind,
         0..3u32,
         any::<bool>(),
-        prop::bool::weighted(0.2),
+        scope,
         op,
         0..2u64,
         0..2u8,
     )
         .prop_map(
-            |(cta, t, kind, instr, used, narrow, op, operands, value)| Ev::Access {
+            |(cta, t, kind, instr, used, scope, op, operands, value)| Ev::Access {
                 cta,
                 t,
                 kind,
                 instr,
                 used,
-                narrow,
+                scope,
                 op,
                 operands,
                 value,
@@ -378,22 +422,26 @@ fn ev() -> impl Strategy<Value = Ev> {
         );
     prop_oneof![
         6 => access,
-        2 => (0..2u32, 1..(1u8 << THREADS)).prop_map(|(cta, mask)| Ev::Sync { cta, mask }),
-        1 => (0..2u32, 0..THREADS).prop_map(|(cta, t)| Ev::Arrive { cta, t }),
-        1 => (0..2u32, 0..THREADS).prop_map(|(cta, t)| Ev::Release { cta, t }),
-        1 => (0..2u32, 0..THREADS).prop_map(|(cta, t)| Ev::Acquire { cta, t }),
+        2 => (0..CTAS, 1..(1u8 << THREADS)).prop_map(|(cta, mask)| Ev::Sync { cta, mask }),
+        1 => (0..CTAS, 0..THREADS).prop_map(|(cta, t)| Ev::Arrive { cta, t }),
+        1 => (0..CTAS, 0..THREADS).prop_map(|(cta, t)| Ev::Release { cta, t }),
+        1 => (0..CTAS, 0..THREADS, 0..CTAS).prop_map(|(cta, t, from)| Ev::Acquire { cta, t, from }),
     ]
 }
 
 /// Runs `evs` through both detectors on one unit; returns the worst rank
 /// each saw.
 fn run_both(evs: &[Ev], single: bool) -> (Rank, Rank) {
-    let mut clocks = [
-        Clocks::in_cta(THREADS as usize, 0),
-        Clocks::in_cta(THREADS as usize, 1),
-    ];
-    let mut pending: [Vec<Snapshot>; 2] = Default::default();
-    let mut released: [Option<Foreign>; 2] = Default::default();
+    let table: Rc<[u32]> = vec![0, 0, 1].into();
+    let mut clocks: Vec<Clocks> = (0..CTAS)
+        .map(|c| {
+            let mut k = Clocks::in_cta(THREADS as usize, c);
+            k.set_clusters(Some(table.clone()));
+            k
+        })
+        .collect();
+    let mut pending: [Vec<Snapshot>; CTAS as usize] = Default::default();
+    let mut released: [Option<Foreign>; CTAS as usize] = Default::default();
     let mut shadow = ShadowMem::new(4);
     // With one CTA the shadow may drop what every thread knows.
     shadow.private = single;
@@ -410,7 +458,7 @@ fn run_both(evs: &[Ev], single: bool) -> (Rank, Rank) {
                 kind,
                 instr,
                 used,
-                narrow,
+                scope,
                 op,
                 operands,
                 value,
@@ -425,7 +473,8 @@ fn run_both(evs: &[Ev], single: bool) -> (Rank, Rank) {
                     instr,
                     kind,
                     used: strong && used,
-                    narrow: strong && narrow,
+                    narrow: strong && scope < 2,
+                    cluster: strong && scope == 1,
                     rmw: kind == Kind::StrongWrite,
                     op: if kind == Kind::StrongWrite { op } else { 0 },
                     operands: if kind == Kind::StrongWrite {
@@ -463,8 +512,11 @@ fn run_both(evs: &[Ev], single: bool) -> (Rank, Rank) {
                 released[cta as usize] = Some(c.release(t));
                 c.tick(t);
             }
-            Ev::Acquire { cta, t } => {
-                if let Some(r) = released[1 - cta as usize].clone() {
+            Ev::Acquire { cta, t, from } => {
+                let cta = if single { 0 } else { cta };
+                if from != cta
+                    && let Some(r) = released[from as usize].clone()
+                {
                     clocks[cta as usize].acquire(t, &r);
                 }
             }

@@ -31,6 +31,7 @@
 
 mod cases;
 mod consts;
+pub mod key_memo;
 mod linear;
 mod poly;
 mod ring;

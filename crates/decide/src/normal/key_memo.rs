@@ -17,9 +17,14 @@
 //! a hash collision is a miss. It is a cache of a pure function: clearing
 //! it, or which rayon worker thread fills it, never changes a result.
 //!
-//! Memory: the memo holds its keys and sums alive; it is cleared whenever
-//! the exponent terms it holds pass [`KEY_MEMO_TERMS`] (a time/memory
-//! trade only — a cleared memo recomputes).
+//! Memory: the memo holds its keys and sums alive. It has two
+//! generations: lookups try the current one, then the previous one (a hit
+//! there is moved forward); once the sums of the current generation hold
+//! [`KEY_MEMO_TERMS`] exponent terms it becomes the previous one and the
+//! oldest is dropped. So what a row of elements keeps reusing stays, and
+//! at most twice the bound is held (a time/memory trade only — a dropped
+//! sum is recomputed). The operands are not counted: they are parts of
+//! live normal forms, shared, not copies.
 
 use std::cell::RefCell;
 
@@ -27,19 +32,49 @@ use hashbrown::HashMap;
 
 use super::poly::ExpKey;
 
-/// Most exponent terms (summed over the memo's operands and sums) one
-/// thread's memo holds before it is cleared: about 64 bytes a term, so
-/// ≈ 130 MiB per thread at most.
-pub const KEY_MEMO_TERMS: usize = 1 << 21;
+/// Exponent terms the sums of one generation of a thread's memo hold
+/// before the generation is retired: about 64 bytes a term, so at most
+/// ≈ 130 MiB per thread (two generations), less where the sums are shared
+/// with live normal forms.
+pub const KEY_MEMO_TERMS: usize = 1 << 20;
+
+/// Keyed by the two operands' content hashes (smaller first: the sum
+/// commutes); the entry holds both operands and their sum.
+type Generation = HashMap<(u64, u64), [ExpKey; 3]>;
 
 #[derive(Default)]
 struct KeyMemo {
-    /// Keyed by the two operands' content hashes (smaller first: the sum
-    /// commutes); the entry holds both operands and their sum.
-    map: HashMap<(u64, u64), [ExpKey; 3]>,
+    current: Generation,
+    previous: Generation,
+    /// Terms of the sums in `current`.
     terms: usize,
     hits: u64,
     misses: u64,
+}
+
+impl KeyMemo {
+    fn get(&mut self, key: (u64, u64), a: &ExpKey, b: &ExpKey) -> Option<ExpKey> {
+        let matches = |e: &[ExpKey; 3]| e[0] == *a && e[1] == *b;
+        if let Some(e) = self.current.get(&key).filter(|e| matches(e)) {
+            return Some(e[2].clone());
+        }
+        let e = self.previous.remove(&key).filter(|e| matches(e))?;
+        let s = e[2].clone();
+        self.insert(key, e);
+        Some(s)
+    }
+
+    fn insert(&mut self, key: (u64, u64), e: [ExpKey; 3]) {
+        if self.terms >= KEY_MEMO_TERMS {
+            self.previous = std::mem::take(&mut self.current);
+            self.terms = 0;
+        }
+        self.terms += e[2].terms().len();
+        if let Some(old) = self.current.insert(key, e) {
+            // A colliding pair replaced: its sum no longer counts.
+            self.terms -= old[2].terms().len();
+        }
+    }
 }
 
 thread_local! {
@@ -56,26 +91,13 @@ pub(super) fn sum(a: &ExpKey, b: &ExpKey, compute: impl FnOnce() -> ExpKey) -> E
     let key = (a.content_hash(), b.content_hash());
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        if let Some([x, y, s]) = m.map.get(&key)
-            && x == a
-            && y == b
-        {
-            let s = s.clone();
+        if let Some(s) = m.get(key, a, b) {
             m.hits += 1;
             return s;
         }
         m.misses += 1;
         let s = compute();
-        let size = a.terms().len() + b.terms().len() + s.terms().len();
-        if m.terms + size > KEY_MEMO_TERMS {
-            m.map.clear();
-            m.terms = 0;
-        }
-        m.terms += size;
-        if let Some(old) = m.map.insert(key, [a.clone(), b.clone(), s.clone()]) {
-            // A colliding pair replaced: its terms no longer count.
-            m.terms -= old.iter().map(|k| k.terms().len()).sum::<usize>();
-        }
+        m.insert(key, [a.clone(), b.clone(), s.clone()]);
         s
     })
 }
@@ -93,7 +115,8 @@ pub fn stats() -> (u64, u64) {
 pub fn clear() {
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        m.map.clear();
+        m.current.clear();
+        m.previous.clear();
         m.terms = 0;
     });
 }

@@ -505,18 +505,40 @@ impl ExpPoly {
     }
 
     /// The single term `k` with `to = k·self`, if there is one (`self`
-    /// nonzero). Cost `O(n log n)`: no cross-multiplication.
+    /// nonzero). The leading terms give the only candidate `k`; it is
+    /// checked term by term, stopping at the first term of `k·self`
+    /// missing from `to` — no product is built, so a failed attempt (the
+    /// common case when [`super::Normalizer`] tries every pair of factors
+    /// for a cancellation) costs about one term.
+    ///
+    /// Exact: multiplying by one term maps distinct terms to distinct
+    /// terms (monomial exponents and exponent keys shift by a constant;
+    /// `√2`'s power stays 0 or 1 and distinct), so `k·self` has exactly
+    /// `self`'s number of terms, all nonzero, and equals `to` (of the same
+    /// size) exactly when each of them is a term of `to` with the same
+    /// coefficient.
     pub fn factor_to(&self, to: &ExpPoly) -> Option<ExpPoly> {
         if self.num_terms() != to.num_terms() {
             return None;
         }
         let ((mf, hf), cf) = self.lead()?;
         let ((mt, ht), ct) = to.lead()?;
+        // `mt/mf = k·m` (`k` rational: `√2` powers reduce), so the factor
+        // is `(ct/cf)·k·m·e^h`. (It was `(ct/cf)/k`, which missed every
+        // factor whose lead division reduced a `√2`.)
         let (m, k) = mt.div(mf)?;
         let h = ht.add(&hf.neg());
-        let c = ct.mul(&cf.recip()?).mul(&k.recip()?);
+        let c = ct.mul(&cf.recip()?).mul(&k);
+        for ((m1, h1), c1) in &self.terms {
+            let (mm, km) = m1.mul(&m);
+            let want = c1.mul(&c).mul(&km);
+            if to.terms.get(&(mm, h1.add(&h))) != Some(&want) {
+                return None;
+            }
+        }
         let k = ExpPoly::term(m, h, c);
-        (self.mul(&k) == *to).then_some(k)
+        debug_assert!(self.mul(&k) == *to, "factor_to: term-wise check disagrees");
+        Some(k)
     }
 
     /// Human-readable form, at most `max_terms` terms, atoms printed with

@@ -409,6 +409,17 @@ impl ExpPoly {
         self.terms.iter()
     }
 
+    /// Whether this is the constant `1` (no clone: asked of every
+    /// denominator, [`super::RatFn::is_poly`]).
+    pub fn is_one(&self) -> bool {
+        self.terms.len() == 1
+            && self
+                .terms
+                .iter()
+                .next()
+                .is_some_and(|((m, h), c)| m.is_one() && h.is_zero() && c.is_one())
+    }
+
     /// The value if this is a constant (`0` included).
     pub fn as_constant(&self) -> Option<Rat> {
         match self.terms.len() {

@@ -84,7 +84,16 @@ flash_attn_v1_fwd(const float* __restrict__ Q, const float* __restrict__ K,
   for (int t = 0; t < DPT; ++t) O[row * D + sub + t * TPR] = o[t];
 }
 
+// The 512-key size variant (attention/fa1-q16-kv512) is its own PTX file, so
+// the smaller cases' PTX stays as it was (this build line sits here, below the
+// kernel, to leave the kernel's source lines and so their .loc lines unchanged).
+// nvcc-build: flash_v1_kv512.ptx -arch=sm_80 -lineinfo -use_fast_math -DFA1_KV512
+#ifdef FA1_KV512
+template __global__ void flash_attn_v1_fwd<16, 512, 64, 16, 8>(const float* __restrict__, const float* __restrict__,
+                                                               const float* __restrict__, float* __restrict__, float);
+#else
 template __global__ void flash_attn_v1_fwd<4, 32, 16, 8, 8>(const float* __restrict__, const float* __restrict__,
                                                             const float* __restrict__, float* __restrict__, float);
 template __global__ void flash_attn_v1_fwd<16, 64, 64, 16, 8>(const float* __restrict__, const float* __restrict__,
                                                               const float* __restrict__, float* __restrict__, float);
+#endif

@@ -31,6 +31,7 @@
 
 mod cases;
 mod consts;
+pub mod key_memo;
 mod linear;
 mod poly;
 mod ring;
@@ -123,7 +124,7 @@ impl RatFn {
 
     /// Whether the denominator is `1`.
     pub fn is_poly(&self) -> bool {
-        self.den.as_constant().is_some_and(|c| c.is_one())
+        self.den.is_one()
     }
 
     /// The single atom this is (`1·a`), if it is one.
@@ -869,9 +870,9 @@ impl<'t> Normalizer<'t> {
             ad = &one;
         }
         let num = self.pmul(an, bn)?;
-        let den = if ad.as_constant().is_some_and(|c| c.is_one()) {
+        let den = if ad.is_one() {
             bd.clone()
-        } else if bd.as_constant().is_some_and(|c| c.is_one()) {
+        } else if bd.is_one() {
             ad.clone()
         } else {
             self.pmul(ad, bd)?

@@ -149,8 +149,106 @@ fn reduce(mut v: Vec<(Atom, i32)>) -> Option<(Monomial, Rat)> {
 
 /// An exp-free polynomial used as an exponent: sorted `(monomial, coef)`
 /// pairs with nonzero coefficients; empty is `0` (so `e^0 = 1`).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct ExpKey(Arc<Vec<(Monomial, Rat)>>);
+///
+/// Shared (`Arc`) and carrying a hash of its contents computed once at
+/// construction: exponents are long (an attention score is a 64-term dot
+/// product) and an [`ExpPoly`] orders its terms by them, so comparing two
+/// exponents must not walk both vectors. Equality is content equality (a
+/// pointer or hash mismatch only short-cuts it); the order ([`Ord`]) is
+/// by hash first and contents second — a total order consistent with
+/// equality, but not a mathematical one (that is [`Self::cmp_order`]).
+#[derive(Clone, Debug, Default)]
+pub struct ExpKey(Arc<KeyData>);
+
+#[derive(Debug, Default)]
+struct KeyData {
+    /// [`key_hash`] of `terms` (`0` for the empty exponent).
+    hash: u64,
+    terms: Vec<(Monomial, Rat)>,
+}
+
+impl PartialEq for ExpKey {
+    fn eq(&self, o: &ExpKey) -> bool {
+        Arc::ptr_eq(&self.0, &o.0) || (self.0.hash == o.0.hash && self.0.terms == o.0.terms)
+    }
+}
+
+impl Eq for ExpKey {}
+
+impl Ord for ExpKey {
+    fn cmp(&self, o: &ExpKey) -> Ordering {
+        if Arc::ptr_eq(&self.0, &o.0) {
+            return Ordering::Equal;
+        }
+        self.0
+            .hash
+            .cmp(&o.0.hash)
+            .then_with(|| self.0.terms.cmp(&o.0.terms))
+    }
+}
+
+impl PartialOrd for ExpKey {
+    fn partial_cmp(&self, o: &ExpKey) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl std::hash::Hash for ExpKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash);
+    }
+}
+
+/// A deterministic hash of an exponent's terms (the same in every process
+/// of one build, so term order and printed residuals do not vary between
+/// runs); `0` for no terms.
+fn key_hash(terms: &[(Monomial, Rat)]) -> u64 {
+    use std::hash::Hash;
+    let mut h = KeyHasher(0);
+    for (m, c) in terms {
+        m.hash(&mut h);
+        c.hash(&mut h);
+    }
+    h.0
+}
+
+/// A small multiply-rotate hasher (FxHash's mixing step) with a fixed
+/// start: [`key_hash`] must not depend on a per-process random seed.
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_i32(&mut self, x: i32) {
+        self.write_u64(x as u32 as u64);
+    }
+
+    fn write_i64(&mut self, x: i64) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
 
 impl ExpKey {
     /// The zero exponent.
@@ -158,14 +256,22 @@ impl ExpKey {
         ExpKey(Arc::default())
     }
 
+    /// An exponent from sorted terms with nonzero coefficients.
+    fn from_sorted(terms: Vec<(Monomial, Rat)>) -> ExpKey {
+        ExpKey(Arc::new(KeyData {
+            hash: key_hash(&terms),
+            terms,
+        }))
+    }
+
     /// Whether the exponent is `0`.
     pub fn is_zero(&self) -> bool {
-        self.0.is_empty()
+        self.0.terms.is_empty()
     }
 
     /// The `(monomial, coefficient)` terms, sorted by monomial.
     pub fn terms(&self) -> &[(Monomial, Rat)] {
-        &self.0
+        &self.0.terms
     }
 
     /// Sum (`e^a·e^b = e^{a+b}`).
@@ -176,27 +282,36 @@ impl ExpKey {
         if self.is_zero() {
             return o.clone();
         }
-        ExpKey(Arc::new(merge(
-            self.0.as_slice(),
-            o.0.as_slice(),
-            |a, b| {
-                let s = a.add(b);
-                (!s.is_zero()).then_some(s)
-            },
-        )))
+        super::key_memo::sum(self, o, || self.add_uncached(o))
+    }
+
+    /// [`Self::add`] without the memo (both nonzero): the merge itself.
+    pub(super) fn add_uncached(&self, o: &ExpKey) -> ExpKey {
+        ExpKey::from_sorted(merge(self.terms(), o.terms(), |a, b| {
+            let s = a.add(b);
+            (!s.is_zero()).then_some(s)
+        }))
+    }
+
+    /// The hash of the contents (equal exponents, equal hashes).
+    pub(super) fn content_hash(&self) -> u64 {
+        self.0.hash
     }
 
     /// Negation.
     pub fn neg(&self) -> ExpKey {
-        ExpKey(Arc::new(
-            self.0.iter().map(|(m, c)| (m.clone(), c.neg())).collect(),
-        ))
+        ExpKey::from_sorted(
+            self.terms()
+                .iter()
+                .map(|(m, c)| (m.clone(), c.neg()))
+                .collect(),
+        )
     }
 
     /// Every monomial multiplied by `m` (used for `u·ln2`).
     pub fn mul_monomial(&self, m: &Monomial) -> ExpKey {
         let mut v: Vec<_> = self
-            .0
+            .terms()
             .iter()
             .map(|(x, c)| {
                 let (p, k) = x.mul(m);
@@ -206,14 +321,14 @@ impl ExpKey {
         v.sort_by(|a, b| a.0.cmp(&b.0));
         // `m` is a unit for multiplication up to the rational factor, so
         // distinct monomials stay distinct: no terms to combine.
-        ExpKey(Arc::new(v))
+        ExpKey::from_sorted(v)
     }
 
     /// This exponent as a polynomial (`e^0` terms).
     pub fn to_poly(&self) -> ExpPoly {
         ExpPoly {
             terms: self
-                .0
+                .terms()
                 .iter()
                 .map(|(m, c)| ((m.clone(), ExpKey::zero()), c.clone()))
                 .collect(),
@@ -225,17 +340,20 @@ impl ExpKey {
         if c.is_zero() {
             return ExpKey::zero();
         }
-        ExpKey(Arc::new(
-            self.0.iter().map(|(m, x)| (m.clone(), x.mul(c))).collect(),
-        ))
+        ExpKey::from_sorted(
+            self.terms()
+                .iter()
+                .map(|(m, x)| (m.clone(), x.mul(c)))
+                .collect(),
+        )
     }
 
     /// Lexicographic order of coefficient vectors: compatible with
     /// addition (an ordered group), hence with multiplying `e^h` terms.
     fn cmp_order(&self, o: &ExpKey) -> Ordering {
         lex_cmp(
-            self.0.as_slice(),
-            o.0.as_slice(),
+            self.terms(),
+            o.terms(),
             |c| c.signum().cmp(&0),
             |a, b| a.cmp(b),
         )
@@ -291,6 +409,17 @@ impl ExpPoly {
         self.terms.iter()
     }
 
+    /// Whether this is the constant `1` (no clone: asked of every
+    /// denominator, [`super::RatFn::is_poly`]).
+    pub fn is_one(&self) -> bool {
+        self.terms.len() == 1
+            && self
+                .terms
+                .iter()
+                .next()
+                .is_some_and(|((m, h), c)| m.is_one() && h.is_zero() && c.is_one())
+    }
+
     /// The value if this is a constant (`0` included).
     pub fn as_constant(&self) -> Option<Rat> {
         match self.terms.len() {
@@ -309,7 +438,7 @@ impl ExpPoly {
             .iter()
             .map(|((m, h), c)| h.is_zero().then(|| (m.clone(), c.clone())))
             .collect::<Option<Vec<_>>>()
-            .map(|v| ExpKey(Arc::new(v)))
+            .map(ExpKey::from_sorted)
     }
 
     /// Sum.
@@ -387,18 +516,40 @@ impl ExpPoly {
     }
 
     /// The single term `k` with `to = k·self`, if there is one (`self`
-    /// nonzero). Cost `O(n log n)`: no cross-multiplication.
+    /// nonzero). The leading terms give the only candidate `k`; it is
+    /// checked term by term, stopping at the first term of `k·self`
+    /// missing from `to` — no product is built, so a failed attempt (the
+    /// common case when [`super::Normalizer`] tries every pair of factors
+    /// for a cancellation) costs about one term.
+    ///
+    /// Exact: multiplying by one term maps distinct terms to distinct
+    /// terms (monomial exponents and exponent keys shift by a constant;
+    /// `√2`'s power stays 0 or 1 and distinct), so `k·self` has exactly
+    /// `self`'s number of terms, all nonzero, and equals `to` (of the same
+    /// size) exactly when each of them is a term of `to` with the same
+    /// coefficient.
     pub fn factor_to(&self, to: &ExpPoly) -> Option<ExpPoly> {
         if self.num_terms() != to.num_terms() {
             return None;
         }
         let ((mf, hf), cf) = self.lead()?;
         let ((mt, ht), ct) = to.lead()?;
+        // `mt/mf = k·m` (`k` rational: `√2` powers reduce), so the factor
+        // is `(ct/cf)·k·m·e^h`. (It was `(ct/cf)/k`, which missed every
+        // factor whose lead division reduced a `√2`.)
         let (m, k) = mt.div(mf)?;
         let h = ht.add(&hf.neg());
-        let c = ct.mul(&cf.recip()?).mul(&k.recip()?);
+        let c = ct.mul(&cf.recip()?).mul(&k);
+        for ((m1, h1), c1) in &self.terms {
+            let (mm, km) = m1.mul(&m);
+            let want = c1.mul(&c).mul(&km);
+            if to.terms.get(&(mm, h1.add(&h))) != Some(&want) {
+                return None;
+            }
+        }
         let k = ExpPoly::term(m, h, c);
-        (self.mul(&k) == *to).then_some(k)
+        debug_assert!(self.mul(&k) == *to, "factor_to: term-wise check disagrees");
+        Some(k)
     }
 
     /// Human-readable form, at most `max_terms` terms, atoms printed with

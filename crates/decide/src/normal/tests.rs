@@ -299,6 +299,127 @@ mod props {
     }
 }
 
+/// [`ExpPoly::factor_to`]'s term-by-term check against the definition it
+/// replaced (build `k·self` whole and compare), on random exp-polynomials:
+/// multiples of each other by one term (with `√2` and `ln2` powers, `e^h`
+/// shifts and rational coefficients), perturbed multiples, and unrelated
+/// pairs.
+mod factor_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `Σ c·x_a^p·√2^s·e^{b·x_e}`.
+    fn poly(t: &mut Terms, items: &[(i64, u64, u32, bool, i64, u64)]) -> ExpPoly {
+        let mut p = ExpPoly::zero();
+        for &(c, a, pw, s2, b, e) in items {
+            let xa = t.input(0, a);
+            let xe = t.input(0, e);
+            let mut f = vec![(Atom::Term(xa), pw as i32 + 1)];
+            if s2 {
+                f.push((Atom::Sqrt2, 1));
+            }
+            let (m, k) = Monomial::from_factors(f).expect("valid");
+            let h = ExpPoly::atom(Atom::Term(xe))
+                .scale(&Rat::from_i64(b))
+                .to_key()
+                .expect("exp-free");
+            p.add_assign(&ExpPoly::term(
+                m,
+                h,
+                Rat::new(c, 3).expect("nonzero").mul(&k),
+            ));
+        }
+        p
+    }
+
+    fn reference(p: &ExpPoly, to: &ExpPoly) -> Option<ExpPoly> {
+        if p.num_terms() != to.num_terms() {
+            return None;
+        }
+        let ((mf, hf), cf) = p.lead()?;
+        let ((mt, ht), ct) = to.lead()?;
+        let (m, k) = mt.div(mf)?;
+        let h = ht.add(&hf.neg());
+        let c = ct.mul(&cf.recip()?).mul(&k);
+        let k = ExpPoly::term(m, h, c);
+        (p.mul(&k) == *to).then_some(k)
+    }
+
+    /// `x0·√2/3` times `x1·√2/7` is `2·x0·x1/21`: the lead division
+    /// `x0·x1/(x0·√2) = ½·x1·√2` reduces `√2`, and the factor's
+    /// coefficient takes that `½` (it was divided by it).
+    #[test]
+    fn sqrt2_reduced_in_the_lead_division() {
+        let mut t = Terms::new();
+        let p = poly(&mut t, &[(1, 0, 0, true, 0, 0)]);
+        let (m, km) =
+            Monomial::from_factors(vec![(Atom::Term(t.input(1, 0)), 1), (Atom::Sqrt2, 1)])
+                .expect("valid");
+        let k = ExpPoly::term(m, ExpKey::zero(), Rat::new(1, 7).expect("nonzero").mul(&km));
+        let to = p.mul(&k);
+        assert_eq!(p.factor_to(&to), Some(k));
+    }
+
+    fn items() -> impl Strategy<Value = Vec<(i64, u64, u32, bool, i64, u64)>> {
+        prop::collection::vec(
+            (1i64..4, 0u64..4, 0u32..3, any::<bool>(), -2i64..3, 0u64..3),
+            1..7,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn factor_to_matches_the_whole_product(
+            a in items(),
+            b in items(),
+            k in (1i64..5, 0u64..4, any::<bool>(), any::<bool>(), -2i64..3, 0u64..3),
+            bump in any::<prop::sample::Index>(),
+        ) {
+            let mut t = Terms::new();
+            let p = poly(&mut t, &a);
+            let q = poly(&mut t, &b);
+            let (c, x, s2, ln2, e, y) = k;
+            let mut f = vec![(Atom::Term(t.input(1, x)), 1)];
+            if s2 {
+                f.push((Atom::Sqrt2, 1));
+            }
+            if ln2 {
+                f.push((Atom::Ln2, -1));
+            }
+            let (m, km) = Monomial::from_factors(f).expect("valid");
+            let h = ExpPoly::atom(Atom::Term(t.input(0, y)))
+                .scale(&Rat::from_i64(e))
+                .to_key()
+                .expect("exp-free");
+            let kp = ExpPoly::term(m, h, Rat::new(c, 7).expect("nonzero").mul(&km));
+            let to = p.mul(&kp);
+            let got = p.factor_to(&to);
+            prop_assert_eq!(&got, &reference(&p, &to));
+            // Complete when `k` has no `√2` (then `lead(k·p) = k·lead(p)`;
+            // `√2·√2 = 2` can move the lead, and then no factor is found —
+            // incomplete, never wrong).
+            if !s2 {
+                prop_assert!(got.as_ref().is_some_and(|g| p.mul(g) == to));
+            }
+            if let Some(g) = &got {
+                prop_assert_eq!(&p.mul(g), &to);
+            }
+            prop_assert_eq!(p.factor_to(&q), reference(&p, &q));
+            prop_assert_eq!(q.factor_to(&to), reference(&q, &to));
+            // One coefficient of the multiple changed (of two or more: a
+            // lone term doubled is still a multiple): no factor.
+            if to.num_terms() >= 2 {
+                let terms: Vec<_> = to.terms().map(|(k, c)| (k.clone(), c.clone())).collect();
+                let (key, c) = &terms[bump.index(terms.len())];
+                let off = to.add(&ExpPoly::term(key.0.clone(), key.1.clone(), c.clone()));
+                prop_assert_eq!(p.factor_to(&off), None);
+                prop_assert_eq!(reference(&p, &off), None);
+            }
+        }
+    }
+}
+
 #[test]
 fn long_dot_product_is_linear() {
     // A GEMM-shaped element: Σ_k a_k·b_k, 4096 terms, summed two ways.

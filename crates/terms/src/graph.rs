@@ -13,9 +13,13 @@
 //! canonical nodes. Deserialization validates the graph (children before
 //! parents, roots in range, rationals normalised), so `import` is total.
 
+mod same;
+
 use serde::{Deserialize, Serialize};
 
 use crate::node::{Node, TermId};
+
+pub use same::SameTerms;
 use crate::store::Terms;
 
 /// A DAG of terms independent of any store: `nodes[i]`'s children are
@@ -164,16 +168,20 @@ impl Terms {
     }
 
     /// Like [`Terms::export`], consuming the store: its hash table, hashes
-    /// and flags are freed before the graph is built and each exported
-    /// node's store copy is dropped once copied, so the peak is the nodes plus the graph
-    /// rather than the whole store plus the graph (a symbolic run of a
-    /// large GEMM holds tens of millions of nodes, half of them partial
-    /// sums no output reaches). Gives the same graph as `export`.
+    /// and flags are freed before the graph is built, and the graph is
+    /// built in the store's own node list — numbered in export order,
+    /// children renumbered, the nodes permuted into place and the
+    /// unreachable ones dropped — so the peak is the nodes plus 4 bytes
+    /// per node, not the nodes twice (a symbolic run of a large GEMM holds
+    /// tens of millions of nodes, almost all of them reachable products).
+    /// Gives the same graph as `export`.
     pub fn into_graph(self, roots: &[TermId]) -> TermGraph {
         let Terms { mut nodes, .. } = self;
         const NONE: u32 = u32::MAX;
+        // 1. Number the reachable nodes in export order (depth-first
+        //    post-order from the roots in order, children in stored order).
         let mut local: Vec<u32> = vec![NONE; nodes.len()];
-        let mut out: Vec<Node> = Vec::new();
+        let mut next: u32 = 0;
         let mut stack: Vec<(TermId, bool)> = Vec::new();
         let mut out_roots = Vec::with_capacity(roots.len());
         for &r in roots {
@@ -194,18 +202,37 @@ impl Terms {
                     stack[at..].reverse();
                     continue;
                 }
-                // Every child is numbered already, and an exported node is
-                // never visited again: its store copy is dropped here.
-                let mut node = std::mem::replace(&mut nodes[t.index()], Node::PosInf);
-                node.map_children_in_place(|c| TermId(local[c.index()]));
-                let id = out.len() as u32;
-                out.push(node);
-                local[t.index()] = id;
+                local[t.index()] = next;
+                next += 1;
             }
             out_roots.push(TermId(local[r.index()]));
         }
+        drop(stack);
+        let reachable = next as usize;
+        // 2. Renumber the children of every reachable node (they are
+        //    reachable too); unreachable nodes go after the reachable ones.
+        for (t, node) in nodes.iter_mut().enumerate() {
+            if local[t] == NONE {
+                local[t] = next;
+                next += 1;
+            } else {
+                node.map_children_in_place(|c| TermId(local[c.index()]));
+            }
+        }
+        // 3. Move every node to its number (`local` is a permutation):
+        //    each swap puts one node in its final place.
+        for i in 0..nodes.len() {
+            while local[i] as usize != i {
+                let j = local[i] as usize;
+                nodes.swap(i, j);
+                local.swap(i, j);
+            }
+        }
+        drop(local);
+        nodes.truncate(reachable);
+        nodes.shrink_to_fit();
         TermGraph {
-            nodes: out,
+            nodes,
             roots: out_roots,
         }
     }
@@ -412,6 +439,32 @@ mod tests {
         let x = t.input(3, 9);
         let _ = t.exp(x);
         for r in [&roots[..], &roots[1..], &[roots[0], roots[0]]] {
+            let g = t.export(r);
+            assert_eq!(t.clone().into_graph(r), g);
+        }
+    }
+
+    /// In-place export over a store where reachable and unreachable nodes
+    /// interleave (every third dot product exported, roots out of creation
+    /// order, no roots at all): the same graph as `export`.
+    #[test]
+    fn into_graph_equals_export_interleaved() {
+        let mut t = Terms::new();
+        let mut dots = Vec::new();
+        for i in 0..12u64 {
+            let mut acc = t.int(0);
+            for k in 0..6u64 {
+                let x = t.input(0, i * 6 + k);
+                let w = t.input(1, k);
+                let p = t.mul(x, w);
+                acc = t.add(acc, p);
+            }
+            dots.push(t.exp(acc));
+        }
+        let mut picked: Vec<TermId> = dots.iter().copied().step_by(3).collect();
+        picked.reverse();
+        picked.push(dots[3]);
+        for r in [&picked[..], &[], &dots[..]] {
             let g = t.export(r);
             assert_eq!(t.clone().into_graph(r), g);
         }

@@ -168,20 +168,16 @@ impl Terms {
     }
 
     /// Like [`Terms::export`], consuming the store: its hash table, hashes
-    /// and flags are freed before the graph is built, and the graph is
-    /// built in the store's own node list — numbered in export order,
-    /// children renumbered, the nodes permuted into place and the
-    /// unreachable ones dropped — so the peak is the nodes plus 4 bytes
-    /// per node, not the nodes twice (a symbolic run of a large GEMM holds
-    /// tens of millions of nodes, almost all of them reachable products).
-    /// Gives the same graph as `export`.
+    /// and flags are freed before the graph is built and each exported
+    /// node's store copy is dropped once copied, so the peak is the nodes plus the graph
+    /// rather than the whole store plus the graph (a symbolic run of a
+    /// large GEMM holds tens of millions of nodes, half of them partial
+    /// sums no output reaches). Gives the same graph as `export`.
     pub fn into_graph(self, roots: &[TermId]) -> TermGraph {
         let Terms { mut nodes, .. } = self;
         const NONE: u32 = u32::MAX;
-        // 1. Number the reachable nodes in export order (depth-first
-        //    post-order from the roots in order, children in stored order).
         let mut local: Vec<u32> = vec![NONE; nodes.len()];
-        let mut next: u32 = 0;
+        let mut out: Vec<Node> = Vec::new();
         let mut stack: Vec<(TermId, bool)> = Vec::new();
         let mut out_roots = Vec::with_capacity(roots.len());
         for &r in roots {
@@ -202,37 +198,18 @@ impl Terms {
                     stack[at..].reverse();
                     continue;
                 }
-                local[t.index()] = next;
-                next += 1;
+                // Every child is numbered already, and an exported node is
+                // never visited again: its store copy is dropped here.
+                let mut node = std::mem::replace(&mut nodes[t.index()], Node::PosInf);
+                node.map_children_in_place(|c| TermId(local[c.index()]));
+                let id = out.len() as u32;
+                out.push(node);
+                local[t.index()] = id;
             }
             out_roots.push(TermId(local[r.index()]));
         }
-        drop(stack);
-        let reachable = next as usize;
-        // 2. Renumber the children of every reachable node (they are
-        //    reachable too); unreachable nodes go after the reachable ones.
-        for (t, node) in nodes.iter_mut().enumerate() {
-            if local[t] == NONE {
-                local[t] = next;
-                next += 1;
-            } else {
-                node.map_children_in_place(|c| TermId(local[c.index()]));
-            }
-        }
-        // 3. Move every node to its number (`local` is a permutation):
-        //    each swap puts one node in its final place.
-        for i in 0..nodes.len() {
-            while local[i] as usize != i {
-                let j = local[i] as usize;
-                nodes.swap(i, j);
-                local.swap(i, j);
-            }
-        }
-        drop(local);
-        nodes.truncate(reachable);
-        nodes.shrink_to_fit();
         TermGraph {
-            nodes,
+            nodes: out,
             roots: out_roots,
         }
     }

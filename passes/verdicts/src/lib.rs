@@ -985,3 +985,6 @@ mod tests_scope;
 
 #[cfg(test)]
 mod tests_stop;
+
+#[cfg(test)]
+mod tests_same;

@@ -109,8 +109,11 @@ pub fn run_cta<D: Domain>(input: &CtaInput, cta: [u32; 3], domain: D) -> (CtaRun
     run_engine(input, cta, domain)
 }
 
-/// Whether any function of the launch has a `wmma` instruction.
-fn uses_wmma(input: &CtaInput) -> bool {
+/// Whether any function of the launch has a `wmma` instruction: those
+/// run in the layout-tagging wrapper, which only [`run_cta`] applies (a
+/// caller that wants the check runs such a kernel CTA by CTA rather than
+/// through [`run_grid`]).
+pub fn uses_wmma(input: &CtaInput) -> bool {
     std::iter::once(&*input.kernel)
         .chain(input.funcs.iter().map(|f| &**f))
         .any(|f| {

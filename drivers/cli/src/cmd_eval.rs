@@ -119,25 +119,12 @@ struct EvalRun {
     notes: Vec<String>,
 }
 
-/// Whether any function of the launch has a `wmma` instruction: those run
-/// only CTA by CTA (`ptxeq_exec::run_cta` tracks the fragment layouts;
-/// the grid run does not).
-fn uses_wmma(input: &CtaInput) -> bool {
-    std::iter::once(&*input.kernel)
-        .chain(input.funcs.iter().map(|f| &**f))
-        .any(|f| {
-            f.instrs
-                .iter()
-                .any(|i| matches!(i.instr, ptxeq_ir::Instr::Wmma(_)))
-        })
-}
-
 /// Runs `ctas` concretely: as one grid over one global memory
 /// (`run_grid`: cross-CTA atomics and the ticket pattern), or — one CTA,
 /// or a kernel with `wmma` — CTA by CTA, each from the launch's initial
 /// memory, the outputs merged (a later CTA's write of an element wins).
 fn run_ctas(input: &CtaInput, ctas: &[[u32; 3]], data: Vec<Vec<f64>>) -> EvalRun {
-    if ctas.len() > 1 && !uses_wmma(input) {
+    if ctas.len() > 1 && !ptxeq_exec::uses_wmma(input) {
         let (g, _) = ptxeq_exec::run_grid(input, ctas, Concrete::new(data));
         let findings = g
             .runs

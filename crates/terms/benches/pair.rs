@@ -41,7 +41,8 @@ fn kernel(by_columns: bool) -> TermGraph {
 
 /// Root of element `(i, j)` in the row-wise and the column-wise graph.
 fn pairs() -> impl Iterator<Item = (usize, usize)> {
-    (0..T as usize).flat_map(|i| (0..T as usize).map(move |j| (i * T as usize + j, j * T as usize + i)))
+    (0..T as usize)
+        .flat_map(|i| (0..T as usize).map(move |j| (i * T as usize + j, j * T as usize + i)))
 }
 
 #[divan::bench(sample_count = 5)]
@@ -63,7 +64,9 @@ fn same_terms(b: Bencher<'_, '_>) {
     b.counter(ItemsCount::new(T * T)).bench_local(|| {
         let mut m = SameTerms::new(&ga);
         let (ra, rb) = (ga.roots(), gb.roots());
-        let same = pairs().filter(|&(p, q)| m.same(ra[p], &gb, 0, rb[q])).count();
+        let same = pairs()
+            .filter(|&(p, q)| m.same(ra[p], &gb, 0, rb[q]))
+            .count();
         assert_eq!(same, (T * T) as usize);
         black_box(same)
     });

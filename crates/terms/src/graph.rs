@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::node::{Node, TermId};
 
-pub use same::SameTerms;
 use crate::store::Terms;
+pub use same::SameTerms;
 
 /// A DAG of terms independent of any store: `nodes[i]`'s children are
 /// indices `< i` (as [`TermId`]s local to the graph); `roots` index

@@ -63,7 +63,11 @@ fn all_identical_pairs_import_nothing() {
     let mut terms = Terms::new();
     let (_, pairs, _) = pair_elements(&[&a], &[&b], &scope, &mut terms);
     assert_eq!(pairs.len(), 4);
-    assert!(pairs.iter().all(|p| matches!((&p.2, &p.3), (Val::Same, Val::Same))));
+    assert!(
+        pairs
+            .iter()
+            .all(|p| matches!((&p.2, &p.3), (Val::Same, Val::Same)))
+    );
     assert!(terms.is_empty());
     let v = compare(&[&a], &[&b], &ts, true, &NoMemo, &DecideOptions::default());
     let y = &v.tensors[0];
@@ -93,7 +97,11 @@ fn a_differing_pair_imports_every_graph() {
     let y = &v.tensors[0];
     assert_eq!((y.compared, y.identical, y.refuted), (4, 3, 1));
     assert_eq!(y.failures[0].index, 2);
-    assert!(y.failures[0].candidate.contains("x[7]"), "{}", y.failures[0].candidate);
+    assert!(
+        y.failures[0].candidate.contains("x[7]"),
+        "{}",
+        y.failures[0].candidate
+    );
 }
 
 /// An unwritten `inout` element needs its input term: imported path.
@@ -106,5 +114,8 @@ fn an_unwritten_inout_element_imports() {
     let mut terms = Terms::new();
     let (_, pairs, _) = pair_elements(&[&a], &[&b], &scope, &mut terms);
     assert!(!terms.is_empty());
-    assert!(matches!((&pairs[3].2, &pairs[3].3), (Val::Term(_), Val::Term(_))));
+    assert!(matches!(
+        (&pairs[3].2, &pairs[3].3),
+        (Val::Term(_), Val::Term(_))
+    ));
 }

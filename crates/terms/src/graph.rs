@@ -13,10 +13,14 @@
 //! canonical nodes. Deserialization validates the graph (children before
 //! parents, roots in range, rationals normalised), so `import` is total.
 
+mod same;
+
 use serde::{Deserialize, Serialize};
 
 use crate::node::{Node, TermId};
+
 use crate::store::Terms;
+pub use same::SameTerms;
 
 /// A DAG of terms independent of any store: `nodes[i]`'s children are
 /// indices `< i` (as [`TermId`]s local to the graph); `roots` index
@@ -412,6 +416,32 @@ mod tests {
         let x = t.input(3, 9);
         let _ = t.exp(x);
         for r in [&roots[..], &roots[1..], &[roots[0], roots[0]]] {
+            let g = t.export(r);
+            assert_eq!(t.clone().into_graph(r), g);
+        }
+    }
+
+    /// In-place export over a store where reachable and unreachable nodes
+    /// interleave (every third dot product exported, roots out of creation
+    /// order, no roots at all): the same graph as `export`.
+    #[test]
+    fn into_graph_equals_export_interleaved() {
+        let mut t = Terms::new();
+        let mut dots = Vec::new();
+        for i in 0..12u64 {
+            let mut acc = t.int(0);
+            for k in 0..6u64 {
+                let x = t.input(0, i * 6 + k);
+                let w = t.input(1, k);
+                let p = t.mul(x, w);
+                acc = t.add(acc, p);
+            }
+            dots.push(t.exp(acc));
+        }
+        let mut picked: Vec<TermId> = dots.iter().copied().step_by(3).collect();
+        picked.reverse();
+        picked.push(dots[3]);
+        for r in [&picked[..], &[], &dots[..]] {
             let g = t.export(r);
             assert_eq!(t.clone().into_graph(r), g);
         }

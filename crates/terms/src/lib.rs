@@ -51,7 +51,7 @@ pub use build::{
     ChainStats, FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS, PendingSum, Sum, SumChains,
 };
 pub use display::{DEFAULT_DISPLAY_LIMIT, Display};
-pub use graph::{GraphError, TermGraph};
+pub use graph::{GraphError, SameTerms, TermGraph};
 pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};
 pub use math::MathFn;
 pub use node::{Application, Children, CmpOp, Func, Node, Operands, TermId};

@@ -5,11 +5,12 @@
 //! [`compare`] takes the symbolic states of the reference and the
 //! candidate kernel for the CTAs checked, merges each kernel's output
 //! tensors over its CTAs (the two kernels may split the tensor across CTAs
-//! differently: only the final tensor contents are compared), imports
-//! every term graph into one store
-//! (so equal sub-terms become one node, and elements whose two formulas are
-//! the very same node are proved without any algebra), pairs the output
-//! elements, and decides every remaining pair with
+//! differently: only the final tensor contents are compared), pairs the
+//! output elements, and — unless every pair's two terms are the same
+//! sub-DAG of the two graphs ([`SameTerms`]: identical, nothing to import)
+//! — imports every term graph into one store (so equal sub-terms become
+//! one node, and elements whose two formulas are the very same node are
+//! proved without any algebra) and decides every remaining pair with
 //! [`ptxeq_decide::decide::decide`] — in parallel (rayon), one memoising
 //! [`Normalizer`] per chunk of elements so the shared sub-terms of a tensor
 //! (a softmax denominator, an attention row sum) are normalised once per
@@ -40,7 +41,7 @@ use ptxeq_decide::normal::Normalizer;
 use ptxeq_exec::Role;
 use ptxeq_exec::{OutputValue, TensorInfo};
 use ptxeq_symex::SymbolicState;
-use ptxeq_terms::{TermGraph, TermId, Terms};
+use ptxeq_terms::{SameTerms, TermGraph, TermId, Terms};
 use rayon::prelude::*;
 
 pub use formula::{FormulaOptions, compare_formula, emit_smt_formula};
@@ -127,9 +128,46 @@ impl DecisionMemo for NoMemo {
 #[derive(Clone, Debug)]
 enum Val {
     Term(TermId),
+    /// The same term as the other kernel's value of the element (matched
+    /// on the two graphs, never imported: see [`pair_elements`]).
+    Same,
     Bits(u64),
     Unsupported(String),
     Unwritten,
+}
+
+/// One kernel's value of one output element before any graph is
+/// imported: a term is root `.1` of the graph of state `.0`.
+#[derive(Clone, Debug)]
+enum Raw {
+    Root(usize, u32),
+    Bits(u64),
+    Unsupported(String),
+    Unwritten,
+}
+
+impl Raw {
+    /// The value, with `roots[state]` the imported roots of each state.
+    fn resolve(self, roots: &[Vec<TermId>]) -> Val {
+        match self {
+            Raw::Root(s, r) => match roots.get(s).and_then(|rs| rs.get(r as usize)) {
+                Some(&id) => Val::Term(id),
+                None => Val::Unsupported("internal: a missing output term".into()),
+            },
+            other => other.plain(),
+        }
+    }
+
+    /// A value that is not a term.
+    fn plain(self) -> Val {
+        match self {
+            // Callers resolve roots first; never reached.
+            Raw::Root(..) => Val::Unsupported("internal: an unimported output term".into()),
+            Raw::Bits(b) => Val::Bits(b),
+            Raw::Unsupported(r) => Val::Unsupported(r),
+            Raw::Unwritten => Val::Unwritten,
+        }
+    }
 }
 
 /// What is compared and what the CTAs run cover (issue 14): the tensor
@@ -383,6 +421,15 @@ fn decide_and_tally(
                 tv.identical += 1;
                 None
             }
+            (Val::Same, Val::Same) => {
+                tv.identical += 1;
+                None
+            }
+            // `pair_elements` makes `Same` only in pairs.
+            (Val::Same, _) | (_, Val::Same) => Some(Failure::Unknown {
+                reason: "internal: a term matched against no term".into(),
+                residual: None,
+            }),
             (Val::Term(a), Val::Term(b))
                 if stats.not_decided > 0 && !decided.contains_key(&(*a, *b)) =>
             {
@@ -554,11 +601,19 @@ fn decide_one(n: &mut Normalizer<'_>, a: TermId, b: TermId, opts: &DecideOptions
     }
 }
 
-/// Both kernels' output tensors, merged over CTAs and imported into
-/// `terms`, paired element by element: the output tensor numbers, per
-/// compared element either kernel writes `(tensor, index, reference,
-/// candidate)`, and per tensor the number of written elements outside its
-/// compare region (not compared).
+/// Both kernels' output tensors, merged over CTAs, paired element by
+/// element: the output tensor numbers, per compared element either kernel
+/// writes `(tensor, index, reference, candidate)`, and per tensor the
+/// number of written elements outside its compare region (not compared).
+///
+/// When every compared pair of terms is the same sub-DAG in the two
+/// kernels' graphs ([`SameTerms`]) and no element needs a term of its own
+/// (an unwritten `inout` element's input value, a formula shown for a
+/// failure), no graph is imported: the pairs are [`Val::Same`] and
+/// `terms` stays empty — on a K = 4096 GEMM that saves rebuilding and
+/// interning tens of millions of products a second time. Otherwise every
+/// graph is imported into `terms` (reference states, then candidate
+/// states, in order), as the pairs' decisions need one store.
 #[allow(clippy::type_complexity)]
 fn pair_elements(
     reference: &[&SymbolicState],
@@ -570,22 +625,20 @@ fn pair_elements(
     terms.set_tensor_names(scope.input_names.clone());
     terms.set_tensor_shapes(tensors.iter().map(|t| t.shape.clone()).collect());
     terms.set_scalar_inputs(scope.first_symbol);
-    let mut imported = Vec::new();
-    let ref_out = values_of(reference, terms, &mut imported);
-    let cand_out = values_of(candidate, terms, &mut imported);
+    let ref_out = raw_values_of(reference);
+    let cand_out = raw_values_of(candidate);
 
     // Every output tensor either kernel writes, in tensor order.
     let mut numbers: Vec<u32> = ref_out.keys().chain(cand_out.keys()).copied().collect();
     numbers.sort_unstable();
     numbers.dedup();
 
-    // Pair the elements; collect the term pairs that need a decision.
-    let mut pairs: Vec<(u32, u64, Val, Val)> = Vec::new();
+    // Pair the elements.
+    let mut raw: Vec<(u32, u64, Raw, Raw)> = Vec::new();
     let mut outside: HashMap<u32, u64> = HashMap::new();
     let empty = Vec::new();
     for &k in &numbers {
         let info = tensors.get(k as usize);
-        let inout = info.is_some_and(|t| t.role == Role::InOut);
         let region = scope.region(k);
         let shape: &[u64] = info.map_or(&[], |t| &t.shape);
         let a = ref_out.get(&k).unwrap_or(&empty);
@@ -600,52 +653,125 @@ fn pair_elements(
                 (None, Some(y)) => y,
                 (None, None) => break,
             };
-            let take = |side: &Vec<(u64, Val)>, pos: &mut usize| {
+            let take = |side: &Vec<(u64, Raw)>, pos: &mut usize| {
                 if side.get(*pos).is_some_and(|e| e.0 == idx) {
                     *pos += 1;
                     side[*pos - 1].1.clone()
                 } else {
-                    Val::Unwritten
+                    Raw::Unwritten
                 }
             };
-            let mut va = take(a, &mut i);
-            let mut vb = take(b, &mut j);
+            let va = take(a, &mut i);
+            let vb = take(b, &mut j);
             if !ptxeq_spec::in_region(region, shape, idx) {
                 *outside.entry(k).or_default() += 1;
                 continue;
             }
-            let int_ty = info.and_then(|t| int_ty(t.dtype));
-            if inout {
-                // An unwritten inout element keeps its input value — known
-                // only when that kernel ran every CTA that could write it.
-                for (v, complete) in [(&mut va, scope.complete[0]), (&mut vb, scope.complete[1])] {
-                    if complete && matches!(v, Val::Unwritten) {
-                        *v = Val::Term(match int_ty {
-                            Some(ty) => terms.int_input(k, idx, ty),
-                            None => terms.input(k, idx),
-                        });
-                    }
-                }
-            }
-            // An integer element: concrete bits against integer data
-            // compare as the constant of the tensor's width.
-            if let Some(ty) = int_ty
-                && matches!(
-                    (&va, &vb),
-                    (Val::Term(_), Val::Bits(_)) | (Val::Bits(_), Val::Term(_))
-                )
-            {
-                for v in [&mut va, &mut vb] {
-                    if let Val::Bits(b) = v {
-                        *v = Val::Term(terms.int_const(ty.bits, *b));
-                    }
-                }
-            }
-            pairs.push((k, idx, va, vb));
+            raw.push((k, idx, va, vb));
         }
     }
 
+    let pairs = match without_import(reference, candidate, scope, &raw) {
+        Some(pairs) => pairs,
+        None => with_import(reference, candidate, scope, terms, raw),
+    };
     (numbers, pairs, outside)
+}
+
+/// The pairs when no term needs importing (see [`pair_elements`]): every
+/// pair of terms matched as the same sub-DAG, and no element that needs a
+/// term of its own. `None` otherwise.
+fn without_import(
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+    scope: &Scope<'_>,
+    raw: &[(u32, u64, Raw, Raw)],
+) -> Option<Vec<(u32, u64, Val, Val)>> {
+    let mut matchers: Vec<Option<SameTerms<'_>>> = reference.iter().map(|_| None).collect();
+    let mut pairs = Vec::with_capacity(raw.len());
+    for (k, idx, va, vb) in raw {
+        let inout = scope
+            .tensors
+            .get(*k as usize)
+            .is_some_and(|t| t.role == Role::InOut);
+        let (a, b) = match (va, vb) {
+            (Raw::Root(sa, ra), Raw::Root(sb, rb)) => {
+                let (ga, gb) = (&reference[*sa].graph, &candidate[*sb].graph);
+                let m = matchers[*sa].get_or_insert_with(|| SameTerms::new(ga));
+                let (x, y) = (ga.roots()[*ra as usize], gb.roots()[*rb as usize]);
+                if !m.same(x, gb, *sb as u32, y) {
+                    return None;
+                }
+                (Val::Same, Val::Same)
+            }
+            // A term against anything else is shown as a formula.
+            (Raw::Root(..), _) | (_, Raw::Root(..)) => return None,
+            // An unwritten inout element compared as its input value.
+            (Raw::Unwritten, _) if inout && scope.complete[0] => return None,
+            (_, Raw::Unwritten) if inout && scope.complete[1] => return None,
+            (a, b) => (a.clone().plain(), b.clone().plain()),
+        };
+        pairs.push((*k, *idx, a, b));
+    }
+    Some(pairs)
+}
+
+/// The pairs with every graph imported into `terms` (see
+/// [`pair_elements`]); the ids are those the import of all graphs in
+/// state order gives, then the inout and integer constants in pair order.
+fn with_import(
+    reference: &[&SymbolicState],
+    candidate: &[&SymbolicState],
+    scope: &Scope<'_>,
+    terms: &mut Terms,
+    raw: Vec<(u32, u64, Raw, Raw)>,
+) -> Vec<(u32, u64, Val, Val)> {
+    let tensors = scope.tensors;
+    let mut imported = Vec::new();
+    let ref_roots: Vec<Vec<TermId>> = reference
+        .iter()
+        .map(|s| import_once(&s.graph, terms, &mut imported))
+        .collect();
+    let cand_roots: Vec<Vec<TermId>> = candidate
+        .iter()
+        .map(|s| import_once(&s.graph, terms, &mut imported))
+        .collect();
+    let mut pairs = Vec::with_capacity(raw.len());
+    for (k, idx, ra, rb) in raw {
+        let info = tensors.get(k as usize);
+        let inout = info.is_some_and(|t| t.role == Role::InOut);
+        let mut va = ra.resolve(&ref_roots);
+        let mut vb = rb.resolve(&cand_roots);
+        let int_ty = info.and_then(|t| int_ty(t.dtype));
+        if inout {
+            // An unwritten inout element keeps its input value — known
+            // only when that kernel ran every CTA that could write it.
+            for (v, complete) in [(&mut va, scope.complete[0]), (&mut vb, scope.complete[1])] {
+                if complete && matches!(v, Val::Unwritten) {
+                    *v = Val::Term(match int_ty {
+                        Some(ty) => terms.int_input(k, idx, ty),
+                        None => terms.input(k, idx),
+                    });
+                }
+            }
+        }
+        // An integer element: concrete bits against integer data
+        // compare as the constant of the tensor's width.
+        if let Some(ty) = int_ty
+            && matches!(
+                (&va, &vb),
+                (Val::Term(_), Val::Bits(_)) | (Val::Bits(_), Val::Term(_))
+            )
+        {
+            for v in [&mut va, &mut vb] {
+                if let Val::Bits(b) = v {
+                    *v = Val::Term(terms.int_const(ty.bits, *b));
+                }
+            }
+        }
+        pairs.push((k, idx, va, vb));
+    }
+    pairs
 }
 
 /// The sampling grid of every tensor whose float format is narrower than
@@ -719,27 +845,47 @@ fn as_tensor_values(
 }
 
 /// Per tensor number, the kernel's written elements over all its CTAs
-/// (sorted by index). Two CTAs writing one element cannot happen in a
-/// race-free run of every CTA (cross-CTA writes are checked disjoint);
-/// with only some CTAs run it is reported, not resolved.
+/// (sorted by index), with every graph imported into `terms`.
 fn values_of<'a>(
     states: &[&'a SymbolicState],
     terms: &mut Terms,
     imported: &mut Vec<(&'a TermGraph, Vec<TermId>)>,
 ) -> HashMap<u32, Vec<(u64, Val)>> {
-    let mut out: HashMap<u32, Vec<(u64, Val)>> = HashMap::new();
-    for state in states {
-        let roots = import_once(&state.graph, terms, imported);
+    let roots: Vec<Vec<TermId>> = states
+        .iter()
+        .map(|s| import_once(&s.graph, terms, imported))
+        .collect();
+    raw_values_of(states)
+        .into_iter()
+        .map(|(k, vals)| {
+            let vals = vals
+                .into_iter()
+                .map(|(i, v)| (i, v.resolve(&roots)))
+                .collect();
+            (k, vals)
+        })
+        .collect()
+}
+
+/// Per tensor number, the kernel's written elements over all its CTAs
+/// (sorted by index), terms as roots of the states' graphs. Two CTAs
+/// writing one element cannot happen in a race-free run of every CTA
+/// (cross-CTA writes are checked disjoint); with only some CTAs run it is
+/// reported, not resolved.
+fn raw_values_of(states: &[&SymbolicState]) -> HashMap<u32, Vec<(u64, Raw)>> {
+    let mut out: HashMap<u32, Vec<(u64, Raw)>> = HashMap::new();
+    for (s, state) in states.iter().enumerate() {
+        let roots = state.graph.roots().len();
         for t in &state.outputs {
             let vals = out.entry(t.tensor).or_default();
             for (i, v) in &t.elements {
                 let v = match v {
-                    OutputValue::Data(r) => match roots.get(*r as usize) {
-                        Some(&id) => Val::Term(id),
-                        None => Val::Unsupported("internal: a missing output term".into()),
-                    },
-                    OutputValue::Bits(b) => Val::Bits(*b),
-                    OutputValue::Unsupported(r) => Val::Unsupported(r.clone()),
+                    OutputValue::Data(r) if (*r as usize) < roots => Raw::Root(s, *r),
+                    OutputValue::Data(_) => {
+                        Raw::Unsupported("internal: a missing output term".into())
+                    }
+                    OutputValue::Bits(b) => Raw::Bits(*b),
+                    OutputValue::Unsupported(r) => Raw::Unsupported(r.clone()),
                 };
                 vals.push((*i, v));
             }
@@ -747,11 +893,11 @@ fn values_of<'a>(
     }
     for vals in out.values_mut() {
         vals.sort_by_key(|e| e.0);
-        let mut merged: Vec<(u64, Val)> = Vec::with_capacity(vals.len());
+        let mut merged: Vec<(u64, Raw)> = Vec::with_capacity(vals.len());
         for (i, v) in vals.drain(..) {
             match merged.last_mut() {
                 Some(last) if last.0 == i => {
-                    last.1 = Val::Unsupported("written by two CTAs".into());
+                    last.1 = Raw::Unsupported("written by two CTAs".into());
                 }
                 _ => merged.push((i, v)),
             }
@@ -811,6 +957,7 @@ pub fn emit_smt(
 fn formula(terms: &Terms, v: &Val) -> String {
     match v {
         Val::Term(t) => terms.display_limited(*t, FORMULA_WIDTH).to_string(),
+        Val::Same => "(the same term as the other kernel's)".into(),
         Val::Bits(b) => format!("bits {b:#x}"),
         Val::Unsupported(r) => format!("unsupported: {r}"),
         Val::Unwritten => "(not written)".into(),
@@ -838,3 +985,6 @@ mod tests_scope;
 
 #[cfg(test)]
 mod tests_stop;
+
+#[cfg(test)]
+mod tests_same;

@@ -30,6 +30,15 @@
 //   -DEARLY_RELEASE   the consumers arrive on empty[s] right after
 //                     wgmma.commit_group, before wgmma.wait_group: the producer
 //                     may reload the stage while the wgmma still reads it (race).
+//   -DELECTED_RELEASE correct, as CUTLASS's consumer_release and the tutorial
+//                     kernels do it: empty[s] expects one arrival, and only the
+//                     warpgroup's first thread arrives after the wait_group (the
+//                     other 127 threads' full[s] waits are ordered before it
+//                     only through the warpgroup's wgmma collective). With
+//                     -DOVERLAP as well: the release after wait_group 1; with
+//                     -DKT=6: six k-tiles, each stage reused twice.
+//   -DELECTED_EARLY   the elected thread releases the stage right after its
+//                     full[s] wait, before the wgmma is even issued (race).
 //
 // gemm_tn_ref is the scalar reference (f32 accumulation in k order).
 //
@@ -38,6 +47,9 @@
 // nvcc-build: tma_wgmma_pipe_wrong_parity.ptx -arch=sm_90a -lineinfo -DWRONG_PARITY
 // nvcc-build: tma_wgmma_pipe_early_release.ptx -arch=sm_90a -lineinfo -DEARLY_RELEASE
 // nvcc-build: tma_wgmma_pipe_overlap.ptx -arch=sm_90a -lineinfo -DOVERLAP
+// nvcc-build: tma_wgmma_pipe_elected.ptx -arch=sm_90a -lineinfo -DELECTED_RELEASE
+// nvcc-build: tma_wgmma_pipe_elected_overlap_k6.ptx -arch=sm_90a -lineinfo -DELECTED_RELEASE -DOVERLAP -DKT=6
+// nvcc-build: tma_wgmma_pipe_elected_early.ptx -arch=sm_90a -lineinfo -DELECTED_RELEASE -DELECTED_EARLY
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
@@ -46,7 +58,10 @@
 
 namespace {
 constexpr int kM = 64, kN = 64, kBK = 64;
-constexpr int kKT = 3, kK = kKT * kBK;  // three k-tiles (K = 192)
+#ifndef KT
+#define KT 3
+#endif
+constexpr int kKT = KT, kK = kKT * kBK;  // three k-tiles (K = 192) unless -DKT
 constexpr int kStages = 2;              // stage 0 is used twice (k-tiles 0 and 2)
 constexpr uint32_t kStageBytes = 2 * kM * kBK * sizeof(__half);  // A + W tile
 
@@ -67,6 +82,16 @@ __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t desc_a,
       : "l"(desc_a), "l"(desc_b), "n"(1));
 }
 }  // namespace
+
+// The consumers' release of stage s: every thread, or (ELECTED_RELEASE) the
+// warpgroup's first thread only.
+__device__ __forceinline__ void release_stage(uint64_t* e) {
+#ifdef ELECTED_RELEASE
+  if (threadIdx.x % 128 == 0) mbar_arrive(smem(e));
+#else
+  mbar_arrive(smem(e));
+#endif
+}
 
 extern "C" __global__ void __launch_bounds__(128)
 gemm_tn_ref(const __half* __restrict__ A, const __half* __restrict__ W, float* __restrict__ C) {
@@ -90,7 +115,11 @@ gemm_tn_tma_wgmma_pipe(const __grid_constant__ CUtensorMap tm_a, const __grid_co
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(smem(&full[s]), 1);     // the producer's arrive.expect_tx
+#ifdef ELECTED_RELEASE
+      mbar_init(smem(&empty[s]), 1);  // the consumer warpgroup's first thread
+#else
       mbar_init(smem(&empty[s]), 128);  // every consumer thread
+#endif
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -128,6 +157,9 @@ gemm_tn_tma_wgmma_pipe(const __grid_constant__ CUtensorMap tm_a, const __grid_co
 #else
       mbar_wait(smem(&full[s]), (k / kStages) & 1);
 #endif
+#ifdef ELECTED_EARLY
+      release_stage(&empty[s]);
+#endif
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk)
@@ -137,16 +169,16 @@ gemm_tn_tma_wgmma_pipe(const __grid_constant__ CUtensorMap tm_a, const __grid_co
       // keep this k-tile's group in flight; the previous one has retired,
       // so its stage can be released
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (k > 0) mbar_arrive(smem(&empty[(k - 1) % kStages]));
+      if (k > 0) release_stage(&empty[(k - 1) % kStages]);
 #else
 #ifdef EARLY_RELEASE
-      mbar_arrive(smem(&empty[s]));
+      release_stage(&empty[s]);
 #endif
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #pragma unroll
       for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-#ifndef EARLY_RELEASE
-      mbar_arrive(smem(&empty[s]));
+#if !defined(EARLY_RELEASE) && !defined(ELECTED_EARLY)
+      release_stage(&empty[s]);
 #endif
 #endif
     }

@@ -306,6 +306,26 @@ impl Clocks {
         self.own[fi] += 1;
     }
 
+    /// Raises `t`'s knowledge of slots `from .. from + epochs.len()` to at
+    /// least `epochs` (execution slots, `engine/exec_order.rs`: no access
+    /// is stamped with them, so this orders no memory).
+    pub(crate) fn raise(&mut self, t: u32, from: u32, epochs: &[u32]) {
+        let b = &self.base[t as usize];
+        let f = from as usize;
+        if b[f..f + epochs.len()]
+            .iter()
+            .zip(epochs)
+            .all(|(x, y)| x >= y)
+        {
+            return;
+        }
+        let mut j: Vec<u32> = b.to_vec();
+        for (x, y) in j[f..f + epochs.len()].iter_mut().zip(epochs) {
+            *x = (*x).max(*y);
+        }
+        self.base[t as usize] = j.into();
+    }
+
     /// Joins the clocks of `participants` and the `releases`, gives the
     /// join to every participant and advances their epochs.
     pub(crate) fn sync(&mut self, participants: &[u32], releases: &[Snapshot]) {

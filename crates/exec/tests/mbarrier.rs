@@ -180,6 +180,87 @@ fn reinit_while_valid_is_reported() {
     );
 }
 
+/// Two arrivals by one thread complete phases 0 and 1 back to back; the
+/// waiter on parity 0 (thread 1) is not ordered before the second one, so
+/// in another schedule it polls only after phase 1 completed, sees parity
+/// 0 again and waits for phase 2: a waiter a whole phase behind.
+#[test]
+fn a_waiter_a_whole_phase_behind_is_reported_with_both_threads() {
+    let body = "\
+mov.u32 %r0, %tid.x;\n\
+setp.ne.u32 %p0, %r0, 0;\n\
+@%p0 bra INITED;\n\
+mbarrier.init.shared::cta.b64 [bar], 1;\n\
+INITED:\n\
+bar.sync 0;\n\
+@%p0 bra WAITER;\n\
+mbarrier.arrive.shared::cta.b64 %rd6, [bar];\n\
+SECOND: mbarrier.arrive.shared::cta.b64 %rd6, [bar];\n\
+ret;\n\
+WAITER:\n\
+mov.u32 %r12, 0;\n\
+CW:\n\
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], %r12;\n\
+@!%p1 bra CW;\n\
+ret;\n";
+    let run_with = |body: &str| {
+        let ptx = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 py)\n{{\n\
+             .reg .b32 %r<32>;\n.reg .b64 %rd<16>;\n.reg .pred %p<4>;\n\
+             .shared .align 8 .b64 bar;\n\
+             {body}}}\n"
+        );
+        let inp = input(
+            &ptx,
+            [2, 1, 1],
+            vec![tensor("y", Role::Output, DType::F32, &[1])],
+            vec![ParamValue::Tensor { tensor: 0 }],
+        );
+        run(&inp, vec![vec![]])
+    };
+    let r = run_with(body);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Race || f.kind == FindingKind::Deadlock)
+        .unwrap_or_else(|| panic!("no race or deadlock: {:#?}", r.findings));
+    if f.kind == FindingKind::Race {
+        // The engine's schedule parks the waiter at phase 0 (the last
+        // thread out of bar.sync runs first), so phase 1's completion
+        // finds it a whole phase behind.
+        assert!(f.message.contains("a whole phase behind"), "{}", f.message);
+        assert_eq!(f.accesses.len(), 2, "{f:#?}");
+        assert_ne!(f.accesses[0].thread.linear, f.accesses[1].thread.linear);
+    }
+    // One arrival: phase 0 only, the waiter passes it, nothing to report.
+    let r = run_with(&body.replace(
+        "SECOND: mbarrier.arrive.shared::cta.b64 %rd6, [bar];",
+        "SECOND:",
+    ));
+    no_findings(&r);
+}
+
+/// One consumer thread releasing the stage for its whole warp (`empty`
+/// expects one arrival) without a collective that orders the other
+/// consumers' waits before it: their `full` waits lag (and their reads of
+/// `buf` race with the producer's refill). Execution slots are only for
+/// wgmma kernels (`exec_order.rs`); nothing else may excuse this.
+#[test]
+fn an_elected_release_without_a_collective_is_reported() {
+    let r = pipeline(&|s| {
+        s.replace(
+            "mbarrier.init.shared::cta.b64 [empty], 32;",
+            "mbarrier.init.shared::cta.b64 [empty], 1;",
+        )
+        .replace(
+            "EMPTYARRIVE: mbarrier.arrive.shared::cta.b64 %rd6, [empty];",
+            "setp.ne.u32 %p3, %r10, 0;\nEMPTYARRIVE: @!%p3 mbarrier.arrive.shared::cta.b64 %rd6, [empty];",
+        )
+    });
+    assert!(kinds(&r).contains(&FindingKind::Race), "{:#?}", r.findings);
+}
+
 #[test]
 fn a_wait_outside_a_polling_loop_is_unsupported() {
     let r = pipeline(&|s| s.replace("@!%p1 bra CW;", ""));

@@ -46,6 +46,12 @@ pub const FP8: &str = "fp8 tensor data (f8e4m3/f8e5m2): elements are exact reals
 /// thread's ordinary accesses (README Limitations).
 pub const TCGEN05: &str = "tcgen05.mma: the MMA's shared-memory operand reads are taken as ordered after the issuing thread's earlier synchronisation (the mbarrier wait or barrier that made the operands ready) without a tcgen05.fence::after_thread_sync, and before its later synchronisation through the tcgen05.commit that tracks the MMA; Tensor Memory accesses follow the tcgen05 fence rules (docs/semantics.md §19)";
 
+/// What a verdict on a kernel with `wgmma.mma_async` and mbarriers rests
+/// on (added when a checked kernel's text has both): the execution order
+/// the mbarrier phase checks accept besides happens-before
+/// (`crates/exec/src/engine/exec_order.rs`, docs/semantics.md).
+pub const WGMMA_EXEC: &str = "wgmma.mma_async with mbarriers: a wgmma.wait_group that retires a warpgroup's MMA is taken to return only after all 128 threads of the warpgroup issued that MMA (one collective operation over the four warps' accumulator fragments); this execution order, not a memory ordering, decides that no mbarrier waiter of the warpgroup can lag a whole phase behind when one elected thread releases a stage after the wait_group";
+
 /// The standing assumptions of an equivalence check of `spec`'s kind
 /// (kernel or formula reference), plus [`INT`] when `spec` has an integer
 /// tensor.

@@ -345,6 +345,12 @@ impl Checker {
         {
             outcome.assumptions.push(assumptions::TCGEN05);
         }
+        if loaded.kernels.iter().any(|&(_, file)| {
+            let text = file.text(db);
+            text.contains("wgmma.mma_async") && text.contains("mbarrier.")
+        }) {
+            outcome.assumptions.push(assumptions::WGMMA_EXEC);
+        }
         outcome
     }
 

@@ -103,3 +103,28 @@ fn tcgen05_kernels_print_the_operand_read_assumption() {
     let out = checker.run(&Request::new(&loaded, Mode::Race));
     assert!(!out.assumptions.contains(&ptxeq_check::assumptions::TCGEN05));
 }
+
+/// A kernel with wgmma.mma_async and mbarriers is checked under the
+/// printed execution-order assumption (the elected-thread stage release
+/// is race-free only through it); a kernel without wgmma is not.
+#[test]
+fn wgmma_mbarrier_kernels_print_the_execution_order_assumption() {
+    let checker = Checker::with_cache(None);
+    let loaded = load(
+        &checker,
+        &case("hopper/tma-wgmma-pipeline-elected-release"),
+        |_| {},
+    );
+    let out = checker.run(&Request::new(&loaded, Mode::Race));
+    assert_eq!(out.verdict, Verdict::RaceFree);
+    assert!(
+        out.assumptions
+            .contains(&ptxeq_check::assumptions::WGMMA_EXEC)
+    );
+    let loaded = load(&checker, &case("races/missing-barrier-reverse"), |_| {});
+    let out = checker.run(&Request::new(&loaded, Mode::Race));
+    assert!(
+        !out.assumptions
+            .contains(&ptxeq_check::assumptions::WGMMA_EXEC)
+    );
+}

@@ -743,10 +743,19 @@ impl<D: Domain> Engine<'_, D> {
             ));
         }
         // Waiters of the previous phase that this event is ordered after.
-        let clocks = &self.clocks;
+        // (Execution order suffices: the question is whether the waiter
+        // can still be polling, `exec_order.rs`.)
+        let stamp = self.clocks.cta();
+        let m = &self.cta.mbars.objects[&key];
+        let behind: Vec<bool> = m
+            .passed
+            .iter()
+            .map(|p| !(p.target == phase - 1 && self.knows_reached(slot, stamp, p.tid, p.epoch)))
+            .collect();
         let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
-        m.passed
-            .retain(|p| !(p.target == phase - 1 && clocks.knows(slot, p.tid, p.epoch)));
+        let mut keep = behind.into_iter();
+        m.passed.retain(|_| keep.next().unwrap_or(true));
+        let clocks = &self.clocks;
         let epoch = clocks.epoch(slot);
         let cta = clocks.cta();
         m.cur.events.push(Event {

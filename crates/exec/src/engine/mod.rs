@@ -32,6 +32,7 @@ mod cluster;
 mod control;
 mod cta;
 mod exec;
+mod exec_order;
 mod findings;
 mod fp8cvt;
 mod fragments;
@@ -230,6 +231,9 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Whether the clocks hold a second slot per thread (`t + nthreads`:
     /// its async agent, for copies completing on an mbarrier).
     pub mbar_agents: bool,
+    /// Whether the clocks end with a block of execution slots
+    /// (`exec_order.rs`: kernels with `wgmma.mma_async` and mbarriers).
+    pub exec_slots: bool,
     /// The last store into each output element (`writers.rs`).
     pub writers: writers::Writers,
     /// The cluster barrier of a one-CTA cluster (`cluster.rs`); with
@@ -684,6 +688,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 )
             })
         });
+        let exec_slots = exec_order::needs_exec_slots(&funcs);
         let cta_state = cta::CtaState::new(input, &funcs, cta, tmem_region);
         let mut e = Engine {
             input,
@@ -702,7 +707,8 @@ impl<'a, D: Domain> Engine<'a, D> {
                 meter,
             },
             clocks: Clocks::new(
-                nthreads as usize * tmem::clock_blocks(mbar_agents, tmem_region.is_some()),
+                nthreads as usize
+                    * tmem::clock_blocks(mbar_agents, tmem_region.is_some(), exec_slots),
             ),
             queue: (0..nthreads).collect(),
             log: findings::FindingLog::new(input.limits.max_findings_per_kind),
@@ -719,6 +725,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             keep_result: false,
             cov: None,
             mbar_agents,
+            exec_slots,
             writers: writers::Writers::new(input),
             cluster: cluster::ClusterBarrier::default(),
             unit: None,

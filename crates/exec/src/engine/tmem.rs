@@ -104,15 +104,17 @@ const LD_LABEL: (&str, &str) = ("tcgen05.ld", "that thread's tcgen05.wait::ld");
 /// Clock-slot blocks per thread: the thread itself, its async agent
 /// (`t + nthreads`: copies and commits completing on an mbarrier) and, in a
 /// kernel that uses Tensor Memory, its tcgen05 agent (`t + 2·nthreads`:
-/// the Tensor Memory accesses of its asynchronous tcgen05 operations).
-pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool) -> usize {
-    if tmem {
+/// the Tensor Memory accesses of its asynchronous tcgen05 operations);
+/// with `exec`, a last block of execution slots (`exec_order.rs`).
+pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool, exec: bool) -> usize {
+    let agents = if tmem {
         3
     } else if mbar_agents {
         2
     } else {
         1
-    }
+    };
+    agents + usize::from(exec)
 }
 
 /// Byte offset of cell `(lane, col)` in the TMEM region.
@@ -463,7 +465,11 @@ impl<D: Domain> Engine<'_, D> {
 
     /// Clock-slot blocks per thread of this engine ([`clock_blocks`]).
     pub(crate) fn clock_blocks(&self) -> usize {
-        clock_blocks(self.mbar_agents, self.cta.tmem.region.is_some())
+        clock_blocks(
+            self.mbar_agents,
+            self.cta.tmem.region.is_some(),
+            self.exec_slots,
+        )
     }
 
     /// The clock slot of thread `t`'s tcgen05 agent: it stamps the Tensor

@@ -275,6 +275,10 @@ struct Op {
     id: u32,
     /// In-flight read ids (`async_copy.rs`).
     reads: Vec<u32>,
+    /// The epochs of the warpgroup's threads at issue, in kernels with
+    /// execution slots (`exec_order.rs`): the retiring `wait_group`
+    /// returns after all of them.
+    issued: Option<std::rc::Rc<[u32]>>,
 }
 
 /// Per-warpgroup and per-thread wgmma state.
@@ -576,11 +580,18 @@ impl<D: Domain> Engine<'_, D> {
                         "the wait_group count".into(),
                     ));
                 }
+                let mut reached: Vec<u32> = Vec::new();
                 while self.cta.wg.groups[g].len() as u64 > keep {
                     let Some(ops) = self.cta.wg.groups[g].pop_front() else {
                         break;
                     };
                     for o in ops {
+                        if let Some(ep) = &o.issued {
+                            reached.resize(ep.len(), 0);
+                            for (r, e) in reached.iter_mut().zip(ep.iter()) {
+                                *r = (*r).max(*e);
+                            }
+                        }
                         for id in &o.reads {
                             self.complete_copy_as(*id, base);
                         }
@@ -593,6 +604,9 @@ impl<D: Domain> Engine<'_, D> {
                             }
                         }
                     }
+                }
+                if !reached.is_empty() {
+                    self.learn_issues(base, &reached);
                 }
                 Ok(())
             }
@@ -787,7 +801,8 @@ impl<D: Domain> Engine<'_, D> {
         }
         let id = self.cta.wg.next_op;
         self.cta.wg.next_op += 1;
-        self.cta.wg.uncommitted[(base / WG) as usize].push(Op { id, reads });
+        let issued = self.issue_epochs(base, WG);
+        self.cta.wg.uncommitted[(base / WG) as usize].push(Op { id, reads, issued });
         let mut busy_regs: Vec<ptxeq_ir::RegId> = Vec::new();
         dop.collect_regs(&mut busy_regs);
         if desc_a.is_none()

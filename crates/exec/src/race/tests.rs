@@ -109,6 +109,31 @@ fn learn_hands_knowledge_between_slots() {
     assert!(c.knows(0, 2, e - 1));
 }
 
+/// `raise` gives execution-slot knowledge only: threads 0 and 1 with
+/// execution slots 2 and 3. Thread 1 learning that thread 0 reached its
+/// epoch (slot 2) orders none of thread 0's accesses before thread 1's,
+/// and the knowledge travels along a later synchronisation like any
+/// clock entry.
+#[test]
+fn raise_gives_execution_knowledge_without_ordering_memory() {
+    let mut c = Clocks::new(4);
+    let mut m = ShadowMem::new(1);
+    m.access(&c, 0, pw(0, &c, 1), false);
+    let e0 = c.epoch(0);
+    c.raise(1, 2, &[e0]);
+    assert!(c.knows(1, 2, e0));
+    assert!(!c.knows(1, 0, e0));
+    assert!(race(m.access(&c, 0, pr(1, &c, 2), false)));
+    // Already known: no change.
+    let before = c.snapshot(1);
+    c.raise(1, 2, &[e0]);
+    assert!(Rc::ptr_eq(&before.base, &c.snapshot(1).base));
+    // Passed on by a release/acquire pair (thread 1 releases to 0 via
+    // a barrier of both): thread 0 now knows slot 2 too.
+    c.sync(&[0, 1], &[]);
+    assert!(c.knows(0, 2, e0));
+}
+
 #[test]
 fn arrive_releases_to_waiters_only() {
     let mut c = Clocks::new(3);

@@ -282,12 +282,11 @@ impl<D: Domain> Engine<'_, D> {
         }
         // The target's waiters of the previous phase this event is
         // ordered after (no longer a phase behind).
-        let clocks = &self.clocks;
         let passed: Vec<bool> = m
             .passed
             .iter()
             .map(|&(tid, ep, target)| {
-                target == phase - 1 && clocks.knows_at(t, target_stamp, tid, ep)
+                target == phase - 1 && self.knows_reached(t, target_stamp, tid, ep)
             })
             .collect();
         let epoch = self.clocks.epoch(t);

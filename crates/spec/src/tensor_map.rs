@@ -290,17 +290,23 @@ fn one(name: &str, m: &RawTensorMap, tensors: &BTreeMap<String, TensorSpec>) -> 
             ),
         );
     }
-    // The strides must not overlap the previous dimensions, and the whole
-    // view must lie inside the tensor.
+    // No two coordinates may name one byte: taken in stride order (a view
+    // may list its dimensions in any order, e.g. a K-chunked 3-D view of a
+    // row-major matrix whose chunk dimension has the smaller stride), each
+    // stride must reach past what the dimensions of smaller strides span.
+    // And the whole view must lie inside the tensor.
+    let mut order: Vec<usize> = (0..strides.len()).collect();
+    order.sort_by_key(|&i| strides[i]);
     let mut extent = dims[0] * esize;
-    for (i, &s) in strides.iter().enumerate() {
+    for i in order {
+        let s = strides[i];
         if s < extent {
             let at = m.strides.as_ref().map_or(&m.dims, |s| s);
             return fail(
                 at,
                 format!(
                     "tensor map `{name}`: stride of dim {} is {s} bytes, less than the {extent} \
-                     bytes the dimensions inside it span",
+                     bytes the dimensions of smaller strides span (the view would overlap itself)",
                     i + 1
                 ),
             );
@@ -362,6 +368,21 @@ out = { role = "output", dtype = "f32", shape = [32] }
             _ => panic!("single kernel"),
         };
         assert_eq!(k.params[0], ParamBinding::TensorMap("tm".into()));
+    }
+
+    /// A K-chunked 3-D view of the row-major 64x32 matrix: dim 0 is 8
+    /// floats of a row, dim 1 the 64 rows (stride 128), dim 2 the four
+    /// 8-float chunks of a row (stride 32, smaller than dim 1's). It does not
+    /// overlap itself in stride order, so it is accepted; with chunks 16
+    /// bytes apart it overlaps and is refused.
+    #[test]
+    fn views_are_checked_for_overlap_in_stride_order() {
+        let s = spec("tensor = \"a\"\ndims = [8, 64, 4]\nstrides = [128, 32]\nbox = [8, 16, 4]")
+            .unwrap();
+        assert_eq!(s.tensor_maps["tm"].strides, vec![128, 32]);
+        let e = spec("tensor = \"a\"\ndims = [8, 64, 4]\nstrides = [128, 16]\nbox = [8, 16, 4]")
+            .unwrap_err();
+        assert!(e.contains("overlap itself"), "{e}");
     }
 
     #[test]

@@ -222,7 +222,8 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     /// Whether the timer read by the current instruction (a `mov`) only
-    /// feeds the back-off of recognised polling loops.
+    /// feeds the back-off of recognised polling loops, or nothing at all
+    /// (`spin::timer_dead`).
     pub(crate) fn timer_in_spin_only(&mut self, info: &FuncInfo) -> bool {
         let key = self.cur_instr;
         if let Some(&ok) = self.cta.mbars.timers.get(&key) {
@@ -232,7 +233,7 @@ impl<D: Domain> Engine<'_, D> {
         let ok = matches!(
             info.ir.instrs.get(pc as usize),
             Some(i) if matches!(i.instr, Instr::Mov { .. })
-        ) && spin::timer_only_in_spins(&info.ir, pc);
+        ) && (spin::timer_only_in_spins(&info.ir, pc) || spin::timer_dead(&info.ir, pc));
         self.cta.mbars.timers.insert(key, ok);
         ok
     }

@@ -313,6 +313,65 @@ pub(crate) fn timer_only_in_spins(ir: &KernelIr, pc: u32) -> bool {
     any
 }
 
+/// Whether the timer read at `pc` (a `mov` from `%clock`/`%globaltimer`)
+/// is dead: nothing the kernel observes depends on its destination. By
+/// register name over the whole kernel (not per definition, so
+/// conservative): a register is live when a guard, a branch, a store or
+/// any other instruction with an effect reads it, or a pure instruction
+/// whose destination is live reads it. `nanosleep` is the only effect a
+/// timer may feed (its duration changes no value). Profiling code whose
+/// output was compiled out leaves such reads (the asm is volatile).
+pub(crate) fn timer_dead(ir: &KernelIr, pc: u32) -> bool {
+    let Some(Operand::Reg(r)) = ir.instrs.get(pc as usize).and_then(|i| i.operands.first()) else {
+        return false;
+    };
+    let transparent =
+        |i: &Instr| pure(i) && !matches!(i, Instr::Nanosleep | Instr::Absorbed { .. });
+    let sources = |ins: &InstrData| {
+        let mut regs = Vec::new();
+        for (k, op) in ins.operands.iter().enumerate() {
+            if k == 0 || (k == 1 && matches!(ins.instr, Instr::Setp { .. })) {
+                continue;
+            }
+            op.collect_regs(&mut regs);
+        }
+        regs
+    };
+    let mut live: FxHashSet<RegId> = FxHashSet::default();
+    for ins in &ir.instrs {
+        if let Some(g) = ins.guard {
+            live.insert(g.reg);
+        }
+        if matches!(ins.instr, Instr::Nanosleep) || transparent(&ins.instr) {
+            continue;
+        }
+        let mut regs = Vec::new();
+        for op in &ins.operands {
+            op.collect_regs(&mut regs);
+        }
+        live.extend(regs);
+    }
+    loop {
+        let mut grew = false;
+        for ins in &ir.instrs {
+            if !transparent(&ins.instr) {
+                continue;
+            }
+            let mut ds = Vec::new();
+            dests(ins, &mut ds);
+            if ds.iter().any(|d| live.contains(d)) {
+                for x in sources(ins) {
+                    grew |= live.insert(x);
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    !live.contains(r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,6 +414,37 @@ mod tests {
         let s = run("mov.u32 %r1, bar;\nmov.u32 %r5, 0;\nL: mbarrier.test_wait.shared.b64 %p1, [%r1], %rd1;\nselp.b32 %r3, 1, 0, %p1;\nsetp.eq.s32 %p2, %r3, 0;\n@%p2 bra S;\nbra.uni D;\nS: add.s32 %r5, %r5, 1;\nsetp.lt.s32 %p3, %r5, 16;\n@%p3 bra L;\nnanosleep.u32 100;\nbra.uni L;\nD: ret;")
             .expect("spin");
         assert_eq!(s.written.len(), 4, "{s:?}");
+    }
+
+    /// A timer read whose value reaches only dead arithmetic (or a
+    /// nanosleep) is dead; one that reaches a store, through arithmetic,
+    /// or a branch is not.
+    #[test]
+    fn dead_timer_reads() {
+        let pc = |k: &KernelIr| {
+            k.instrs
+                .iter()
+                .position(|i| {
+                    matches!(i.instr, Instr::Mov { .. })
+                        && format!("{:?}", i.operands).contains("Clock")
+                })
+                .expect("timer read") as u32
+        };
+        for (text, dead) in [
+            ("mov.u32 %r1, %clock;\nsub.s32 %r2, %r1, 5;\nret;", true),
+            ("mov.u32 %r1, %clock;\nnanosleep.u32 %r1;\nret;", true),
+            (
+                "mov.u32 %r1, %clock;\nsub.s32 %r2, %r1, 5;\nmov.u32 %r3, bar;\nst.shared.u32 [%r3], %r2;\nret;",
+                false,
+            ),
+            (
+                "mov.u32 %r1, %clock;\nsetp.gt.u32 %p1, %r1, 7;\n@%p1 bra D;\nD: ret;",
+                false,
+            ),
+        ] {
+            let k = ir(text);
+            assert_eq!(timer_dead(&k, pc(&k)), dead, "{text}");
+        }
     }
 
     #[test]

@@ -100,7 +100,8 @@ impl<D: Domain> Engine<'_, D> {
             Operand::Imm(Imm::F64Bits(b)) => Ok(Value::Bits(*b)),
             // Timers read only for the back-off of a recognised mbarrier
             // polling loop (whose timer-dependent path the engine never
-            // executes, `spin.rs`): an undefined value. Any other use
+            // executes, `spin.rs`), or whose value nothing observes
+            // (`spin::timer_dead`): an undefined value. Any other use
             // stays unsupported (`special`).
             Operand::Special(
                 SpecialReg::Clock

@@ -230,6 +230,10 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Whether the clocks hold a second slot per thread (`t + nthreads`:
     /// its async agent, for copies completing on an mbarrier).
     pub mbar_agents: bool,
+    /// Whether the clocks hold a last block of slots per thread for the
+    /// `.multicast::cluster` bulk copies other CTAs' thread `t` lands in
+    /// this CTA (`tma.rs`, `Engine::mcast_slot`).
+    pub multicast: bool,
     /// The last store into each output element (`writers.rs`).
     pub writers: writers::Writers,
     /// The cluster barrier of a one-CTA cluster (`cluster.rs`); with
@@ -684,6 +688,11 @@ impl<'a, D: Domain> Engine<'a, D> {
                 )
             })
         });
+        let multicast = funcs.iter().any(|f| {
+            f.ir.instrs
+                .iter()
+                .any(|i| matches!(&i.instr, ptxeq_ir::Instr::CpAsyncBulk(b) if b.multicast))
+        });
         let cta_state = cta::CtaState::new(input, &funcs, cta, tmem_region);
         let mut e = Engine {
             input,
@@ -702,7 +711,9 @@ impl<'a, D: Domain> Engine<'a, D> {
                 meter,
             },
             clocks: Clocks::new(
-                nthreads as usize * tmem::clock_blocks(mbar_agents, tmem_region.is_some()),
+                nthreads as usize
+                    * (tmem::clock_blocks(mbar_agents, tmem_region.is_some())
+                        + usize::from(multicast)),
             ),
             queue: (0..nthreads).collect(),
             log: findings::FindingLog::new(input.limits.max_findings_per_kind),
@@ -719,6 +730,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             keep_result: false,
             cov: None,
             mbar_agents,
+            multicast,
             writers: writers::Writers::new(input),
             cluster: cluster::ClusterBarrier::default(),
             unit: None,

@@ -463,7 +463,7 @@ impl<D: Domain> Engine<'_, D> {
 
     /// Clock-slot blocks per thread of this engine ([`clock_blocks`]).
     pub(crate) fn clock_blocks(&self) -> usize {
-        clock_blocks(self.mbar_agents, self.cta.tmem.region.is_some())
+        clock_blocks(self.mbar_agents, self.cta.tmem.region.is_some()) + usize::from(self.multicast)
     }
 
     /// The clock slot of thread `t`'s tcgen05 agent: it stamps the Tensor

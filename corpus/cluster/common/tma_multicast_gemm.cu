@@ -37,8 +37,10 @@
 
 namespace {
 constexpr int kM = 64, kN = 64, kK = 64;
+#ifndef REFERENCE
 constexpr uint32_t kABytes = kM * kK * sizeof(__half);  // 8 KiB
 constexpr uint32_t kWBytes = kN * kK * sizeof(__half);  // 8 KiB (two 4 KiB halves)
+#endif
 }  // namespace
 
 #ifdef REFERENCE

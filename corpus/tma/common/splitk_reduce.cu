@@ -1,6 +1,7 @@
 // Split-K matrix-vector product with bulk reductions: y (64, f32, inout) +=
-// A (64x256, f32, row-major) * x (256). The grid's 4 CTAs split K into chunks
-// of 64; in CTA b, thread i (of 64) computes the partial dot product of row i
+// A (64x256, f32, row-major) * x (256). The grid's 4 CTAs (one thread-block
+// cluster, __cluster_dims__(4,1,1), so that they run co-scheduled and their
+// updates of y form one state) split K into chunks of 64; in CTA b, thread i (of 64) computes the partial dot product of row i
 // over k in 64b..64b+63 into shared memory; after fence.proxy.async (the
 // partials are generic-proxy writes that the bulk reduction reads through the
 // async proxy) and __syncthreads, thread 0 adds the 256 bytes of partials
@@ -23,8 +24,11 @@
 #include <stdint.h>
 
 namespace {
-constexpr int kRows = 64, kK = 256, kChunk = 64;
-}
+constexpr int kK = 256;
+#ifndef REFERENCE
+constexpr int kRows = 64, kChunk = 64;
+#endif
+}  // namespace
 
 #ifdef REFERENCE
 extern "C" __global__ void __launch_bounds__(64)
@@ -35,7 +39,7 @@ splitk_ref(const float* __restrict__ A, const float* __restrict__ x, float* __re
   y[i] += acc;
 }
 #else
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(64)
 splitk_bulk_reduce(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y) {
   __shared__ __align__(128) float partial[kRows];
   const int i = threadIdx.x, k0 = blockIdx.x * kChunk;

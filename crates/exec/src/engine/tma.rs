@@ -742,7 +742,7 @@ impl<D: Domain> Engine<'_, D> {
             AddrBase::Reg(r) => {
                 let v = self.read(t, info, &Operand::Reg(*r), 64)?;
                 match v {
-                    Value::Bits(b) => b.wrapping_add(src.offset as u64),
+                    Value::Bits(b) => Some(b.wrapping_add(src.offset as u64)),
                     Value::Undef => return Err(self.uninit_register(t, "the prefetch address")),
                     _ => {
                         return Err(self.unsupported(
@@ -753,9 +753,13 @@ impl<D: Domain> Engine<'_, D> {
                     }
                 }
             }
-            _ => src.offset as u64,
+            AddrBase::Imm(b) => Some(b.wrapping_add(src.offset as u64)),
+            // A variable: aligned as declared, plus the offset.
+            _ => None,
         };
-        if !a.is_multiple_of(16) {
+        if let Some(a) = a
+            && !a.is_multiple_of(16)
+        {
             return Err(self.fail(
                 t,
                 FindingKind::Divergence,
@@ -793,7 +797,7 @@ impl<D: Domain> Engine<'_, D> {
                 ),
             ));
         }
-        // (absolute shared address, global address, element type).
+        // (absolute shared address, absolute global address) per element.
         let mut elems: Vec<(u64, u64)> = Vec::new();
         let ty = match b.tensor_dims {
             Some(_) => {

@@ -19,6 +19,10 @@
 //
 // Variants:
 //   (default)         correct.
+//   -DCACHE_HINT      correct, with L2 hints: thread 0 creates an evict-last
+//                     policy (createpolicy.fractional), prefetches its A tile
+//                     into L2 (cp.async.bulk.prefetch.tensor.2d) and loads it
+//                     with .L2::cache_hint; hints change no value.
 //   -DMASK_SELF_ONLY  BUG: ctaMask 1 << r leaves the other CTA out: each CTA
 //                     receives only its own half of W, `full` expects 16 KiB
 //                     but only 12 KiB land, the phase never completes
@@ -27,6 +31,7 @@
 // computing the same 64 rows.
 //
 // nvcc-build: tma_multicast_gemm.ptx -arch=sm_90a -lineinfo
+// nvcc-build: tma_multicast_gemm_cache_hint.ptx -arch=sm_90a -lineinfo -DCACHE_HINT
 // nvcc-build: tma_multicast_gemm_mask_self.ptx -arch=sm_90a -lineinfo -DMASK_SELF_ONLY
 // nvcc-build: tma_multicast_gemm_ref.ptx -arch=sm_90a -lineinfo -DREFERENCE
 #include <cuda.h>
@@ -85,6 +90,29 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
       : "memory");
 }
 
+#ifdef CACHE_HINT
+// An L2 policy: evict the accessed lines last (fraction 1.0).
+__device__ __forceinline__ uint64_t policy_evict_last() {
+  uint64_t p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
+__device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap* map, int x, int y) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(map), "r"(x), "r"(y)
+               : "memory");
+}
+
+__device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const CUtensorMap* map, int x, int y, uint32_t bar,
+                                                 uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(bar), "l"(policy)
+      : "memory");
+}
+#endif
+
 __device__ __forceinline__ uint32_t cluster_ctarank() {
   uint32_t r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
@@ -112,8 +140,16 @@ gemm_tma_multicast(const __grid_constant__ CUtensorMap tm_a, const __grid_consta
 
   if (threadIdx.x == 0) {
     const uint32_t f = smem(&full);
+#ifdef CACHE_HINT
+    const uint64_t policy = policy_evict_last();
+    tma_prefetch_2d(&tm_a, 0, r * kM);
+#endif
     mbar_arrive_expect_tx(f, kABytes + kWBytes);
+#ifdef CACHE_HINT
+    tma_load_2d_hint(smem(As), &tm_a, 0, r * kM, f, policy);
+#else
     tma_load_2d(smem(As), &tm_a, 0, r * kM, f);
+#endif
 #ifdef MASK_SELF_ONLY
     const uint16_t mask = static_cast<uint16_t>(1u << r);
 #else

@@ -10,8 +10,8 @@ mod common;
 
 use common::{input, tensor};
 use ptxeq_exec::{
-    CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OutputValue, ParamValue, Role,
-    run_grid,
+    CVal, Concrete, CtaInput, Finding, FindingKind, GridRun, OobFill, OutputValue, ParamValue,
+    Role, Swizzle, TensorMapBinding, TensorMapGeometry, TensorMapHolder, run_grid,
 };
 use ptxeq_spec::DType;
 
@@ -43,11 +43,12 @@ fn kernel(k: &K<'_>) -> CtaInput {
     } = k;
     let ptx = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n\
-         .visible .entry k(.param .u64 px, .param .u64 py)\n{{\n\
+         .visible .entry k(.param .u64 px, .param .u64 py, .param .align 64 .b8 tm[128])\n{{\n\
          .reg .b32 %r<32>;\n.reg .f32 %f<16>;\n.reg .b64 %rd<16>;\n.reg .pred %p<4>;\n\
          .shared .align 128 .b8 buf[128];\n\
          ld.param.u64 %rd1, [px];\nld.param.u64 %rd2, [py];\n\
          cvta.to.global.u64 %rd1, %rd1;\ncvta.to.global.u64 %rd2, %rd2;\n\
+         mov.b64 %rd9, tm;\ncvta.param.u64 %rd9, %rd9;\nmov.u32 %r20, 0;\n\
          mov.u32 %r0, %tid.x;\n\
          mov.u32 %r9, %ctaid.x;\n\
          mov.u32 %r1, buf;\n\
@@ -80,8 +81,22 @@ fn kernel(k: &K<'_>) -> CtaInput {
         vec![
             ParamValue::Tensor { tensor: 0 },
             ParamValue::Tensor { tensor: 1 },
+            ParamValue::TensorMap { map: 0 },
         ],
     );
+    inp.bindings.tensor_maps.push(TensorMapBinding {
+        name: "tm".into(),
+        tensor: 1,
+        holder: TensorMapHolder::Param { index: 2 },
+        geometry: TensorMapGeometry {
+            dims: vec![32],
+            strides: vec![],
+            box_dims: vec![32],
+            element_strides: vec![1],
+            swizzle: Swizzle::None,
+            oob_fill: OobFill::Zero,
+        },
+    });
     inp.grid = [2, 1, 1];
     inp
 }
@@ -199,4 +214,36 @@ fn a_float_exchange_like_op_is_not_a_bulk_reduction() {
         "{:#?}",
         findings(&g)
     );
+}
+
+#[test]
+fn a_tensor_bulk_reduction_adds_the_box_into_the_tensor() {
+    let k = K {
+        reduce: "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd9, {%r20}], [%r1];",
+        ..OK
+    };
+    let g = go(&kernel(&k), &[[0, 0, 0], [1, 0, 0]]);
+    assert!(findings(&g).is_empty(), "{:#?}", findings(&g));
+    for (t, v) in y(&g).iter().enumerate() {
+        let want = 1000.0 * t as f64 + (t as f64 + 1.0) + (t as f64 + 33.0);
+        assert_eq!(*v, Some(want), "y[{t}]");
+    }
+}
+
+#[test]
+fn a_tensor_bulk_reduction_skips_out_of_bounds_elements() {
+    // The box starts at coordinate 16: its last 16 elements fall outside
+    // the tensor and are not reduced.
+    let k = K {
+        reduce: "mov.u32 %r20, 16;\ncp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd9, {%r20}], [%r1];",
+        ..OK
+    };
+    let g = go(&kernel(&k), &[[0, 0, 0]]);
+    assert!(findings(&g).is_empty(), "{:#?}", findings(&g));
+    let y = y(&g);
+    for (t, v) in y.iter().enumerate().skip(16) {
+        let want = 1000.0 * t as f64 + ((t - 16) as f64 + 1.0);
+        assert_eq!(*v, Some(want), "y[{t}]");
+    }
+    assert!(y[..16].iter().all(Option::is_none), "{y:?}");
 }

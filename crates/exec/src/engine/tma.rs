@@ -61,6 +61,9 @@ use crate::value::Value;
 /// value, where it was read (region, offset, width) and width.
 type Landing<V> = (u64, Value<V>, Option<(u32, u64, u64)>, u64);
 
+/// A gathered copy: its pieces and its bytes.
+type Gathered<V> = (Vec<Landing<V>>, u64);
+
 /// Why a TMA form is not modelled.
 const REASON: &str = "bulk copy form not modelled";
 
@@ -271,7 +274,7 @@ impl<D: Domain> Engine<'_, D> {
         info: &FuncInfo,
         op: &Operand,
         dst: Option<&Operand>,
-    ) -> R<Option<(Vec<Landing<D::Val>>, u64)>> {
+    ) -> R<Option<Gathered<D::Val>>> {
         let Some((m, c)) = self.tensor_map_of(t, info, op)? else {
             return Ok(None);
         };
@@ -522,7 +525,7 @@ impl<D: Domain> Engine<'_, D> {
         t: u32,
         info: &FuncInfo,
         ops: &[Operand],
-    ) -> R<Option<(Vec<Landing<D::Val>>, u64)>> {
+    ) -> R<Option<Gathered<D::Val>>> {
         let (Some(Operand::Addr(dst)), Some(Operand::Addr(src)), Some(n)) =
             (ops.first(), ops.get(1), ops.get(2))
         else {
@@ -855,7 +858,7 @@ impl<D: Domain> Engine<'_, D> {
                     ));
                 }
                 let ty = b.ty.ok_or(Halt)?;
-                let w = ty.size_bytes() as u64;
+                let w = ty.size_bytes();
                 for k in 0..size / w {
                     elems.push((sa + k * w, da + k * w));
                 }
@@ -907,7 +910,7 @@ impl<D: Domain> Engine<'_, D> {
         op: AtomOp,
         ty: ScalarType,
     ) -> R<bool> {
-        let w = ty.size_bytes() as u64;
+        let w = ty.size_bytes();
         let Some(v) = self.tma_async_proxy_read(t, info, sa, w)? else {
             return Ok(false);
         };

@@ -5,7 +5,9 @@
 //! stores (`wgmma-ld-gemm-tn`) and in the 128-byte-swizzle layout
 //! (`wgmma-sw128-gemm-tn`), and the warp-specialised pipelined tile
 //! (`tma-wgmma-pipeline-gemm-tn`: 64×64, K = 256 through a 2-stage
-//! TMA + full/empty mbarrier ring, producer and consumer warpgroups).
+//! TMA + full/empty mbarrier ring, producer and consumer warpgroups), and
+//! its CUTLASS-style form (`tma-wgmma-pipeline-elected-overlap-k6`: one
+//! elected thread releases each stage after `wait_group 1`, K = 384).
 //! `unroll` times the candidate's opaque run
 //! alone (rendezvous, descriptor decoding, in-flight and proxy checks).
 //!
@@ -23,6 +25,7 @@ const CASES: &[&str] = &[
     "hopper/wgmma-ld-gemm-tn",
     "hopper/wgmma-sw128-gemm-tn",
     "hopper/tma-wgmma-pipeline-gemm-tn",
+    "hopper/tma-wgmma-pipeline-elected-overlap-k6",
 ];
 
 #[divan::bench(args = CASES, sample_count = 5)]

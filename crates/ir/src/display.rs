@@ -8,8 +8,8 @@
 use std::fmt::{self, Display, Write};
 
 use crate::instr::{
-    BarKind, Carry, FenceKind, FpMods, Instr, MbarrierOp, MemOp, Precision, Tcgen05Op, WgmmaOp,
-    WmmaOp,
+    BarKind, Carry, FenceKind, FpMods, Instr, MbarrierOp, MemOp, PolicyKind, Precision, Tcgen05Op,
+    WgmmaOp, WmmaOp,
 };
 use crate::kernel::{InitValue, KernelIr, ModuleIr, SourceLoc, VarDecl, VarScope};
 use crate::operand::{AddrBase, Imm, Operand, Symbol};
@@ -451,6 +451,50 @@ impl Instr {
                     .f(b.cache_hint, "L2::cache_hint")
                     .done()
             }
+            CpAsyncBulkPrefetch {
+                tensor_dims,
+                im2col,
+                cache_hint,
+            } => {
+                let mut m = M::new("cp.async.bulk.prefetch");
+                if let Some(d) = tensor_dims {
+                    m.p("tensor").p(format!("{d}d"));
+                }
+                m.p("L2")
+                    .p("global")
+                    .f(*im2col, "im2col")
+                    .f(*cache_hint, "L2::cache_hint")
+                    .done()
+            }
+            CpReduceAsyncBulk(b) => {
+                let mut m = M::new("cp.reduce.async.bulk");
+                if let Some(d) = b.tensor_dims {
+                    m.p("tensor").p(format!("{d}d"));
+                }
+                m.p(b.dst).p(b.src);
+                if b.tensor_dims.is_some() {
+                    m.p(b.op)
+                        .p(if b.im2col { "im2col_no_offs" } else { "tile" });
+                    m.p(b.completion);
+                } else {
+                    m.p(b.completion);
+                    m.f(b.cache_hint, "L2::cache_hint")
+                        .p(b.op)
+                        .f(b.noftz, "noftz");
+                }
+                if b.tensor_dims.is_some() {
+                    m.f(b.cache_hint, "L2::cache_hint");
+                }
+                if let Some(t) = b.ty {
+                    m.p(t);
+                }
+                m.done()
+            }
+            CreatePolicy(k) => match k {
+                PolicyKind::Range => "createpolicy.range.b64".into(),
+                PolicyKind::Fractional => "createpolicy.fractional.b64".into(),
+                PolicyKind::Cvt => "createpolicy.cvt.L2.b64".into(),
+            },
             CpAsyncBulkCommitGroup => "cp.async.bulk.commit_group".into(),
             CpAsyncBulkWaitGroup { read } => {
                 M::new("cp.async.bulk.wait_group").f(*read, "read").done()

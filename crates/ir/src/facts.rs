@@ -201,7 +201,10 @@ impl Instr {
             | CpAsyncBulk(_)
             | CpAsyncBulkCommitGroup
             | CpAsyncBulkWaitGroup { .. }
+            | CpAsyncBulkPrefetch { .. }
+            | CpReduceAsyncBulk(_)
             | Absorbed { .. } => 0,
+            CreatePolicy(_) => 1,
             Unknown { .. } => return None,
         })
     }
@@ -279,6 +282,10 @@ impl Instr {
                 src: StateSpace::Global,
             },
             CpAsyncBulk(b) => Memory::AsyncCopy {
+                dst: b.dst,
+                src: b.src,
+            },
+            CpReduceAsyncBulk(b) => Memory::AsyncCopy {
                 dst: b.dst,
                 src: b.src,
             },

@@ -376,6 +376,35 @@ pub struct BulkCopy {
     pub cache_hint: bool,
 }
 
+/// `cp.reduce.async.bulk{.tensor.Nd}` modifiers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct BulkReduce {
+    /// Number of tensor dimensions for `.tensor.Nd`, `None` for plain bulk reductions.
+    pub tensor_dims: Option<u8>,
+    pub dst: StateSpace,
+    pub src: StateSpace,
+    pub completion: Completion,
+    pub op: AtomOp,
+    /// The element type (plain forms; a tensor form's comes from its tensor map).
+    pub ty: Option<ScalarType>,
+    /// `.im2col_no_offs` load mode (tensor only).
+    pub im2col: bool,
+    /// `.noftz` (half-precision add).
+    pub noftz: bool,
+    pub cache_hint: bool,
+}
+
+/// The form of a `createpolicy`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum PolicyKind {
+    /// `createpolicy.range{.global}.primary{.secondary}.b64 p, [a], primary-size, total-size`.
+    Range,
+    /// `createpolicy.fractional.primary{.secondary}.b64 p{, fraction}`.
+    Fractional,
+    /// `createpolicy.cvt.L2.b64 p, access-property`.
+    Cvt,
+}
+
 /// `wgmma.*` operation.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub enum WgmmaOp {
@@ -800,6 +829,21 @@ pub enum Instr {
     CpAsyncBulkCommitGroup,
     /// `cp.async.bulk.wait_group{.read} n` — `[n]`.
     CpAsyncBulkWaitGroup { read: bool },
+    /// `cp.async.bulk.prefetch.L2.global{.L2::cache_hint}` — `[src], size{, policy}`;
+    /// `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}{.L2::cache_hint}` —
+    /// `[tmap, {coords}]{, policy}`. A hint to the L2 cache: no memory effect.
+    CpAsyncBulkPrefetch {
+        tensor_dims: Option<u8>,
+        im2col: bool,
+        cache_hint: bool,
+    },
+    /// `cp.reduce.async.bulk{.tensor.Nd}` — operands as for the bulk copies:
+    /// `[dst], [src], size{, [mbar]}{, policy}`, or the tensor form
+    /// `[tmap, {coords}], [src]{, policy}`.
+    CpReduceAsyncBulk(BulkReduce),
+    /// `createpolicy.{range,fractional,cvt}…b64` — `[policy, …]`: an opaque
+    /// 64-bit L2 cache-eviction policy for `.L2::cache_hint` accesses.
+    CreatePolicy(PolicyKind),
     /// `wgmma.*`.
     Wgmma(WgmmaOp),
     /// `tcgen05.*` (Blackwell Tensor Memory and MMA).

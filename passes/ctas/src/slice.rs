@@ -103,9 +103,10 @@ fn unsliceable(i: &Instr) -> Option<&'static str> {
         Call { .. } => "a call",
         Brx { .. } => "an indirect branch (brx.idx)",
         Mbarrier { .. } | CpAsyncMbarrierArrive { .. } => "an mbarrier",
-        CpAsyncBulk(_) | CpAsyncBulkCommitGroup | CpAsyncBulkWaitGroup { .. } => {
-            "a bulk async copy"
-        }
+        CpAsyncBulk(_)
+        | CpReduceAsyncBulk(_)
+        | CpAsyncBulkCommitGroup
+        | CpAsyncBulkWaitGroup { .. } => "a bulk async copy",
         Wgmma(_) => "wgmma",
         Tcgen05(_) => "tcgen05",
         BarrierCluster { .. } => "a cluster barrier",

@@ -12,7 +12,6 @@ use ptxeq_lower::lower_source;
 const ALLOWED_UNKNOWN: &[&str] = &[
     "st.async",
     "red.async",
-    "createpolicy",
     "applypriority",
     "discard",
     "multimem",

@@ -591,6 +591,25 @@ fn plan(f: &KernelIr, slots: &Slots, d: &InstrData) -> Step {
                 }
             }
         }
+        CpReduceAsyncBulk(red) => {
+            for i in 0..b.ops.len() {
+                match b.op(i) {
+                    Some(Operand::Addr(_)) => {
+                        let space = if i == 0 { red.dst } else { red.src };
+                        b.address(i, space, Access::Copy);
+                    }
+                    _ => b.sink(i, SinkWhat::BulkOperand),
+                }
+            }
+        }
+        // A prefetch reads nothing: its address, size, coordinates and
+        // policy must not depend on tensor data.
+        CpAsyncBulkPrefetch { .. } => {
+            for i in 0..b.ops.len() {
+                b.sink(i, SinkWhat::BulkOperand);
+            }
+        }
+        CreatePolicy(_) => b.plain(n_dst, false),
         Wgmma(WgmmaOp::MmaAsync { .. }) => {
             b.plain(n_dst, false);
             if matches!(b.op(1), Some(Operand::Reg(_))) {

@@ -64,6 +64,10 @@ struct Copy {
     /// The issuing operation in words when it is not a copy (`tcgen05.mma`,
     /// `tcgen05.st`: `tmem.rs`), and what completes it.
     label: Option<(&'static str, &'static str)>,
+    /// A bulk reduction (`cp.reduce.async.bulk`, `tma.rs`): its destination
+    /// is a strong read-modify-write with this update code and operand
+    /// fingerprint, which does not race with other strong RMWs.
+    strong: Option<(u8, u64)>,
 }
 
 /// Outstanding copies of all threads.
@@ -128,6 +132,7 @@ impl AsyncCopies {
         off: u64,
         len: u64,
         write: bool,
+        atomic: bool,
         pipelined: Option<u32>,
     ) -> Option<(Copy, bool, u64)> {
         if len == 0 {
@@ -144,10 +149,13 @@ impl AsyncCopies {
                 if pipelined == Some(c.tid) && c.label.is_some_and(|l| l.0 == "tcgen05.mma") {
                     continue;
                 }
+                // A bulk reduction's destination and another strong
+                // read-modify-write are morally strong: no race.
+                let strong_dst = atomic && c.strong.is_some();
                 let overlap = |(cr, co, cl): (u32, u64, u64)| {
                     (cr == r && co < off + len && off < co + cl).then(|| co.max(off))
                 };
-                if let Some(b) = overlap(c.dst) {
+                if !strong_dst && let Some(b) = overlap(c.dst) {
                     return Some((c.clone(), true, b));
                 }
                 if write && let Some(b) = c.src.and_then(overlap) {
@@ -165,7 +173,12 @@ impl<D: Domain> Engine<'_, D> {
     pub(crate) fn async_check(&mut self, t: u32, r: u32, off: u64, len: u64, kind: AccessKind) {
         let write = kind != AccessKind::Read;
         let pipelined = self.cta.tmem.pipelined.map(|(t, _)| t);
-        let Some((c, dst, byte)) = self.cta.asyncs.conflict(r, off, len, write, pipelined) else {
+        let atomic = kind == AccessKind::Atomic;
+        let Some((c, dst, byte)) = self
+            .cta
+            .asyncs
+            .conflict(r, off, len, write, atomic, pipelined)
+        else {
             return;
         };
         let first = AccessRef {
@@ -334,6 +347,7 @@ impl<D: Domain> Engine<'_, D> {
             src: src_at,
             wgmma: false,
             label: None,
+            strong: None,
         };
         self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -381,6 +395,7 @@ impl<D: Domain> Engine<'_, D> {
             src: src_at,
             wgmma: false,
             label: None,
+            strong: None,
         };
         self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -410,6 +425,7 @@ impl<D: Domain> Engine<'_, D> {
             src,
             wgmma: false,
             label: None,
+            strong: None,
         };
         self.cta.asyncs.index(id, c.dst, true);
         if let Some(s) = c.src {
@@ -450,10 +466,20 @@ impl<D: Domain> Engine<'_, D> {
             src: Some(src),
             wgmma: true,
             label: None,
+            strong: None,
         };
         self.cta.asyncs.index(id, src, true);
         self.cta.asyncs.copies.insert(id, c);
         id
+    }
+
+    /// Marks in-flight copy `id` as a bulk reduction whose destination is a
+    /// strong read-modify-write (update code `op`, operand fingerprint
+    /// `operands`): recorded as such when it completes.
+    pub(crate) fn mark_async_reduce(&mut self, id: u32, op: u8, operands: u64) {
+        if let Some(c) = self.cta.asyncs.copies.get_mut(&id) {
+            c.strong = Some((op, operands));
+        }
     }
 
     /// The issuing thread and instruction of in-flight copy `id`, and its
@@ -582,10 +608,20 @@ impl<D: Domain> Engine<'_, D> {
             } else {
                 Kind::PlainRead
             };
+            let rec = match (write, c.strong) {
+                (true, Some((op, operands))) => Acc {
+                    kind: Kind::StrongWrite,
+                    rmw: true,
+                    op,
+                    operands,
+                    ..acc
+                },
+                _ => Acc { kind, ..acc },
+            };
             for u in sh.units(off as usize, len as usize) {
                 // The copy's bytes were placed at issue: recorded again
                 // here, its store leaves the content as it is.
-                let k = sh.access(&self.clocks, u, Acc { kind, ..acc }, write);
+                let k = sh.access(&self.clocks, u, rec, write);
                 if first.is_none()
                     && let Some(k) = k
                 {
@@ -617,6 +653,7 @@ impl<D: Domain> Engine<'_, D> {
                     match c.label {
                         Some((what, _)) => what,
                         None if c.wgmma => "wgmma.mma_async operand read",
+                        None if c.strong.is_some() => "cp.reduce.async.bulk",
                         None => "cp.async",
                     },
                     copy.thread,

@@ -1048,11 +1048,15 @@ impl<D: Domain> Engine<'_, D> {
             }
             Instr::CpAsyncBulk(b)
                 if b.tensor_dims.is_none()
+                    && !b.multicast
                     && b.completion == ptxeq_ir::Completion::MbarrierCompleteTx =>
             {
                 self.cp_async_bulk(t, info, ins)
             }
             Instr::CpAsyncBulk(_) => self.tma_copy(t, info, ins),
+            Instr::CpAsyncBulkPrefetch { .. } => self.bulk_prefetch(t, info, ins),
+            Instr::CreatePolicy(_) => self.create_policy(t, info, ins),
+            Instr::CpReduceAsyncBulk(_) => self.bulk_reduce(t, info, ins),
             Instr::CpAsyncBulkCommitGroup => self.bulk_commit(t),
             Instr::CpAsyncBulkWaitGroup { .. } => self.bulk_wait(t, info, ins),
             Instr::Wgmma(w) => self.wgmma(t, info, ins, w),

@@ -154,6 +154,9 @@ struct AsyncArrive {
     /// copy) and transaction bytes it completes (a bulk copy's size).
     count: i64,
     tx: i64,
+    /// The clock slot that stamps the landing when not the thread's async
+    /// agent (a multicast copy from another CTA, `remote.rs`).
+    agent: Option<u32>,
 }
 
 /// One mbarrier object.
@@ -239,7 +242,7 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     /// Resolves the mbarrier address operand to (region, offset).
-    fn mbar_key(
+    pub(crate) fn mbar_key(
         &mut self,
         t: u32,
         info: &FuncInfo,
@@ -827,7 +830,7 @@ impl<D: Domain> Engine<'_, D> {
                 let fire =
                     std::mem::take(&mut self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?.asyncs);
                 for a in fire {
-                    let agent = self.agent(a.tid);
+                    let agent = a.agent.unwrap_or_else(|| self.agent(a.tid));
                     self.clocks.sync(&[agent], std::slice::from_ref(&a.snap));
                     for id in &a.copies {
                         self.complete_copy_as(*id, agent);
@@ -1151,6 +1154,7 @@ impl<D: Domain> Engine<'_, D> {
             copies,
             count: 1,
             tx: 0,
+            agent: None,
         });
         self.try_complete_phase(key)?;
         Ok(Flow::Next)
@@ -1192,17 +1196,16 @@ impl<D: Domain> Engine<'_, D> {
         let ops = &ins.operands;
         let plain = b.tensor_dims.is_none()
             && !b.multicast
-            && !b.cache_hint
             && b.completion == ptxeq_ir::Completion::MbarrierCompleteTx
             && matches!(b.dst, StateSpace::SharedCluster | StateSpace::Shared)
             && b.src == StateSpace::Global
-            && ops.len() == 4;
+            && ops.len() == 4 + usize::from(b.cache_hint);
         if !plain {
             return Err(self.unsupported(
                 t,
                 "bulk copy form not modelled",
                 format!(
-                    "{}: only cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar] (no tensor, multicast or cache hint) is",
+                    "{}: only cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{{.L2::cache_hint}} [dst], [src], size, [mbar]{{, policy}} (no tensor or multicast) is",
                     ins.instr.mnemonic()
                 ),
             ));
@@ -1273,6 +1276,7 @@ impl<D: Domain> Engine<'_, D> {
             copies,
             count: 0,
             tx: i64::from(size),
+            agent: None,
         });
         self.try_complete_phase(key)?;
         Ok(Flow::Next)
@@ -1340,6 +1344,7 @@ impl<D: Domain> Engine<'_, D> {
             copies,
             count,
             tx,
+            agent: None,
         });
         self.try_complete_phase(key)
     }

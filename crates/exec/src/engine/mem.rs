@@ -148,7 +148,7 @@ impl<D: Domain> Engine<'_, D> {
         }
     }
 
-    fn location(&self, t: u32, target: Target, off: u64) -> MemLocation {
+    pub(crate) fn location(&self, t: u32, target: Target, off: u64) -> MemLocation {
         let r = self.region_of(t, target);
         MemLocation {
             region: r.name.clone(),
@@ -599,7 +599,7 @@ impl<D: Domain> Engine<'_, D> {
     /// Reads `width` bytes at `off` of a resolved target (a CTA-wide region
     /// or thread `t`'s private one), without race tracking: the one read
     /// path shared by loads, guarded stores (the old value) and atomics.
-    fn read_target(
+    pub(crate) fn read_target(
         &mut self,
         t: u32,
         target: Target,
@@ -819,7 +819,7 @@ impl<D: Domain> Engine<'_, D> {
 
     /// Stores go nowhere read-only: input-only tensors (their reads are not
     /// race-tracked, see `Engine::new`), `.const` and kernel params.
-    fn check_writable(&mut self, t: u32, target: Target) -> R<()> {
+    pub(crate) fn check_writable(&mut self, t: u32, target: Target) -> R<()> {
         let Target::Cta(r) = target else {
             return Ok(());
         };
@@ -1042,7 +1042,7 @@ impl<D: Domain> Engine<'_, D> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn finish_atomic(
+    pub(crate) fn finish_atomic(
         &mut self,
         t: u32,
         info: &FuncInfo,
@@ -1132,7 +1132,7 @@ impl<D: Domain> Engine<'_, D> {
     /// A fingerprint of operand values for comparing updates: equal for
     /// equal concrete bits or equal data values, unique per access for
     /// anything unknown (tensor-data integers, undefined values).
-    fn fingerprint(&self, t: u32, vals: &[&Value<D::Val>]) -> u64 {
+    pub(crate) fn fingerprint(&self, t: u32, vals: &[&Value<D::Val>]) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = rustc_hash::FxHasher::default();
         for v in vals {

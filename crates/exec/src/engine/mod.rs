@@ -231,6 +231,10 @@ pub(crate) struct Engine<'a, D: Domain> {
     /// Whether the clocks hold a second slot per thread (`t + nthreads`:
     /// its async agent, for copies completing on an mbarrier).
     pub mbar_agents: bool,
+    /// Whether the clocks hold a block of slots per thread (after the
+    /// agents) for the `.multicast::cluster` bulk copies other CTAs'
+    /// thread `t` lands in this CTA (`tma.rs`, `Engine::mcast_slot`).
+    pub multicast: bool,
     /// Whether the clocks end with a block of execution slots
     /// (`exec_order.rs`: kernels with `wgmma.mma_async` and mbarriers).
     pub exec_slots: bool,
@@ -689,6 +693,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             })
         });
         let exec_slots = exec_order::needs_exec_slots(&funcs);
+        let multicast = funcs.iter().any(|f| {
+            f.ir.instrs
+                .iter()
+                .any(|i| matches!(&i.instr, ptxeq_ir::Instr::CpAsyncBulk(b) if b.multicast))
+        });
         let cta_state = cta::CtaState::new(input, &funcs, cta, tmem_region);
         let mut e = Engine {
             input,
@@ -708,7 +717,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             },
             clocks: Clocks::new(
                 nthreads as usize
-                    * tmem::clock_blocks(mbar_agents, tmem_region.is_some(), exec_slots),
+                    * tmem::clock_blocks(mbar_agents, tmem_region.is_some(), multicast, exec_slots),
             ),
             queue: (0..nthreads).collect(),
             log: findings::FindingLog::new(input.limits.max_findings_per_kind),
@@ -725,6 +734,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             keep_result: false,
             cov: None,
             mbar_agents,
+            multicast,
             exec_slots,
             writers: writers::Writers::new(input),
             cluster: cluster::ClusterBarrier::default(),

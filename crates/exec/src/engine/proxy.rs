@@ -71,6 +71,8 @@ pub(crate) fn has_async_proxy_reads(ir: &KernelIr) -> bool {
         Instr::CpAsyncBulk(b) => {
             b.dst == ptxeq_ir::StateSpace::Global && b.src != ptxeq_ir::StateSpace::Global
         }
+        // Bulk reductions read their shared source the same way.
+        Instr::CpReduceAsyncBulk(b) => b.src != ptxeq_ir::StateSpace::Global,
         _ => false,
     })
 }

@@ -105,8 +105,10 @@ const LD_LABEL: (&str, &str) = ("tcgen05.ld", "that thread's tcgen05.wait::ld");
 /// (`t + nthreads`: copies and commits completing on an mbarrier) and, in a
 /// kernel that uses Tensor Memory, its tcgen05 agent (`t + 2·nthreads`:
 /// the Tensor Memory accesses of its asynchronous tcgen05 operations);
-/// with `exec`, a last block of execution slots (`exec_order.rs`).
-pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool, exec: bool) -> usize {
+/// then, with `multicast`, a block for the multicast copies other CTAs'
+/// threads land here (`tma.rs`) and, with `exec`, a last block of
+/// execution slots (`exec_order.rs`).
+pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool, multicast: bool, exec: bool) -> usize {
     let agents = if tmem {
         3
     } else if mbar_agents {
@@ -114,7 +116,7 @@ pub(crate) fn clock_blocks(mbar_agents: bool, tmem: bool, exec: bool) -> usize {
     } else {
         1
     };
-    agents + usize::from(exec)
+    agents + usize::from(multicast) + usize::from(exec)
 }
 
 /// Byte offset of cell `(lane, col)` in the TMEM region.
@@ -468,7 +470,19 @@ impl<D: Domain> Engine<'_, D> {
         clock_blocks(
             self.mbar_agents,
             self.cta.tmem.region.is_some(),
+            self.multicast,
             self.exec_slots,
+        )
+    }
+
+    /// Clock-slot blocks of the thread and its agents (the blocks before
+    /// the multicast and execution slots).
+    pub(crate) fn agent_blocks(&self) -> usize {
+        clock_blocks(
+            self.mbar_agents,
+            self.cta.tmem.region.is_some(),
+            false,
+            false,
         )
     }
 

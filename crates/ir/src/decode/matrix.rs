@@ -2,8 +2,8 @@
 
 use super::{FamilyResult, Mods, check_ops};
 use crate::instr::{
-    BulkCopy, Completion, Frag, Instr, Layout, MatrixMods, MatrixNum, MmaMods, Shape, WgmmaOp,
-    WmmaOp,
+    AtomOp, BulkCopy, BulkReduce, Completion, Frag, Instr, Layout, MatrixMods, MatrixNum, MmaMods,
+    Shape, WgmmaOp, WmmaOp,
 };
 use crate::operand::Operand;
 use crate::types::{BoolOp, CacheHint, CacheOp, Rounding, ScalarType, StateSpace};
@@ -111,6 +111,13 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Famil
         }
         "cp" => {
             // `cp.reduce.async.bulk`, `cp.async...`: the family is the first word.
+            if m.first() == Some("reduce") {
+                m.require("reduce")?;
+                m.require("async")?;
+                m.require("bulk")?;
+                let i = bulk_reduce(m, &ops)?;
+                return Ok(Some((i, ops)));
+            }
             if m.first() != Some("async") || !m.flag("async") {
                 return Ok(None);
             }
@@ -282,6 +289,138 @@ fn cp_async(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> 
     Ok(Some(Instr::CpAsync { cache, hints }))
 }
 
+/// `.tensor.Nd` (`Some(N)`), or nothing (`None`).
+fn tensor_dims(m: &mut Mods<'_>) -> Result<Option<u8>, String> {
+    Ok(if m.flag("tensor") {
+        Some(m.take_req("tensor dimension `.1d`..`.5d`", |s| match s {
+            "1d" => Some(1),
+            "2d" => Some(2),
+            "3d" => Some(3),
+            "4d" => Some(4),
+            "5d" => Some(5),
+            _ => None,
+        })?)
+    } else {
+        None
+    })
+}
+
+/// Checks a tensor form's operands: `[tmap, {c0, ..}]` at `at` with `n`
+/// coordinates, `len` operands in all.
+fn tensor_operands(ops: &[Operand], at: usize, n: u8, lens: &[usize]) -> Result<(), String> {
+    let ok = lens.contains(&ops.len())
+        && match ops.get(at) {
+            Some(Operand::TensorAddr { coords, .. }) => {
+                matches!(coords.first(), Some(Operand::Vector(c)) if c.len() == usize::from(n))
+            }
+            _ => false,
+        }
+        && ops
+            .iter()
+            .enumerate()
+            .all(|(i, o)| i == at || !matches!(o, Operand::TensorAddr { .. }));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "operands: a .{n}d tensor form needs one tensor-map address `[tmap, {{c0, ...}}]` with {n} coordinate(s)"
+        ))
+    }
+}
+
+/// `cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [src], size{, policy}`
+/// and `cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile|.im2col}{.L2::cache_hint}
+/// [tmap, {coords}]{, im2colOffsets}{, policy}`.
+fn bulk_prefetch(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Instr, String> {
+    let tensor_dims = tensor_dims(m)?;
+    m.require("L2")?;
+    m.require("global")?;
+    let im2col = if tensor_dims.is_some() {
+        let tile = m.flag("tile");
+        let im2col = m.flag("im2col");
+        if tile && im2col {
+            return Err("both `.tile` and `.im2col`".into());
+        }
+        im2col
+    } else {
+        false
+    };
+    let cache_hint = m.flag("L2::cache_hint");
+    let extra = usize::from(cache_hint) + usize::from(im2col);
+    match tensor_dims {
+        None => check_ops(ops, &[if cache_hint { "avv" } else { "av" }])?,
+        Some(n) => tensor_operands(ops, 0, n, &[1 + extra])?,
+    }
+    Ok(Instr::CpAsyncBulkPrefetch {
+        tensor_dims,
+        im2col,
+        cache_hint,
+    })
+}
+
+/// Everything after `cp.reduce.async.bulk`.
+fn bulk_reduce(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Instr, String> {
+    let tensor_dims = tensor_dims(m)?;
+    let sp = |s: &str| {
+        StateSpace::parse(s).filter(|s| {
+            matches!(
+                s,
+                StateSpace::Global | StateSpace::Shared | StateSpace::SharedCluster
+            )
+        })
+    };
+    let dst = m.take_req("destination space", sp)?;
+    let src = m.take_req("source space", sp)?;
+    let op = m.take_req("reduction operation", |s| {
+        AtomOp::parse(s).filter(|o| !matches!(o, AtomOp::Exch | AtomOp::Cas))
+    })?;
+    let im2col = if tensor_dims.is_some() {
+        let tile = m.flag("tile");
+        let im2col = m.flag("im2col_no_offs");
+        if tile && im2col {
+            return Err("both `.tile` and `.im2col_no_offs`".into());
+        }
+        im2col
+    } else {
+        false
+    };
+    let completion = m.take_req("completion mechanism", Completion::parse)?;
+    let cache_hint = m.flag("L2::cache_hint");
+    let noftz = m.flag("noftz");
+    let ty = if tensor_dims.is_none() {
+        Some(m.one_type(|_| true)?)
+    } else {
+        None
+    };
+    match tensor_dims {
+        None => {
+            let sigs: &[&str] = match (completion, cache_hint) {
+                (Completion::MbarrierCompleteTx, _) => &["aava"],
+                (Completion::BulkGroup, false) => &["aav"],
+                (Completion::BulkGroup, true) => &["aavv"],
+            };
+            check_ops(ops, sigs)?;
+        }
+        Some(n) => {
+            tensor_operands(ops, 0, n, &[2 + usize::from(cache_hint)])?;
+            if !matches!(ops.get(1), Some(Operand::Addr(_))) {
+                return Err("operands: the shared-memory source `[src]`".into());
+            }
+        }
+    }
+    Ok(Instr::CpReduceAsyncBulk(BulkReduce {
+        tensor_dims,
+        dst,
+        src,
+        completion,
+        op,
+        ty,
+        im2col,
+        noftz,
+        cache_hint,
+    }))
+}
+
 fn bulk(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> {
     if m.flag("commit_group") {
         check_ops(ops, &[""])?;
@@ -293,20 +432,9 @@ fn bulk(m: &mut Mods<'_>, ops: &[Operand]) -> Result<Option<Instr>, String> {
         return Ok(Some(Instr::CpAsyncBulkWaitGroup { read }));
     }
     if m.flag("prefetch") {
-        return Ok(None);
+        return bulk_prefetch(m, ops).map(Some);
     }
-    let tensor_dims = if m.flag("tensor") {
-        Some(m.take_req("tensor dimension `.1d`..`.5d`", |s| match s {
-            "1d" => Some(1),
-            "2d" => Some(2),
-            "3d" => Some(3),
-            "4d" => Some(4),
-            "5d" => Some(5),
-            _ => None,
-        })?)
-    } else {
-        None
-    };
+    let tensor_dims = tensor_dims(m)?;
     let sp = |s: &str| {
         StateSpace::parse(s).filter(|s| {
             matches!(

@@ -1,7 +1,7 @@
 //! Data movement, conversion, memory access and atomics.
 
 use super::{Mods, Res, check_ops};
-use crate::instr::{AtomMods, AtomOp, Instr, MemOp, PrefetchLevel};
+use crate::instr::{AtomMods, AtomOp, Instr, MemOp, PolicyKind, PrefetchLevel};
 use crate::operand::Operand;
 use crate::types::{CacheHint, CacheOp, MemSem, Rounding, ScalarType, Scope, StateSpace};
 
@@ -183,6 +183,42 @@ pub(super) fn decode(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> Res {
                 level,
                 uniform,
             }
+        }
+        "createpolicy" => {
+            // The priorities only steer L2 eviction: accepted, not kept.
+            let prio = |m: &mut Mods<'_>| {
+                while m
+                    .take(|s| {
+                        matches!(
+                            s,
+                            "L2::evict_last"
+                                | "L2::evict_normal"
+                                | "L2::evict_first"
+                                | "L2::evict_unchanged"
+                        )
+                        .then_some(())
+                    })
+                    .is_some()
+                {}
+            };
+            let kind = if m.flag("range") {
+                m.flag("global");
+                prio(m);
+                check_ops(&ops, &["davv"])?;
+                PolicyKind::Range
+            } else if m.flag("fractional") {
+                prio(m);
+                check_ops(&ops, &["d", "dv"])?;
+                PolicyKind::Fractional
+            } else if m.flag("cvt") {
+                m.require("L2")?;
+                check_ops(&ops, &["dv"])?;
+                PolicyKind::Cvt
+            } else {
+                return Err("`createpolicy` needs `.range`, `.fractional` or `.cvt`".into());
+            };
+            m.one_type(|t| t == ScalarType::B64)?;
+            Instr::CreatePolicy(kind)
         }
         "isspacep" => {
             let sp = m.take_req("state space", space)?;

@@ -91,7 +91,9 @@ fn decode_family(opcode: &str, m: &mut Mods<'_>, ops: Vec<Operand>) -> FamilyRes
         | "prmt" | "popc" | "clz" | "brev" | "bfind" | "fns" | "bmsk" | "szext" | "setp"
         | "set" | "selp" | "slct" => bits::decode(opcode, m, ops).map(Some),
         "mov" | "cvt" | "cvta" | "ld" | "ldu" | "st" | "prefetch" | "prefetchu" | "isspacep"
-        | "mapa" | "getctarank" | "atom" | "red" => mem::decode(opcode, m, ops).map(Some),
+        | "mapa" | "getctarank" | "atom" | "red" | "createpolicy" => {
+            mem::decode(opcode, m, ops).map(Some)
+        }
         "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" => {
             control::decode(opcode, m, ops).map(Some)
         }

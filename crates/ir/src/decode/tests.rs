@@ -949,14 +949,66 @@ fn async_copies() {
     );
     ok("cp.async.bulk.commit_group", vec![]);
     ok("cp.async.bulk.wait_group.read", vec![i(0)]);
-    assert!(bad("cp.async.bulk.prefetch.L2.global", vec![a(0, 0), i(256)]).contains("unsupported"));
+    ok("cp.async.bulk.prefetch.L2.global", vec![a(0, 0), i(256)]);
+    ok(
+        "cp.async.bulk.prefetch.L2.global.L2::cache_hint",
+        vec![a(0, 0), i(256), r(3)],
+    );
+    ok(
+        "cp.async.bulk.prefetch.tensor.2d.L2.global.tile",
+        vec![tmap(1, &[2, 3])],
+    );
+    assert!(bad("cp.async.bulk.prefetch.L2.global", vec![a(0, 0)]).contains("operands"));
+    let d = ok(
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
+        vec![a(0, 0), a(1, 0), i(256)],
+    );
+    assert!(matches!(
+        d.instr,
+        Instr::CpReduceAsyncBulk(BulkReduce {
+            tensor_dims: None,
+            op: AtomOp::Add,
+            ty: Some(ScalarType::F32),
+            ..
+        })
+    ));
+    ok(
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.add.noftz.f16",
+        vec![a(0, 0), a(1, 0), i(256), r(4)],
+    );
+    let d = ok(
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group",
+        vec![tmap(1, &[2, 3]), a(4, 0)],
+    );
+    assert!(matches!(
+        d.instr,
+        Instr::CpReduceAsyncBulk(BulkReduce {
+            tensor_dims: Some(2),
+            ty: None,
+            ..
+        })
+    ));
     assert!(
         bad(
-            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
-            vec![]
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.exch.b32",
+            vec![a(0, 0), a(1, 0), i(256)]
         )
-        .contains("unsupported")
+        .contains("reduction operation")
     );
+    ok(
+        "createpolicy.fractional.L2::evict_last.b64",
+        vec![r(0), Operand::Imm(Imm::F32Bits(0x3f80_0000))],
+    );
+    ok(
+        "createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64",
+        vec![r(0)],
+    );
+    ok(
+        "createpolicy.range.global.L2::evict_last.b64",
+        vec![r(0), a(1, 0), i(64), i(128)],
+    );
+    ok("createpolicy.cvt.L2.b64", vec![r(0), r(1)]);
+    assert!(bad("createpolicy.L2::evict_last.b64", vec![r(0)]).contains("createpolicy"));
     ok("wgmma.fence.sync.aligned", vec![]);
     ok("wgmma.commit_group.sync.aligned", vec![]);
     ok("wgmma.wait_group.sync.aligned", vec![i(0)]);

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ptxeq_exec::{Concrete, OutputValue, run_cta};
+use ptxeq_exec::{Concrete, OutputValue, run_cta, run_grid};
 use ptxeq_spec::{CheckSpec, Ctas, Verdict};
 
 fn corpus() -> PathBuf {
@@ -78,6 +78,33 @@ fn run_kernel(
         input.limits.max_steps = m;
     }
     let mut out = BTreeMap::new();
+    // The CTAs of a multi-CTA cluster run co-scheduled, over one memory
+    // (their updates of one element, as bulk reductions make, combine).
+    if input.cluster.is_some_and(|c| c.iter().product::<u32>() > 1) {
+        let (g, _) = run_grid(&input, &ctas(&kref.launch), Concrete::new(data.to_vec()));
+        let found: Vec<_> = g
+            .runs
+            .iter()
+            .flat_map(|r| &r.findings)
+            .chain(&g.cross)
+            .collect();
+        if let Some(f) = found.first() {
+            eprintln!(
+                "skipped {role} of {:?}: {}",
+                spec.kernels.iter()[0].1.ptx,
+                f.message
+            );
+            return None;
+        }
+        for o in &g.outputs {
+            for (i, v) in &o.elements {
+                if let OutputValue::Data(x) = v {
+                    out.insert((o.tensor, *i), x.get());
+                }
+            }
+        }
+        return Some(out);
+    }
     for c in ctas(&kref.launch) {
         let (run, _) = run_cta(&input, c, Concrete::new(data.to_vec()));
         // Anything reported (unsupported constructs, or specs the kernel

@@ -70,10 +70,10 @@ impl<'g> SameTerms<'g> {
                 // two structurally equal nodes (not canonical). Not shown.
                 return false;
             }
-            let (nx, ny) = (&a.nodes[x.index()], &b.nodes[y.index()]);
+            let (nx, ny) = (a.node(x.index()), b.node(y.index()));
             if !expanded {
                 let (cx, cy) = (nx.children(), ny.children());
-                if discriminant(nx) != discriminant(ny) || cx.len() != cy.len() {
+                if discriminant(&nx) != discriminant(&ny) || cx.len() != cy.len() {
                     return false;
                 }
                 stack.push((x, y, true));
@@ -85,7 +85,7 @@ impl<'g> SameTerms<'g> {
             // `x` with its children replaced by their matches is `y`.
             let memo = &self.memo;
             let mapped = nx.map_children(|c| TermId((memo[c.index()] as u32).wrapping_sub(1)));
-            if mapped != *ny {
+            if mapped != ny {
                 return false;
             }
             self.memo[x.index()] = key(y);
@@ -180,6 +180,6 @@ mod tests {
         assert!(m.same(r[0], &g, 7, r[0]));
         assert!(!m.same(r[0], &g, 8, r[1]));
         assert!(!m.same(r[0], &g, 9, r[2]));
-        assert!(matches!(g.nodes()[r[0].index()], Node::Mul(_)));
+        assert!(matches!(g.node(r[0].index()), Node::Mul(_)));
     }
 }

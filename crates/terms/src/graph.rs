@@ -102,8 +102,32 @@ const CMPS: [CmpOp; 6] = [
 /// Operand counts an n-ary record can hold in its head.
 const MAX_LEN: usize = (1 << 24) - 1;
 
-fn code_of<T: PartialEq>(list: &[T], x: &T) -> u32 {
-    list.iter().position(|y| y == x).unwrap_or(0) as u32
+/// The code of `f`: its position in `FUNCS` (an exhaustive match, so a new
+/// function cannot be left out of the list unnoticed; a test checks the
+/// two agree).
+fn func_code(f: Func) -> u32 {
+    match f {
+        Func::Log => 0,
+        Func::Sqrt => 1,
+        Func::Sin => 2,
+        Func::Cos => 3,
+        Func::Tanh => 4,
+        Func::Erf => 5,
+        Func::Ex2 => 6,
+        Func::Lg2 => 7,
+    }
+}
+
+/// The code of `op`: its position in `CMPS` (exhaustive, as `func_code`).
+fn cmp_code(op: CmpOp) -> u32 {
+    match op {
+        CmpOp::Eq => 0,
+        CmpOp::Ne => 1,
+        CmpOp::Lt => 2,
+        CmpOp::Le => 3,
+        CmpOp::Gt => 4,
+        CmpOp::Ge => 5,
+    }
 }
 
 impl Nodes {
@@ -154,9 +178,9 @@ impl Nodes {
             Node::Recip(a) => Some(unary(K_RECIP, 0, *a)),
             Node::Exp(a) => Some(unary(K_EXP, 0, *a)),
             Node::Not(a) => Some(unary(K_NOT, 0, *a)),
-            Node::Func(f, a) => Some(unary(K_FUNC, code_of(&FUNCS, f), *a)),
+            Node::Func(f, a) => Some(unary(K_FUNC, func_code(*f), *a)),
             Node::Cmp(op, a, b) => Some(Rec {
-                head: Nodes::head(K_CMP, code_of(&CMPS, op)),
+                head: Nodes::head(K_CMP, cmp_code(*op)),
                 a: a.0,
                 b: b.0,
             }),
@@ -685,6 +709,47 @@ mod tests {
         for (x, y) in got.iter().zip(&mine) {
             assert_eq!(c.hash128(*x), b.hash128(*y));
         }
+    }
+
+    /// Every record kind decodes to the node it encodes: all functions and
+    /// comparison operators, n-ary lists of 0 to 5 operands, selects, and
+    /// the kinds kept whole.
+    #[test]
+    fn records_round_trip_every_kind() {
+        let t = |i: u32| TermId(i);
+        let ops = |n: u32| -> Operands { (0..n).map(t).collect() };
+        let mut nodes = vec![Node::PosInf, Node::Const(crate::Rat::from_i64(-3))];
+        for (i, f) in FUNCS.iter().enumerate() {
+            assert_eq!(func_code(*f), i as u32);
+            nodes.push(Node::Func(*f, t(1)));
+        }
+        for (i, op) in CMPS.iter().enumerate() {
+            assert_eq!(cmp_code(*op), i as u32);
+            nodes.push(Node::Cmp(*op, t(0), t(1)));
+        }
+        for n in 0..6 {
+            nodes.push(Node::Add(ops(n)));
+            nodes.push(Node::Mul(ops(n)));
+            nodes.push(Node::Max(ops(n)));
+            nodes.push(Node::Min(ops(n)));
+            nodes.push(Node::And(ops(n)));
+            nodes.push(Node::IntAdd(32, ops(n)));
+        }
+        nodes.extend([
+            Node::Recip(t(1)),
+            Node::Exp(t(0)),
+            Node::Not(t(1)),
+            Node::Pow(t(1), t(0)),
+            Node::Select(t(2), t(0), t(1)),
+            Node::Input {
+                tensor: 7,
+                index: 1 << 40,
+            },
+            Node::IntConst { w: 8, v: 255 },
+        ]);
+        let g = TermGraph::from_parts(nodes.clone(), vec![TermId(0)]);
+        assert_eq!(g.nodes().collect::<Vec<_>>(), nodes);
+        assert_eq!(TermGraph::from_bytes(&g.to_bytes()), Ok(g));
     }
 
     #[test]

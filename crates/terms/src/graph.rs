@@ -211,6 +211,32 @@ impl Nodes {
         self.recs.push(rec);
     }
 
+    /// The head of record `i` when it is a compact kind (its kind, count
+    /// or code: everything but the children), `None` for a node kept whole.
+    fn compact_head(&self, i: usize) -> Option<u32> {
+        let h = self.recs[i].head;
+        (h & 0xff != K_OTHER).then_some(h)
+    }
+
+    /// The children of compact record `i`, in stored order, appended to
+    /// `out`.
+    fn compact_children(&self, i: usize, out: &mut Vec<TermId>) {
+        let r = self.recs[i];
+        let (kind, sub) = (r.head & 0xff, (r.head >> 8) as usize);
+        let (a, b) = (TermId(r.a), TermId(r.b));
+        match kind {
+            K_ADD | K_MUL | K_MAX | K_MIN => match sub {
+                0 => {}
+                1 => out.push(a),
+                2 => out.extend([a, b]),
+                n => out.extend_from_slice(&self.ops[r.a as usize..r.a as usize + n]),
+            },
+            K_CMP | K_POW => out.extend([a, b]),
+            K_SELECT => out.extend_from_slice(&self.ops[r.a as usize..r.a as usize + 3]),
+            _ => out.push(a),
+        }
+    }
+
     /// Node `i`, rebuilt.
     fn get(&self, i: usize) -> Node {
         let r = self.recs[i];

@@ -30,6 +30,9 @@ pub struct SameTerms<'g> {
     /// matched to node `b` of the graph the caller calls `tag`.
     memo: Vec<u64>,
     stack: Vec<(TermId, TermId, bool)>,
+    /// Children scratch lists of the two nodes compared.
+    cx: Vec<TermId>,
+    cy: Vec<TermId>,
 }
 
 impl<'g> SameTerms<'g> {
@@ -40,6 +43,8 @@ impl<'g> SameTerms<'g> {
             a,
             memo: Vec::new(),
             stack: Vec::new(),
+            cx: Vec::new(),
+            cy: Vec::new(),
         }
     }
 
@@ -69,6 +74,29 @@ impl<'g> SameTerms<'g> {
                 // `x` is matched to another node of `b`: `b` would hold
                 // two structurally equal nodes (not canonical). Not shown.
                 return false;
+            }
+            // Compact records (products, sums, ...): equal heads are the
+            // same kind, count and code, so once every child pair matched
+            // the nodes are equal; only nodes kept whole are rebuilt.
+            if let (Some(hx), Some(hy)) = (
+                a.nodes.compact_head(x.index()),
+                b.nodes.compact_head(y.index()),
+            ) {
+                if hx != hy {
+                    return false;
+                }
+                if !expanded {
+                    let (cx, cy) = (&mut self.cx, &mut self.cy);
+                    cx.clear();
+                    cy.clear();
+                    a.nodes.compact_children(x.index(), cx);
+                    b.nodes.compact_children(y.index(), cy);
+                    stack.push((x, y, true));
+                    stack.extend(cx.iter().zip(cy.iter()).map(|(&c, &d)| (c, d, false)));
+                } else {
+                    self.memo[x.index()] = key(y);
+                }
+                continue;
             }
             let (nx, ny) = (a.node(x.index()), b.node(y.index()));
             if !expanded {

@@ -3,7 +3,9 @@
 //! the 64×64 SGEMM tile pair (`sgemm/n4096-warptiling-64`: the tile
 //! reference against warp tiling, ~110 M thread-instructions and an
 //! 18 M-node term graph per kernel) and the TileLang-style f16 mma.sync
-//! GEMM with 64×64×32 tiles. Minutes per run, so one sample each; peak
+//! GEMM with 64×64×32 tiles — and FlashAttention-1 against the attention
+//! reference at 16 queries × 512 keys (`attention/fa1-q16-kv512`, 1024
+//! elements decided). Minutes per run, so one sample each; peak
 //! memory is measured outside divan (`/usr/bin/time -v ptxeq check …`, see
 //! the README's benchmark table).
 //!
@@ -19,6 +21,7 @@ fn main() {
 const CASES: &[&str] = &[
     "sgemm/n4096-warptiling-64",
     "tc-gemm/n4096-mma-f16-64x64-k32",
+    "attention/fa1-q16-kv512",
 ];
 
 #[divan::bench(args = CASES, sample_count = 1, sample_size = 1)]

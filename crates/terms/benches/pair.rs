@@ -4,7 +4,8 @@
 //! column by column, so its graph lists the same terms in another order),
 //! either imported into one store (what the verdicts did
 //! for every pair) or matched root by root on the graphs ([`SameTerms`],
-//! what they do first now). Items are output elements.
+//! what they do first now). Items are output elements (for
+//! `build_and_export`, products; for `graph_bytes_round_trip`, nodes).
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
@@ -69,5 +70,25 @@ fn same_terms(b: Bencher<'_, '_>) {
             .count();
         assert_eq!(same, (T * T) as usize);
         black_box(same)
+    });
+}
+
+/// Building one kernel's tile (1M products, the partial sums deferred) and
+/// exporting it with [`Terms::into_graph`] (the store consumed): what a
+/// symbolic replay of a GEMM tile does to its terms, minus the engine.
+#[divan::bench(sample_count = 5)]
+fn build_and_export(b: Bencher<'_, '_>) {
+    b.counter(ItemsCount::new(T * T * K))
+        .bench_local(|| black_box(kernel(false).len()));
+}
+
+/// Serializing and decoding one kernel's graph (the disk cache's
+/// `symbolic` entry of a GEMM tile).
+#[divan::bench(sample_count = 5)]
+fn graph_bytes_round_trip(b: Bencher<'_, '_>) {
+    let g = kernel(false);
+    b.counter(ItemsCount::new(g.len() as u64)).bench_local(|| {
+        let bytes = g.to_bytes();
+        black_box(TermGraph::from_bytes(&bytes).map(|g| g.len()))
     });
 }

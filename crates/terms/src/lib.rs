@@ -41,6 +41,7 @@ mod hash;
 pub mod intop;
 mod math;
 mod node;
+mod operands;
 mod rat;
 mod store;
 mod table;

@@ -17,7 +17,6 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use smallvec::SmallVec;
 
 use crate::intop::{IntCmpOp, IntFn, IntTy};
 use crate::rat::Rat;
@@ -52,9 +51,10 @@ impl fmt::Display for TermId {
     }
 }
 
-/// Operand list of an n-ary node; four fit inline, which covers the
-/// overwhelmingly common binary/ternary nodes without a heap allocation.
-pub type Operands = SmallVec<[TermId; 4]>;
+/// Operand list of an n-ary node; three fit inline, which covers the
+/// overwhelmingly common binary/ternary nodes without a heap allocation
+/// (see `operands.rs`: 16 bytes, so that a `Node` is 24).
+pub use crate::operands::Operands;
 
 /// Comparison over the extended reals (a total order: no NaN).
 ///

@@ -11,6 +11,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::num::NonZeroI64;
 
 use num_bigint::{BigInt, Sign};
 use num_rational::BigRational;
@@ -26,8 +27,10 @@ pub struct Rat(Repr);
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 enum Repr {
     /// `num / den`, reduced, `den > 0`, `num != i64::MIN` (so negation is
-    /// always representable).
-    Small { num: i64, den: i64 },
+    /// always representable). The denominator's niche (zero) tells this
+    /// variant from `Big`, so a `Rat` is two words (16 bytes) and a term
+    /// node holding one stays at 24 bytes.
+    Small { num: i64, den: NonZeroI64 },
     /// Anything that does not fit `Small`; reduced, positive denominator.
     Big(Box<BigRational>),
 }
@@ -44,7 +47,10 @@ enum RatRepr {
 impl From<Rat> for RatRepr {
     fn from(r: Rat) -> Self {
         match r.0 {
-            Repr::Small { num, den } => RatRepr::Small { num, den },
+            Repr::Small { num, den } => RatRepr::Small {
+                num,
+                den: den.get(),
+            },
             Repr::Big(b) => RatRepr::Big(*b),
         }
     }
@@ -96,10 +102,35 @@ fn gcd_u128(mut a: u128, mut b: u128) -> u128 {
     }
 }
 
+/// The denominator `1`.
+const DEN_ONE: NonZeroI64 = NonZeroI64::new(1).unwrap();
+
+/// The small representation `num / den` (`den > 0`, reduced, `num !=
+/// i64::MIN`: callers guarantee it).
+fn small(num: i64, den: i64) -> Repr {
+    match NonZeroI64::new(den) {
+        Some(den) => Repr::Small { num, den },
+        // Unreachable for reduced values (den > 0); stay total.
+        None => Repr::Big(Box::new(BigRational::new_raw(
+            BigInt::from(num),
+            BigInt::from(den),
+        ))),
+    }
+}
+
 impl Rat {
-    pub const ZERO: Rat = Rat(Repr::Small { num: 0, den: 1 });
-    pub const ONE: Rat = Rat(Repr::Small { num: 1, den: 1 });
-    pub const MINUS_ONE: Rat = Rat(Repr::Small { num: -1, den: 1 });
+    pub const ZERO: Rat = Rat(Repr::Small {
+        num: 0,
+        den: DEN_ONE,
+    });
+    pub const ONE: Rat = Rat(Repr::Small {
+        num: 1,
+        den: DEN_ONE,
+    });
+    pub const MINUS_ONE: Rat = Rat(Repr::Small {
+        num: -1,
+        den: DEN_ONE,
+    });
 
     /// The integer `v`.
     pub fn from_i64(v: i64) -> Rat {
@@ -108,7 +139,10 @@ impl Rat {
                 BigInt::from(v),
             ))))
         } else {
-            Rat(Repr::Small { num: v, den: 1 })
+            Rat(Repr::Small {
+                num: v,
+                den: DEN_ONE,
+            })
         }
     }
 
@@ -135,7 +169,7 @@ impl Rat {
             den /= g;
         }
         match (i64::try_from(num), i64::try_from(den)) {
-            (Ok(n), Ok(d)) if n != i64::MIN => Rat(Repr::Small { num: n, den: d }),
+            (Ok(n), Ok(d)) if n != i64::MIN => Rat(small(n, d)),
             _ => Rat(Repr::Big(Box::new(BigRational::new_raw(
                 BigInt::from(num),
                 BigInt::from(den),
@@ -150,7 +184,7 @@ impl Rat {
             && n != i64::MIN
             && d > 0
         {
-            return Rat(Repr::Small { num: n, den: d });
+            return Rat(small(n, d));
         }
         Rat(Repr::Big(Box::new(r)))
     }
@@ -159,7 +193,7 @@ impl Rat {
     pub fn to_big(&self) -> BigRational {
         match &self.0 {
             Repr::Small { num, den } => {
-                BigRational::new_raw(BigInt::from(*num), BigInt::from(*den))
+                BigRational::new_raw(BigInt::from(*num), BigInt::from(den.get()))
             }
             Repr::Big(b) => (**b).clone(),
         }
@@ -211,12 +245,12 @@ impl Rat {
     }
 
     pub fn is_one(&self) -> bool {
-        matches!(self.0, Repr::Small { num: 1, den: 1 })
+        matches!(self.0, Repr::Small { num: 1, den } if den.get() == 1)
     }
 
     pub fn is_integer(&self) -> bool {
         match &self.0 {
-            Repr::Small { den, .. } => *den == 1,
+            Repr::Small { den, .. } => den.get() == 1,
             Repr::Big(b) => b.is_integer(),
         }
     }
@@ -236,7 +270,7 @@ impl Rat {
     /// The value as an `i64` when it is an integer in range.
     pub fn to_i64(&self) -> Option<i64> {
         match &self.0 {
-            Repr::Small { num, den: 1 } => Some(*num),
+            Repr::Small { num, den } if den.get() == 1 => Some(*num),
             Repr::Small { .. } => None,
             Repr::Big(b) if b.is_integer() => b.numer().to_i64(),
             Repr::Big(_) => None,
@@ -248,7 +282,7 @@ impl Rat {
     pub fn bits(&self) -> u64 {
         match &self.0 {
             Repr::Small { num, den } => {
-                u64::from(128 - num.unsigned_abs().leading_zeros() - den.leading_zeros())
+                u64::from(128 - num.unsigned_abs().leading_zeros() - den.get().leading_zeros())
             }
             Repr::Big(b) => b.numer().bits() + b.denom().bits(),
         }
@@ -268,7 +302,7 @@ impl Rat {
     pub fn add(&self, o: &Rat) -> Rat {
         match (&self.0, &o.0) {
             (Repr::Small { num: a, den: b }, Repr::Small { num: c, den: d }) => {
-                let (a, b, c, d) = (*a as i128, *b as i128, *c as i128, *d as i128);
+                let (a, b, c, d) = (*a as i128, b.get() as i128, *c as i128, d.get() as i128);
                 // |a·d|, |c·b| < 2^126, so neither the sum nor b·d overflows.
                 Rat::from_i128_parts(a * d + c * b, b * d)
             }
@@ -279,7 +313,7 @@ impl Rat {
     pub fn mul(&self, o: &Rat) -> Rat {
         match (&self.0, &o.0) {
             (Repr::Small { num: a, den: b }, Repr::Small { num: c, den: d }) => {
-                let (a, b, c, d) = (*a as i128, *b as i128, *c as i128, *d as i128);
+                let (a, b, c, d) = (*a as i128, b.get() as i128, *c as i128, d.get() as i128);
                 Rat::from_i128_parts(a * c, b * d)
             }
             _ => Rat::from_big(self.to_big() * o.to_big()),
@@ -290,7 +324,7 @@ impl Rat {
     pub fn recip(&self) -> Option<Rat> {
         match &self.0 {
             Repr::Small { num: 0, .. } => None,
-            Repr::Small { num, den } => Some(Rat::from_i128_parts(*den as i128, *num as i128)),
+            Repr::Small { num, den } => Some(Rat::from_i128_parts(den.get() as i128, *num as i128)),
             Repr::Big(b) => Some(Rat::from_big(b.recip())),
         }
     }
@@ -320,9 +354,10 @@ impl Rat {
         match &self.0 {
             Repr::Small { num, den } => {
                 const EXACT: u64 = 1 << 53;
-                if num.unsigned_abs() <= EXACT && (*den as u64) <= EXACT {
+                let den = den.get();
+                if num.unsigned_abs() <= EXACT && (den as u64) <= EXACT {
                     // Both exactly representable: one correctly rounded division.
-                    *num as f64 / *den as f64
+                    *num as f64 / den as f64
                 } else {
                     self.to_big().to_f64().unwrap_or(f64::NAN)
                 }
@@ -369,7 +404,7 @@ impl Rat {
             Repr::Small { num, den } => {
                 out.extend([0u8]);
                 out.extend(num.to_le_bytes());
-                out.extend(den.to_le_bytes());
+                out.extend(den.get().to_le_bytes());
             }
             Repr::Big(b) => {
                 out.extend([1u8, b.numer().sign() as u8]);
@@ -387,7 +422,7 @@ impl Ord for Rat {
     fn cmp(&self, o: &Rat) -> Ordering {
         match (&self.0, &o.0) {
             (Repr::Small { num: a, den: b }, Repr::Small { num: c, den: d }) => {
-                (*a as i128 * *d as i128).cmp(&(*c as i128 * *b as i128))
+                (*a as i128 * d.get() as i128).cmp(&(*c as i128 * b.get() as i128))
             }
             _ => self.to_big().cmp(&o.to_big()),
         }
@@ -404,7 +439,7 @@ impl fmt::Display for Rat {
     /// `3`, `-3/4`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Small { num, den: 1 } => write!(f, "{num}"),
+            Repr::Small { num, den } if den.get() == 1 => write!(f, "{num}"),
             Repr::Small { num, den } => write!(f, "{num}/{den}"),
             Repr::Big(b) if b.is_integer() => write!(f, "{}", b.numer()),
             Repr::Big(b) => write!(f, "{}/{}", b.numer(), b.denom()),
@@ -443,7 +478,7 @@ mod tests {
 
     #[test]
     fn small_values_are_reduced_and_signed_in_numerator() {
-        assert_eq!(r(6, -4).0, Repr::Small { num: -3, den: 2 });
+        assert_eq!(r(6, -4).0, small(-3, 2));
         assert_eq!(Rat::new(6, -4), Some(r(-3, 2)));
         assert_eq!(Rat::new(1, 0), None);
         assert_eq!(r(0, -7), Rat::ZERO);

@@ -30,6 +30,9 @@ pub struct SameTerms<'g> {
     /// matched to node `b` of the graph the caller calls `tag`.
     memo: Vec<u64>,
     stack: Vec<(TermId, TermId, bool)>,
+    /// Children scratch lists of the two nodes compared.
+    cx: Vec<TermId>,
+    cy: Vec<TermId>,
 }
 
 impl<'g> SameTerms<'g> {
@@ -40,6 +43,8 @@ impl<'g> SameTerms<'g> {
             a,
             memo: Vec::new(),
             stack: Vec::new(),
+            cx: Vec::new(),
+            cy: Vec::new(),
         }
     }
 
@@ -70,10 +75,33 @@ impl<'g> SameTerms<'g> {
                 // two structurally equal nodes (not canonical). Not shown.
                 return false;
             }
-            let (nx, ny) = (&a.nodes[x.index()], &b.nodes[y.index()]);
+            // Compact records (products, sums, ...): equal heads are the
+            // same kind, count and code, so once every child pair matched
+            // the nodes are equal; only nodes kept whole are rebuilt.
+            if let (Some(hx), Some(hy)) = (
+                a.nodes.compact_head(x.index()),
+                b.nodes.compact_head(y.index()),
+            ) {
+                if hx != hy {
+                    return false;
+                }
+                if !expanded {
+                    let (cx, cy) = (&mut self.cx, &mut self.cy);
+                    cx.clear();
+                    cy.clear();
+                    a.nodes.compact_children(x.index(), cx);
+                    b.nodes.compact_children(y.index(), cy);
+                    stack.push((x, y, true));
+                    stack.extend(cx.iter().zip(cy.iter()).map(|(&c, &d)| (c, d, false)));
+                } else {
+                    self.memo[x.index()] = key(y);
+                }
+                continue;
+            }
+            let (nx, ny) = (a.node(x.index()), b.node(y.index()));
             if !expanded {
                 let (cx, cy) = (nx.children(), ny.children());
-                if discriminant(nx) != discriminant(ny) || cx.len() != cy.len() {
+                if discriminant(&nx) != discriminant(&ny) || cx.len() != cy.len() {
                     return false;
                 }
                 stack.push((x, y, true));
@@ -85,7 +113,7 @@ impl<'g> SameTerms<'g> {
             // `x` with its children replaced by their matches is `y`.
             let memo = &self.memo;
             let mapped = nx.map_children(|c| TermId((memo[c.index()] as u32).wrapping_sub(1)));
-            if mapped != *ny {
+            if mapped != ny {
                 return false;
             }
             self.memo[x.index()] = key(y);
@@ -180,6 +208,6 @@ mod tests {
         assert!(m.same(r[0], &g, 7, r[0]));
         assert!(!m.same(r[0], &g, 8, r[1]));
         assert!(!m.same(r[0], &g, 9, r[2]));
-        assert!(matches!(g.nodes()[r[0].index()], Node::Mul(_)));
+        assert!(matches!(g.node(r[0].index()), Node::Mul(_)));
     }
 }

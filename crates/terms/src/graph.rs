@@ -131,6 +131,16 @@ fn cmp_code(op: CmpOp) -> u32 {
 }
 
 impl Nodes {
+    /// Room for `n` records, so that a graph exported from a store of `n`
+    /// nodes never copies its record column while growing (the part no
+    /// record reaches stays unused address space).
+    fn with_capacity(n: usize) -> Self {
+        Nodes {
+            recs: Vec::with_capacity(n),
+            ..Nodes::default()
+        }
+    }
+
     fn len(&self) -> usize {
         self.recs.len()
     }
@@ -490,7 +500,7 @@ impl Terms {
         let Terms { mut nodes, .. } = self;
         const NONE: u32 = u32::MAX;
         let mut local: Vec<u32> = vec![NONE; nodes.len()];
-        let mut out = Nodes::default();
+        let mut out = Nodes::with_capacity(nodes.len());
         let mut stack: Vec<(TermId, bool)> = Vec::new();
         let mut out_roots = Vec::with_capacity(roots.len());
         for &r in roots {

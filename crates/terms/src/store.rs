@@ -67,18 +67,30 @@ impl std::fmt::Debug for Terms {
     }
 }
 
+/// The most entries [`Terms::reserve`] sizes the intern table for up front
+/// (2^25 slots, 256 MiB, at its 3/4 load).
+pub const TABLE_RESERVE_CAP: usize = 1 << 24;
+
 impl Terms {
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Reserves room for `additional` more nodes (avoids rehashing while
-    /// a large kernel's terms are built).
+    /// a large kernel's terms are built, and copying the node columns when
+    /// they outgrow their allocation: a column of tens of millions of
+    /// nodes copied by `realloc` is briefly resident twice, which set the
+    /// peak of the K = 4096 GEMM checks). The columns are written in id
+    /// order, so capacity no node reaches stays virtual memory; the intern
+    /// table is written at random, so every reserved slot becomes
+    /// resident — it is reserved for at most [`TABLE_RESERVE_CAP`] entries
+    /// and grows past that by itself.
     pub fn reserve(&mut self, additional: usize) {
         self.nodes.reserve(additional);
         self.hashes.reserve(additional);
         self.flags.reserve(additional);
-        self.table.reserve(additional, &self.hashes);
+        self.table
+            .reserve(additional.min(TABLE_RESERVE_CAP), &self.hashes);
     }
 
     /// Number of interned nodes (callers enforce their resource limits

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Formal checking of NVIDIA PTX kernels.
 ///
 /// ptxeq reads PTX as emitted by nvcc (`nvcc -ptx`, `-lineinfo`, `-G`) or

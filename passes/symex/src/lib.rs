@@ -71,9 +71,11 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
     terms.set_scalar_inputs(input.first_symbol());
     // The corpus kernels build at most about one node per two executed
     // instructions; reserving that up front saves growing (rehashing) the
-    // store's table step by step. Capped: untouched capacity costs little,
-    // but a huge integer-heavy run must not reserve gigabytes.
-    let estimate = (unrolled.stats.instructions_executed / 2).min(1 << 24);
+    // store's table step by step and copying its columns. Capped at 2^26
+    // nodes (1.5 GiB of node column): untouched capacity is only address
+    // space (`Terms::reserve` bounds the table, the part touched at
+    // random), but a huge integer-heavy run must not ask for more.
+    let estimate = (unrolled.stats.instructions_executed / 2).min(1 << 26);
     terms.reserve(estimate as usize);
     let domain = TermDomain::new(terms);
     match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {

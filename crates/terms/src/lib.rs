@@ -57,7 +57,7 @@ pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};
 pub use math::MathFn;
 pub use node::{Application, Children, CmpOp, Func, Node, Operands, TermId};
 pub use rat::Rat;
-pub use store::{TABLE_RESERVE_CAP, Terms};
+pub use store::Terms;
 pub use walk::Reachable;
 
 /// Re-exported so callers name the same rational type.

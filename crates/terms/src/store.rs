@@ -69,7 +69,7 @@ impl std::fmt::Debug for Terms {
 
 /// The most entries [`Terms::reserve`] sizes the intern table for up front
 /// (2^25 slots, 256 MiB, at its 3/4 load).
-pub const TABLE_RESERVE_CAP: usize = 1 << 24;
+const TABLE_RESERVE_CAP: usize = 1 << 24;
 
 impl Terms {
     pub fn new() -> Self {
@@ -79,8 +79,7 @@ impl Terms {
     /// Reserves room for `additional` more nodes (avoids rehashing while
     /// a large kernel's terms are built, and copying the node columns when
     /// they outgrow their allocation: a column of tens of millions of
-    /// nodes copied by `realloc` is briefly resident twice, which set the
-    /// peak of the K = 4096 GEMM checks). The columns are written in id
+    /// nodes copied by `realloc` is briefly resident twice). The columns are written in id
     /// order, so capacity no node reaches stays virtual memory; the intern
     /// table is written at random, so every reserved slot becomes
     /// resident — it is reserved for at most [`TABLE_RESERVE_CAP`] entries

@@ -750,23 +750,19 @@ impl<D: Domain> Engine<'_, D> {
         // (Execution order suffices: the question is whether the waiter
         // can still be polling, `exec_order.rs`.)
         let stamp = self.clocks.cta();
-        let m = &self.cta.mbars.objects[&key];
-        let behind: Vec<bool> = m
-            .passed
-            .iter()
-            .map(|p| !(p.target == phase - 1 && self.knows_reached(slot, stamp, p.tid, p.epoch)))
-            .collect();
+        let epoch = self.clocks.epoch(slot);
         let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
-        let mut keep = behind.into_iter();
-        m.passed.retain(|_| keep.next().unwrap_or(true));
-        let clocks = &self.clocks;
-        let epoch = clocks.epoch(slot);
-        let cta = clocks.cta();
+        let mut passed = std::mem::take(&mut m.passed);
+        passed.retain(|p| {
+            !(p.target == phase - 1 && self.knows_reached(slot, stamp, p.tid, p.epoch))
+        });
+        let m = self.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
+        m.passed = passed;
         m.cur.events.push(Event {
             slot,
             epoch,
             instr,
-            cta,
+            cta: stamp,
         });
         m.pending -= count;
         m.tx += tx;
@@ -1214,15 +1210,7 @@ impl<D: Domain> Engine<'_, D> {
             return Err(self.unsupported(t, "bulk copy operands", String::new()));
         };
         let (dst, src) = (dst.clone(), src.clone());
-        let size = self.matrix_u32(t, info, &ops[2], "the bulk copy size")?;
-        if size == 0 || !size.is_multiple_of(16) {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "invalid bulk copy size",
-                format!("cp.async.bulk of {size} bytes (a positive multiple of 16)"),
-            ));
-        }
+        let size = self.bulk_size(t, info, &ops[2], "cp.async.bulk")?;
         let Some(key) = self.mbar_key(t, info, StateSpace::Shared, ops.get(3))? else {
             return Ok(Flow::Next);
         };
@@ -1257,7 +1245,7 @@ impl<D: Domain> Engine<'_, D> {
             }
         }
         let mut copies = Vec::new();
-        for k in 0..u64::from(size / 16) {
+        for k in 0..size / 16 {
             let mut d = dst.clone();
             let mut s = src.clone();
             d.offset += (16 * k) as i64;
@@ -1275,7 +1263,7 @@ impl<D: Domain> Engine<'_, D> {
             snap,
             copies,
             count: 0,
-            tx: i64::from(size),
+            tx: size as i64,
             agent: None,
         });
         self.try_complete_phase(key)?;

@@ -67,6 +67,17 @@ type Gathered<V> = (Vec<Landing<V>>, u64);
 /// Why a TMA form is not modelled.
 const REASON: &str = "bulk copy form not modelled";
 
+/// The operands `[dst], [src], size` of a plain (non-tensor) bulk copy or
+/// reduction, resolved: absolute addresses, where the source lies and
+/// the byte count.
+struct BulkSpan {
+    dst: u64,
+    src: u64,
+    /// (region, offset) of the source.
+    src_at: (u32, u64),
+    size: u64,
+}
+
 fn abs(a: u64) -> Address {
     Address {
         base: AddrBase::Imm(a),
@@ -518,6 +529,72 @@ impl<D: Domain> Engine<'_, D> {
         Ok(Flow::Next)
     }
 
+    /// The size operand of a plain bulk copy or reduction `name`:
+    /// concrete, a positive multiple of 16 (PTX ISA, cp.async.bulk).
+    pub(crate) fn bulk_size(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        op: &Operand,
+        name: &str,
+    ) -> R<u64> {
+        let size = self.matrix_u32(t, info, op, "the bulk copy size")?;
+        if size == 0 || !size.is_multiple_of(16) {
+            return Err(self.fail(
+                t,
+                FindingKind::Divergence,
+                "invalid bulk copy size",
+                format!("{name} of {size} bytes (a positive multiple of 16)"),
+            ));
+        }
+        Ok(u64::from(size))
+    }
+
+    /// `[dst], [src], size` of a plain bulk copy or reduction `name`, the
+    /// destination in `spaces.0`, the source in `spaces.1`: the size
+    /// checked ([`Engine::bulk_size`]), both ranges resolved in bounds and
+    /// both addresses 16-byte aligned. `None` when an address was reported
+    /// out of bounds.
+    fn bulk_operands(
+        &mut self,
+        t: u32,
+        info: &FuncInfo,
+        ops: &[Operand],
+        name: &str,
+        spaces: (StateSpace, StateSpace),
+    ) -> R<Option<BulkSpan>> {
+        let (Some(Operand::Addr(dst)), Some(Operand::Addr(src)), Some(n)) =
+            (ops.first(), ops.get(1), ops.get(2))
+        else {
+            return Err(self.unsupported(t, "bulk copy operands", format!("{name}: operands")));
+        };
+        let size = self.bulk_size(t, info, n, name)?;
+        let (Some((Target::Cta(dr), doff)), Some((Target::Cta(sr), soff))) = (
+            self.resolve(t, info, spaces.0, dst, size)?,
+            self.resolve(t, info, spaces.1, src, size)?,
+        ) else {
+            return Ok(None);
+        };
+        let (dst, src) = (
+            self.mem.regions[dr as usize].base + doff,
+            self.mem.regions[sr as usize].base + soff,
+        );
+        if !dst.is_multiple_of(16) || !src.is_multiple_of(16) {
+            return Err(self.fail(
+                t,
+                FindingKind::Divergence,
+                "misaligned bulk copy",
+                format!("a {name} address is not 16-byte aligned"),
+            ));
+        }
+        Ok(Some(BulkSpan {
+            dst,
+            src,
+            src_at: (sr, soff),
+            size,
+        }))
+    }
+
     /// A plain bulk load `[dst], [src], size, …` gathered in 16-byte pieces
     /// (size a positive multiple of 16, both addresses 16-byte aligned).
     fn gather_bulk(
@@ -526,40 +603,21 @@ impl<D: Domain> Engine<'_, D> {
         info: &FuncInfo,
         ops: &[Operand],
     ) -> R<Option<Gathered<D::Val>>> {
-        let (Some(Operand::Addr(dst)), Some(Operand::Addr(src)), Some(n)) =
-            (ops.first(), ops.get(1), ops.get(2))
+        let Some(BulkSpan {
+            dst: da,
+            src: ga,
+            src_at: (sr, soff),
+            size,
+        }) = self.bulk_operands(
+            t,
+            info,
+            ops,
+            "cp.async.bulk",
+            (StateSpace::Shared, StateSpace::Global),
+        )?
         else {
-            return Err(self.unsupported(t, "bulk copy operands", String::new()));
-        };
-        let (dst, src) = (dst.clone(), src.clone());
-        let size = self.matrix_u32(t, info, n, "the bulk copy size")?;
-        if size == 0 || !size.is_multiple_of(16) {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "invalid bulk copy size",
-                format!("cp.async.bulk of {size} bytes (a positive multiple of 16)"),
-            ));
-        }
-        let size = u64::from(size);
-        let (Some((Target::Cta(dr), doff)), Some((Target::Cta(sr), soff))) = (
-            self.resolve(t, info, StateSpace::Shared, &dst, size)?,
-            self.resolve(t, info, StateSpace::Global, &src, size)?,
-        ) else {
             return Ok(None);
         };
-        let (da, ga) = (
-            self.mem.regions[dr as usize].base + doff,
-            self.mem.regions[sr as usize].base + soff,
-        );
-        if !da.is_multiple_of(16) || !ga.is_multiple_of(16) {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "misaligned bulk copy",
-                "a cp.async.bulk address is not 16-byte aligned".into(),
-            ));
-        }
         let mut out = Vec::new();
         for k in 0..size / 16 {
             let Some(v) = self.load(t, info, StateSpace::Global, &abs(ga + 16 * k), 16)? else {
@@ -594,44 +652,25 @@ impl<D: Domain> Engine<'_, D> {
 
     /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
     fn bulk_store(&mut self, t: u32, info: &FuncInfo, ins: &InstrData) -> R<Flow> {
-        let ops = ins.operands.clone();
         let hint = matches!(&ins.instr, Instr::CpAsyncBulk(b) if b.cache_hint);
-        let (Some(Operand::Addr(dst)), Some(Operand::Addr(src)), Some(n), true) = (
-            ops.first(),
-            ops.get(1),
-            ops.get(2),
-            ops.len() == 3 + usize::from(hint),
-        ) else {
+        if ins.operands.len() != 3 + usize::from(hint) {
             return Err(self.unsupported(t, "bulk copy operands", String::new()));
-        };
-        let size = self.matrix_u32(t, info, n, "the bulk copy size")?;
-        if size == 0 || !size.is_multiple_of(16) {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "invalid bulk copy size",
-                format!("cp.async.bulk of {size} bytes (a positive multiple of 16)"),
-            ));
         }
-        let size = u64::from(size);
-        let (Some((Target::Cta(dr), doff)), Some((Target::Cta(sr), soff))) = (
-            self.resolve(t, info, StateSpace::Global, dst, size)?,
-            self.resolve(t, info, StateSpace::Shared, src, size)?,
-        ) else {
+        let Some(BulkSpan {
+            dst: da,
+            src: sa,
+            size,
+            ..
+        }) = self.bulk_operands(
+            t,
+            info,
+            &ins.operands,
+            "cp.async.bulk",
+            (StateSpace::Global, StateSpace::Shared),
+        )?
+        else {
             return Ok(Flow::Next);
         };
-        let (da, sa) = (
-            self.mem.regions[dr as usize].base + doff,
-            self.mem.regions[sr as usize].base + soff,
-        );
-        if !da.is_multiple_of(16) || !sa.is_multiple_of(16) {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "misaligned bulk copy",
-                "a cp.async.bulk address is not 16-byte aligned".into(),
-            ));
-        }
         for k in 0..size / 16 {
             if !self.bulk_store_bytes(t, info, sa + 16 * k, da + 16 * k, 16)? {
                 break;
@@ -823,40 +862,21 @@ impl<D: Domain> Engine<'_, D> {
                 scalar_of(dt)
             }
             None => {
-                let (Some(Operand::Addr(dst)), Some(Operand::Addr(src)), Some(n)) =
-                    (ops.first(), ops.get(1), ops.get(2))
+                let Some(BulkSpan {
+                    dst: da,
+                    src: sa,
+                    size,
+                    ..
+                }) = self.bulk_operands(
+                    t,
+                    info,
+                    &ops,
+                    &name,
+                    (StateSpace::Global, StateSpace::Shared),
+                )?
                 else {
-                    return Err(self.unsupported(t, "bulk copy operands", String::new()));
-                };
-                let (dst, src) = (dst.clone(), src.clone());
-                let size = self.matrix_u32(t, info, n, "the bulk reduction size")?;
-                if size == 0 || !size.is_multiple_of(16) {
-                    return Err(self.fail(
-                        t,
-                        FindingKind::Divergence,
-                        "invalid bulk copy size",
-                        format!("{name} of {size} bytes (a positive multiple of 16)"),
-                    ));
-                }
-                let size = u64::from(size);
-                let (Some((Target::Cta(dr), doff)), Some((Target::Cta(sr), soff))) = (
-                    self.resolve(t, info, StateSpace::Global, &dst, size)?,
-                    self.resolve(t, info, StateSpace::Shared, &src, size)?,
-                ) else {
                     return Ok(Flow::Next);
                 };
-                let (da, sa) = (
-                    self.mem.regions[dr as usize].base + doff,
-                    self.mem.regions[sr as usize].base + soff,
-                );
-                if !da.is_multiple_of(16) || !sa.is_multiple_of(16) {
-                    return Err(self.fail(
-                        t,
-                        FindingKind::Divergence,
-                        "misaligned bulk copy",
-                        format!("a {name} address is not 16-byte aligned"),
-                    ));
-                }
                 let ty = b.ty.ok_or(Halt)?;
                 let w = ty.size_bytes();
                 for k in 0..size / w {

@@ -177,11 +177,164 @@ impl<D: Domain> Engine<'_, D> {
             instr,
             cta: Some(stamp),
         };
-        let (target_stamp, rank_name) = {
+        let target_stamp = {
             let u = self.unit.as_ref().ok_or(Halt)?;
-            let p = u.parked[k as usize].as_ref().ok_or(Halt)?;
-            (p.clocks.cta(), format!("CTA rank {k} of the cluster"))
+            u.parked[k as usize].as_ref().ok_or(Halt)?.clocks.cta()
         };
+        let (m, name) = self.remote_view(t, k, key, &mnemonic, "joins", tx)?;
+        let phase = m.phase;
+        if count > m.pending {
+            let lw: Who = m.last.map_or(me, Into::into);
+            let pending = m.pending;
+            return Err(self.mbar_finding(
+                FindingKind::Divergence,
+                "mbarrier over-arrival",
+                key,
+                lw,
+                me,
+                format!(
+                    "over-arrival on mbarrier {name}: this arrive-on of count {count} exceeds the {pending} pending arrivals of phase {phase}"
+                ),
+            ));
+        }
+        if no_complete && m.pending == count && m.tx + tx == 0 && !m.asyncs {
+            return Err(self.fail(
+                t,
+                FindingKind::Divergence,
+                "mbarrier noComplete arrival completes the phase",
+                format!(
+                    "this {mnemonic} completes phase {phase} of mbarrier {name} (undefined in PTX)"
+                ),
+            ));
+        }
+        // The target's waiters of the previous phase this event is
+        // ordered after (no longer a phase behind).
+        let passed: Vec<bool> = m
+            .passed
+            .iter()
+            .map(|&(tid, ep, target)| {
+                target == phase - 1 && self.knows_reached(t, target_stamp, tid, ep)
+            })
+            .collect();
+        let epoch = self.clocks.epoch(t);
+        let ev = Event {
+            slot: t,
+            epoch,
+            instr,
+            cta: stamp,
+        };
+        let released: Option<Foreign> = release.then(|| {
+            let f = self.clocks.release(t);
+            self.clocks.tick(t);
+            f
+        });
+        let id = self.cta.id;
+        if let Some(u) = self.unit.as_mut() {
+            u.remote_reads.insert((k, stamp, t), (epoch, instr, id));
+        }
+        self.in_slot(k, |e| {
+            let m = e.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
+            let mut gone = passed.into_iter();
+            m.passed.retain(|_| !gone.next().unwrap_or(false));
+            m.cur.events.push(ev);
+            m.pending -= count;
+            m.tx += tx;
+            if drop {
+                m.expected -= count;
+            }
+            if let Some(f) = &released {
+                m.cur.remote.join(f);
+            }
+            m.users.insert((stamp, t), (epoch, instr));
+            e.try_complete_phase(key)
+        })?;
+        Ok(Flow::Next)
+    }
+}
+
+impl<D: Domain> Engine<'_, D> {
+    /// The part of a `.multicast::cluster` bulk copy of thread `t` that
+    /// lands in the CTA of slot `k` (not the running one): the bytes
+    /// `land` ((region, offset, width, value), at the offsets of the
+    /// executing CTA's destination) are written into CTA `k`'s shared
+    /// memory and complete `tx` transaction bytes on CTA `k`'s mbarrier
+    /// at `key`.
+    ///
+    /// Checked with the issuing thread's clocks, as for a remote
+    /// `complete_tx`: the object exists and is valid, its `init` and the
+    /// completion of its previous phase are ordered before the issue. The
+    /// landing is stamped in CTA `k` by the multicast slot of `t`
+    /// ([`Engine::mcast_slot`]), which knows what the issuer knew (the
+    /// copy starts at the issue): the write is judged at issue against
+    /// CTA `k`'s earlier accesses, stays in flight there until the phase
+    /// it completes, and only that phase's waiters are ordered after it.
+    pub(crate) fn mbar_multicast_land(
+        &mut self,
+        t: u32,
+        k: u32,
+        key: (u32, u64),
+        land: &[(u32, u64, u64, crate::value::Value<D::Val>)],
+        tx: i64,
+    ) -> R<()> {
+        let mnemonic = "cp.async.bulk .multicast::cluster";
+        let instr = self.cur_instr;
+        let stamp = self.clocks.cta();
+        self.remote_view(t, k, key, mnemonic, "completes transaction bytes of", -tx)?;
+        let epoch = self.clocks.epoch(t);
+        let released = self.clocks.release(t);
+        self.clocks.tick(t);
+        let id = self.cta.id;
+        if let Some(u) = self.unit.as_mut() {
+            u.remote_reads.insert((k, stamp, t), (epoch, instr, id));
+        }
+        self.in_slot(k, |e| {
+            let slot = e.mcast_slot(t);
+            e.clocks.acquire(slot, &released);
+            let mut copies = Vec::with_capacity(land.len());
+            for (r, off, w, v) in land {
+                copies.push(e.land_async(t, slot, *r, *off, *w, v.clone()));
+            }
+            let snap = e.clocks.snapshot(slot);
+            e.clocks.tick(slot);
+            let m = e.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
+            m.asyncs.push(super::AsyncArrive {
+                tid: t,
+                instr,
+                snap,
+                copies,
+                count: 0,
+                tx,
+                agent: Some(slot),
+            });
+            m.users.insert((stamp, t), (epoch, instr));
+            e.try_complete_phase(key)
+        })
+    }
+}
+
+impl<D: Domain> Engine<'_, D> {
+    /// The checks every use of CTA `k`'s mbarrier at `key` by thread `t`
+    /// makes (an arrive-on, expect/complete-tx, a multicast landing),
+    /// with `t`'s clocks: the object exists and is valid, its `init` and
+    /// the completion of its previous phase are ordered before this use
+    /// (`joins` names what the use does to the phase in the message), and
+    /// adding `tx` keeps its transaction count in range. The object's
+    /// state and its name as the report gives it.
+    fn remote_view(
+        &mut self,
+        t: u32,
+        k: u32,
+        key: (u32, u64),
+        mnemonic: &str,
+        joins: &str,
+        tx: i64,
+    ) -> R<(View, String)> {
+        let me = Who {
+            slot: t,
+            instr: self.cur_instr,
+            cta: Some(self.clocks.cta()),
+        };
+        let rank_name = format!("CTA rank {k} of the cluster");
         let region = self.mem.regions[key.0 as usize].name.clone();
         let Some(m) = self
             .unit
@@ -238,27 +391,13 @@ impl<D: Domain> Engine<'_, D> {
                 lw,
                 me,
                 format!(
-                    "this {mnemonic} joins phase {phase} of mbarrier {name} only because phase {} completed first, and \
-                     nothing orders that completion (its event by {} at {}) before it: in another schedule it counts \
-                     in phase {} (an over-arrival of that phase)",
+                    "this {mnemonic} {joins} phase {phase} of mbarrier {name} only because phase {} completed first, \
+                     and nothing orders that completion (its event by {} at {}) before it: in another schedule it \
+                     counts in phase {} (an over-arrival of that phase)",
                     phase - 1,
                     self.who_name(lw),
                     crate::engine::unpack_instr(lw.instr),
                     phase - 1
-                ),
-            ));
-        }
-        if count > m.pending {
-            let lw: Who = m.last.map_or(me, Into::into);
-            let pending = m.pending;
-            return Err(self.mbar_finding(
-                FindingKind::Divergence,
-                "mbarrier over-arrival",
-                key,
-                lw,
-                me,
-                format!(
-                    "over-arrival on mbarrier {name}: this arrive-on of count {count} exceeds the {pending} pending arrivals of phase {phase}"
                 ),
             ));
         }
@@ -270,197 +409,6 @@ impl<D: Domain> Engine<'_, D> {
                 format!("the transaction count of mbarrier {name} leaves the range ±(2^20 - 1)"),
             ));
         }
-        if no_complete && m.pending == count && m.tx + tx == 0 && !m.asyncs {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "mbarrier noComplete arrival completes the phase",
-                format!(
-                    "this {mnemonic} completes phase {phase} of mbarrier {name} (undefined in PTX)"
-                ),
-            ));
-        }
-        // The target's waiters of the previous phase this event is
-        // ordered after (no longer a phase behind).
-        let passed: Vec<bool> = m
-            .passed
-            .iter()
-            .map(|&(tid, ep, target)| {
-                target == phase - 1 && self.knows_reached(t, target_stamp, tid, ep)
-            })
-            .collect();
-        let epoch = self.clocks.epoch(t);
-        let ev = Event {
-            slot: t,
-            epoch,
-            instr,
-            cta: stamp,
-        };
-        let released: Option<Foreign> = release.then(|| {
-            let f = self.clocks.release(t);
-            self.clocks.tick(t);
-            f
-        });
-        let id = self.cta.id;
-        if let Some(u) = self.unit.as_mut() {
-            u.remote_reads.insert((k, stamp, t), (epoch, instr, id));
-        }
-        self.in_slot(k, |e| {
-            let m = e.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
-            let mut i = 0;
-            m.passed.retain(|_| {
-                i += 1;
-                !passed[i - 1]
-            });
-            m.cur.events.push(ev);
-            m.pending -= count;
-            m.tx += tx;
-            if drop {
-                m.expected -= count;
-            }
-            if let Some(f) = &released {
-                m.cur.remote.join(f);
-            }
-            m.users.insert((stamp, t), (epoch, instr));
-            e.try_complete_phase(key)
-        })?;
-        Ok(Flow::Next)
-    }
-}
-
-impl<D: Domain> Engine<'_, D> {
-    /// The part of a `.multicast::cluster` bulk copy of thread `t` that
-    /// lands in the CTA of slot `k` (not the running one): the bytes
-    /// `land` ((region, offset, width, value), at the offsets of the
-    /// executing CTA's destination) are written into CTA `k`'s shared
-    /// memory and complete `tx` transaction bytes on CTA `k`'s mbarrier
-    /// at `key`.
-    ///
-    /// Checked with the issuing thread's clocks, as for a remote
-    /// `complete_tx`: the object exists and is valid, its `init` and the
-    /// completion of its previous phase are ordered before the issue. The
-    /// landing is stamped in CTA `k` by the multicast slot of `t`
-    /// ([`Engine::mcast_slot`]), which knows what the issuer knew (the
-    /// copy starts at the issue): the write is judged at issue against
-    /// CTA `k`'s earlier accesses, stays in flight there until the phase
-    /// it completes, and only that phase's waiters are ordered after it.
-    pub(crate) fn mbar_multicast_land(
-        &mut self,
-        t: u32,
-        k: u32,
-        key: (u32, u64),
-        land: &[(u32, u64, u64, crate::value::Value<D::Val>)],
-        tx: i64,
-    ) -> R<()> {
-        let mnemonic = "cp.async.bulk .multicast::cluster";
-        let instr = self.cur_instr;
-        let stamp = self.clocks.cta();
-        let me = Who {
-            slot: t,
-            instr,
-            cta: Some(stamp),
-        };
-        let rank_name = format!("CTA rank {k} of the cluster");
-        let region = self.mem.regions[key.0 as usize].name.clone();
-        let Some(m) = self
-            .unit
-            .as_ref()
-            .and_then(|u| u.parked[k as usize].as_ref())
-            .and_then(|p| p.cta.mbars.objects.get(&key))
-            .map(View::of)
-        else {
-            return Err(self.fail(
-                t,
-                FindingKind::Uninitialised,
-                "mbarrier used before init",
-                format!(
-                    "{mnemonic} completes transaction bytes on {} of {rank_name}, where no mbarrier.init has created an mbarrier object",
-                    loc_of(&region, key.1)
-                ),
-            ));
-        };
-        let name = format!("{} of {rank_name}", m.name);
-        let init: Who = m.init.into();
-        if !m.valid {
-            return Err(self.mbar_finding(
-                FindingKind::Uninitialised,
-                "mbarrier used after inval",
-                key,
-                init,
-                me,
-                format!("{mnemonic} on mbarrier {name} after it was invalidated (mbarrier.inval)"),
-            ));
-        }
-        if !self.knows_event(t, &m.init) {
-            return Err(self.mbar_finding(
-                FindingKind::Race,
-                "mbarrier init not ordered before use",
-                key,
-                init,
-                me,
-                format!(
-                    "the mbarrier.init of {name} by {} at {} is not ordered before this {mnemonic} from another CTA, \
-                     which completes transaction bytes on it (a cluster barrier between them orders it): in another \
-                     schedule the object is used before it exists",
-                    self.who_name(init),
-                    crate::engine::unpack_instr(init.instr)
-                ),
-            ));
-        }
-        let phase = m.phase;
-        if let Some(e) = m.prev.iter().find(|e| !self.knows_event(t, e)) {
-            let lw: Who = (*e).into();
-            return Err(self.mbar_finding(
-                FindingKind::Divergence,
-                "mbarrier over-arrival",
-                key,
-                lw,
-                me,
-                format!(
-                    "this {mnemonic} completes transaction bytes of phase {phase} of mbarrier {name} only because \
-                     phase {} completed first, and nothing orders that completion (its event by {} at {}) before it",
-                    phase - 1,
-                    self.who_name(lw),
-                    crate::engine::unpack_instr(lw.instr),
-                ),
-            ));
-        }
-        if (m.tx - tx).abs() > MAX_COUNT {
-            return Err(self.fail(
-                t,
-                FindingKind::Divergence,
-                "mbarrier tx-count out of range",
-                format!("the transaction count of mbarrier {name} leaves the range ±(2^20 - 1)"),
-            ));
-        }
-        let epoch = self.clocks.epoch(t);
-        let released = self.clocks.release(t);
-        self.clocks.tick(t);
-        let id = self.cta.id;
-        if let Some(u) = self.unit.as_mut() {
-            u.remote_reads.insert((k, stamp, t), (epoch, instr, id));
-        }
-        self.in_slot(k, |e| {
-            let slot = e.mcast_slot(t);
-            e.clocks.acquire(slot, &released);
-            let mut copies = Vec::with_capacity(land.len());
-            for (r, off, w, v) in land {
-                copies.push(e.land_async(t, slot, *r, *off, *w, v.clone()));
-            }
-            let snap = e.clocks.snapshot(slot);
-            e.clocks.tick(slot);
-            let m = e.cta.mbars.objects.get_mut(&key).ok_or(Halt)?;
-            m.asyncs.push(super::AsyncArrive {
-                tid: t,
-                instr,
-                snap,
-                copies,
-                count: 0,
-                tx,
-                agent: Some(slot),
-            });
-            m.users.insert((stamp, t), (epoch, instr));
-            e.try_complete_phase(key)
-        })
+        Ok((m, name))
     }
 }

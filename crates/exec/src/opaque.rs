@@ -111,6 +111,8 @@ pub struct Opaque {
     /// Which tensors hold integer data this domain models (integer dtypes
     /// but `pred`), as the term domain does.
     int_tensors: Vec<bool>,
+    /// Non-constant values built so far (see [`Opaque::values_built`]).
+    built: std::cell::Cell<u64>,
 }
 
 impl Opaque {
@@ -132,6 +134,16 @@ impl Opaque {
     /// Number of distinct constants interned.
     pub fn constants(&self) -> usize {
         self.consts.len()
+    }
+
+    /// Non-constant values built by the run so far (operations on data,
+    /// repeats included). The term replay of the same run builds about as
+    /// many term nodes or fewer (hash-consing merges repeats, deferred sums
+    /// build one node per many additions), which is what it sizes its term
+    /// store's columns by: a matrix instruction builds thousands of
+    /// products, so the count of instructions alone undercounts them.
+    pub fn values_built(&self) -> u64 {
+        self.built.get()
     }
 
     fn intern(&mut self, c: Const) -> OVal {
@@ -159,6 +171,7 @@ impl Opaque {
     }
 
     fn hashed(&self, tag: Tag, sub: u64, ops: &[OVal]) -> OVal {
+        self.built.set(self.built.get() + 1);
         let mut h = mix(tag as u64, sub);
         for &o in ops {
             h = mix(h, self.code(o));

@@ -85,11 +85,19 @@ impl Terms {
     /// resident — it is reserved for at most [`TABLE_RESERVE_CAP`] entries
     /// and grows past that by itself.
     pub fn reserve(&mut self, additional: usize) {
+        self.reserve_columns(additional);
+        self.table
+            .reserve(additional.min(TABLE_RESERVE_CAP), &self.hashes);
+    }
+
+    /// Reserves the node columns (not the intern table) for `additional`
+    /// more nodes: for an estimate that may be generous (capacity no node
+    /// reaches stays address space), where [`Terms::reserve`] would make a
+    /// table that large resident.
+    pub fn reserve_columns(&mut self, additional: usize) {
         self.nodes.reserve(additional);
         self.hashes.reserve(additional);
         self.flags.reserve(additional);
-        self.table
-            .reserve(additional.min(TABLE_RESERVE_CAP), &self.hashes);
     }
 
     /// Number of interned nodes (callers enforce their resource limits

@@ -1,7 +1,7 @@
 //! The term domain: the execution engine's data operations as hash-consed
 //! real-valued terms.
 
-use ptxeq_exec::sparse::SparseVec;
+use crate::input_ids::{CACHED, InputIds};
 use ptxeq_exec::{BinOp, BoolOp, Cmp, Domain, Fmt, IntOp, IntRounding, UnOp};
 use ptxeq_spec::DType;
 use ptxeq_terms::{
@@ -16,11 +16,10 @@ pub struct TermDomain {
     /// The store. Read it or take it out at the end; do not swap in another
     /// store mid-run (`inputs` caches ids of this one).
     pub terms: Terms,
-    /// Input terms by tensor and element (`None` = not built yet): a
-    /// kernel loads the same elements over and over, and a side table is
-    /// far cheaper than a lookup in the store's large hash table. Sparse
-    /// (pages on first use), so a huge tensor costs only what is read.
-    inputs: Vec<SparseVec<Option<TermId>>>,
+    /// Input terms by tensor and element, built so far: a kernel loads
+    /// the same elements over and over, and this cache is far cheaper than
+    /// a lookup in the store's large hash table (`input_ids.rs`).
+    inputs: InputIds,
     /// The integer type of each integer tensor (by tensor number).
     int_types: Vec<Option<IntTy>>,
     /// Which instruction first built each term, when asked for
@@ -94,15 +93,11 @@ impl TermOrigins {
     }
 }
 
-/// Elements beyond this index go to the store directly (bounds the side
-/// table's top-level directory).
-const TABLE_INPUTS: u64 = 1 << 32;
-
 impl TermDomain {
     pub fn new(terms: Terms) -> Self {
         TermDomain {
             terms,
-            inputs: Vec::new(),
+            inputs: InputIds::default(),
             int_types: Vec::new(),
             origins: None,
             chains: SumChains::new(),
@@ -242,22 +237,14 @@ impl Domain for TermDomain {
     }
 
     fn input(&mut self, tensor: u32, index: u64, _fmt: Fmt) -> Sum {
-        if index >= TABLE_INPUTS {
+        if index >= CACHED {
             return Sum::Term(self.terms.input(tensor, index));
         }
-        let (t, i) = (tensor as usize, index as usize);
-        if self.inputs.len() <= t {
+        let terms = &mut self.terms;
+        Sum::Term(
             self.inputs
-                .resize_with(t + 1, || SparseVec::new(TABLE_INPUTS as usize, None));
-        }
-        Sum::Term(match self.inputs[t].get(i) {
-            Some(id) => id,
-            None => {
-                let id = self.terms.input(tensor, index);
-                self.inputs[t].set(i, Some(id));
-                id
-            }
-        })
+                .get_or_make(tensor, index, || terms.input(tensor, index)),
+        )
     }
 
     fn set_tensor_types(&mut self, dtypes: &[DType]) {

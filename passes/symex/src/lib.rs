@@ -14,6 +14,7 @@
 //! under the `symbolic` key).
 
 mod domain;
+mod input_ids;
 
 pub use domain::{TermDomain, TermOrigins};
 
@@ -69,14 +70,23 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
     terms.set_tensor_names(input.input_names());
     terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
     terms.set_scalar_inputs(input.first_symbol());
-    // The corpus kernels build at most about one node per two executed
-    // instructions; reserving that up front saves growing (rehashing) the
-    // store's table step by step and copying its columns. Capped at 2^26
-    // nodes (1.5 GiB of node column): untouched capacity is only address
-    // space (`Terms::reserve` bounds the table, the part touched at
-    // random), but a huge integer-heavy run must not ask for more.
-    let estimate = (unrolled.stats.instructions_executed / 2).min(1 << 26);
+    // The scalar corpus kernels build at most about one node per two
+    // executed instructions; reserving that up front saves growing
+    // (rehashing) the store's table step by step. A matrix instruction
+    // builds thousands of products per thread-instruction, so the node
+    // columns are reserved for the opaque run's count of data values
+    // when that is larger: a column of tens of millions of nodes copied
+    // by `realloc` while it grows is briefly resident twice. Capped at
+    // 2^26 nodes (1.5 GiB of node column): untouched capacity is only
+    // address space (`Terms::reserve` bounds the table, the part touched
+    // at random), but a huge integer-heavy run must not ask for more.
+    const CAP: u64 = 1 << 26;
+    let estimate = (unrolled.stats.instructions_executed / 2).min(CAP);
     terms.reserve(estimate as usize);
+    let columns = unrolled.values_built.min(CAP);
+    if columns > estimate {
+        terms.reserve_columns(columns as usize);
+    }
     let domain = TermDomain::new(terms);
     match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {
         Ok((run, mut domain)) => {

@@ -28,6 +28,10 @@ pub struct UnrolledCta {
     pub stats: Stats,
     pub footprint: GlobalFootprint,
     pub trace: Trace,
+    /// Non-constant data values the opaque run built
+    /// (`ptxeq_exec::Opaque::values_built`; for CTAs unrolled together,
+    /// the whole run's): what the symbolic replay sizes its term store by.
+    pub values_built: u64,
 }
 
 impl UnrolledCta {
@@ -39,7 +43,7 @@ impl UnrolledCta {
 
 /// Unrolls CTA `cta` with opaque data.
 pub fn unroll(input: &CtaInput, cta: [u32; 3]) -> UnrolledCta {
-    let (run, _) = run_cta(input, cta, Opaque::new());
+    let (run, domain) = run_cta(input, cta, Opaque::new());
     UnrolledCta {
         cta,
         findings: run.findings,
@@ -47,6 +51,7 @@ pub fn unroll(input: &CtaInput, cta: [u32; 3]) -> UnrolledCta {
         stats: run.stats,
         footprint: run.footprint,
         trace: run.trace,
+        values_built: domain.values_built(),
     }
 }
 
@@ -68,7 +73,8 @@ pub struct UnrolledGrid {
 
 /// Unrolls `ctas` together with opaque data.
 pub fn unroll_grid(input: &CtaInput, ctas: &[[u32; 3]]) -> UnrolledGrid {
-    let (g, _) = run_grid(input, ctas, Opaque::new());
+    let (g, domain) = run_grid(input, ctas, Opaque::new());
+    let values_built = domain.values_built();
     UnrolledGrid {
         ctas: g
             .runs
@@ -80,6 +86,7 @@ pub fn unroll_grid(input: &CtaInput, ctas: &[[u32; 3]]) -> UnrolledGrid {
                 stats: run.stats,
                 footprint: run.footprint,
                 trace: run.trace,
+                values_built,
             })
             .collect(),
         cross: g.cross,

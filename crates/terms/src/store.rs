@@ -85,19 +85,23 @@ impl Terms {
     /// resident — it is reserved for at most [`TABLE_RESERVE_CAP`] entries
     /// and grows past that by itself.
     pub fn reserve(&mut self, additional: usize) {
-        self.reserve_columns(additional);
-        self.table
-            .reserve(additional.min(TABLE_RESERVE_CAP), &self.hashes);
+        self.reserve_split(additional, additional);
     }
 
-    /// Reserves the node columns (not the intern table) for `additional`
-    /// more nodes: for an estimate that may be generous (capacity no node
-    /// reaches stays address space), where [`Terms::reserve`] would make a
-    /// table that large resident.
-    pub fn reserve_columns(&mut self, additional: usize) {
-        self.nodes.reserve(additional);
-        self.hashes.reserve(additional);
-        self.flags.reserve(additional);
+    /// Reserves the node columns for `columns` more nodes and the intern
+    /// table for `table` more entries: for a node estimate that may be
+    /// generous (column capacity no node reaches stays address space)
+    /// beside a tighter one for the table, whose reserved slots become
+    /// resident as they are written at random. One call: growing a
+    /// column's reservation again copies its whole old capacity (`realloc`
+    /// moves the allocation, touched or not), which would make the
+    /// untouched capacity resident.
+    pub fn reserve_split(&mut self, columns: usize, table: usize) {
+        self.nodes.reserve(columns);
+        self.hashes.reserve(columns);
+        self.flags.reserve(columns);
+        self.table
+            .reserve(table.min(TABLE_RESERVE_CAP), &self.hashes);
     }
 
     /// Number of interned nodes (callers enforce their resource limits

@@ -105,6 +105,12 @@ impl TermDomain {
         }
     }
 
+    /// The store, the rest of the domain (pending-sum arena, input cache)
+    /// freed.
+    pub fn into_terms(self) -> Terms {
+        self.terms
+    }
+
     /// The interned term of a value (building a pending sum's node).
     pub fn force(&mut self, v: Sum) -> TermId {
         self.chains.force(&mut self.terms, v)

@@ -62,6 +62,9 @@ impl SymbolicState {
     }
 }
 
+/// Held while a replay's store is exported (see `symbolic_state`).
+static EXPORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Replays `unrolled` with terms. Call only on an unrolled CTA without
 /// blocking findings (races, deadlocks, unsupported constructs): the
 /// output of a racy run is schedule-dependent and has no meaning.
@@ -82,11 +85,8 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
     // at random), but a huge integer-heavy run must not ask for more.
     const CAP: u64 = 1 << 26;
     let estimate = (unrolled.stats.instructions_executed / 2).min(CAP);
-    terms.reserve(estimate as usize);
-    let columns = unrolled.values_built.min(CAP);
-    if columns > estimate {
-        terms.reserve_columns(columns as usize);
-    }
+    let columns = unrolled.values_built.min(CAP).max(estimate);
+    terms.reserve_split(columns as usize, estimate as usize);
     let domain = TermDomain::new(terms);
     match ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain) {
         Ok((run, mut domain)) => {
@@ -99,7 +99,17 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
                 .collect();
             // The store (often half partial sums no output reaches) is
             // consumed: it never coexists whole with the exported graph.
-            let graph = domain.terms.into_graph(&roots);
+            // The rest of the domain (the pending-sum arena, the input
+            // cache) is freed first, and one export runs at a time in the
+            // process: the two kernels of a pair often finish their
+            // replays together, and two exports at once hold both stores
+            // and both growing graphs (about 0.5 GiB more at the peak of a
+            // K = 4096 GEMM pair). The other replay waits about a second.
+            let terms = domain.into_terms();
+            let graph = {
+                let _one = EXPORT.lock().unwrap_or_else(|e| e.into_inner());
+                terms.into_graph(&roots)
+            };
             SymbolicState {
                 cta: unrolled.cta,
                 outputs,

@@ -562,6 +562,45 @@ impl Terms {
         g.roots.iter().map(|r| ids[r.index()]).collect()
     }
 
+    /// [`Terms::import`] of only what the graph's roots number `wanted`
+    /// reach: those roots as ids of this store, in order (`None` for a
+    /// number the graph does not have). For a report that needs a few
+    /// elements' terms of a graph of millions of nodes: the cost is one
+    /// pass over the graph's records plus the reached nodes, not a
+    /// rebuild of every node.
+    pub fn import_roots(&mut self, g: &TermGraph, wanted: &[usize]) -> Vec<Option<TermId>> {
+        let n = g.nodes.len();
+        let mut need = vec![false; n];
+        for &w in wanted {
+            if let Some(r) = g.roots.get(w) {
+                need[r.index()] = true;
+            }
+        }
+        // Children precede their parents (validated), so one sweep from
+        // the top marks everything the roots reach.
+        for i in (0..n).rev() {
+            if need[i] {
+                for c in g.nodes.get(i).children() {
+                    need[c.index()] = true;
+                }
+            }
+        }
+        let mut ids: Vec<TermId> = vec![TermId(u32::MAX); n];
+        let look = !self.is_empty();
+        for i in (0..n).filter(|&i| need[i]) {
+            let mut node = g.nodes.get(i);
+            node.map_children_in_place(|c| ids[c.index()]);
+            ids[i] = match look.then(|| self.lookup(&node)).flatten() {
+                Some(id) => id,
+                None => self.rebuild(&node),
+            };
+        }
+        wanted
+            .iter()
+            .map(|&w| g.roots.get(w).map(|r| ids[r.index()]))
+            .collect()
+    }
+
     /// Builds `node` (whose children are ids of this store) through the
     /// canonicalising constructor of its kind.
     pub fn rebuild(&mut self, node: &Node) -> TermId {

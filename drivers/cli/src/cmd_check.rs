@@ -37,6 +37,8 @@ pub struct CheckOptions {
     /// `--json-formula-chars N`: whole formulas in JSON as text up to N
     /// characters, as a DAG beyond.
     pub json_formula_chars: usize,
+    /// `--origins-max-steps N`.
+    pub origins_max_steps: u64,
 }
 
 pub fn run(
@@ -108,7 +110,9 @@ pub fn run(
         return Exit::of_verdict(outcome.verdict);
     };
     match opts.format {
-        ReportFormat::Human => print_human(db, &loaded, &outcome, opts.show),
+        ReportFormat::Human => {
+            print_human(db, &loaded, &outcome, opts.show, opts.origins_max_steps)
+        }
         ReportFormat::Json => print_json(
             db,
             &loaded,
@@ -116,11 +120,19 @@ pub fn run(
             JsonOptions {
                 formula_chars: opts.json_formula_chars,
                 show: opts.show,
+                origins_max_steps: opts.origins_max_steps,
             },
         ),
         ReportFormat::Sarif => {
             let names = InputNames::of(db, &loaded, report);
-            let log = crate::sarif::render_check(db, &loaded, report, &names, opts.show);
+            let log = crate::sarif::render_check(
+                db,
+                &loaded,
+                report,
+                &names,
+                opts.show,
+                opts.origins_max_steps,
+            );
             outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
@@ -323,7 +335,13 @@ fn recoveries(report: &CheckReport) -> Vec<String> {
 }
 
 /// The human report of an equivalence check (`ptxeq check`, `watch`).
-pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome, show: usize) {
+pub(crate) fn print_human(
+    db: &Database,
+    loaded: &LoadedSpec,
+    outcome: &Outcome,
+    show: usize,
+    origins_max_steps: u64,
+) {
     let Some(report) = outcome.check_report() else {
         return;
     };
@@ -353,7 +371,7 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
     outln!();
     let names = InputNames::of(db, loaded, report);
     let stores = crate::stores::Stores::new(db, &report.kernels);
-    let mut origins = crate::formula_diff::Origins::default();
+    let mut origins = crate::formula_diff::Origins::new(origins_max_steps);
     // The element terms, imported again to measure the formulas that were
     // cut (only then).
     let any_cut = tensors(report)
@@ -361,7 +379,17 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
         .flat_map(|t| t.failures.iter().take(show))
         .any(|f| was_cut(&f.reference) || was_cut(&f.candidate));
     let full = any_cut.then(|| {
-        crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, &names)
+        let wanted: Vec<(u32, u64)> = tensors(report)
+            .iter()
+            .flat_map(|t| t.failures.iter().take(show).map(|f| (t.tensor, f.index)))
+            .collect();
+        crate::full_formulas::ElementTerms::import(
+            db,
+            loaded.spec,
+            &loaded.kernels,
+            &names,
+            &wanted,
+        )
     });
     for t in tensors(report) {
         let region = match &t.compare_region {
@@ -433,6 +461,9 @@ pub(crate) fn print_human(db: &Database, loaded: &LoadedSpec, outcome: &Outcome,
                 ptxeq_verdicts::MAX_FAILURES_KEPT
             );
         }
+    }
+    for n in origins.skipped_notes() {
+        outln!("  note: {n}");
     }
     if report.verdicts.is_some() {
         for (name, t) in &spec.tensors {
@@ -627,6 +658,8 @@ pub struct JsonOptions {
     /// `first_difference` (each costs a replay of the CTA that wrote the
     /// element in both kernels, once per CTA).
     pub show: usize,
+    /// `--origins-max-steps`.
+    pub origins_max_steps: u64,
 }
 
 impl Default for JsonOptions {
@@ -634,6 +667,7 @@ impl Default for JsonOptions {
         JsonOptions {
             formula_chars: crate::full_formulas::DEFAULT_TEXT_CHARS,
             show: DEFAULT_SHOW,
+            origins_max_steps: crate::formula_diff::DEFAULT_ORIGINS_MAX_STEPS,
         }
     }
 }
@@ -766,9 +800,19 @@ pub fn report_json_with(
         loaded,
         stores: crate::stores::Stores::new(db, &report.kernels),
         terms: needed.then(|| {
-            crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, &names)
+            let wanted: Vec<(u32, u64)> = tensors(report)
+                .iter()
+                .flat_map(|t| t.failures.iter().map(|f| (t.tensor, f.index)))
+                .collect();
+            crate::full_formulas::ElementTerms::import(
+                db,
+                loaded.spec,
+                &loaded.kernels,
+                &names,
+                &wanted,
+            )
         }),
-        origins: crate::formula_diff::Origins::default(),
+        origins: crate::formula_diff::Origins::new(opts.origins_max_steps),
         pair,
         opts,
     };

@@ -56,7 +56,13 @@ pub fn recheck(checker: &Checker, loaded: &LoadedSpec) -> Option<Recheck> {
         return None;
     }
     if outcome.check_report().is_some() {
-        crate::cmd_check::print_human(db, loaded, &outcome, 3);
+        crate::cmd_check::print_human(
+            db,
+            loaded,
+            &outcome,
+            3,
+            crate::formula_diff::DEFAULT_ORIGINS_MAX_STEPS,
+        );
     } else {
         outln!("{}", outcome.verdict);
         crate::cmd_race::print_kernels(db, outcome.race_reports());

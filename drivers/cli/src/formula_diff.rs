@@ -136,15 +136,8 @@ fn element_term(
         let Some(state) = ptxeq_db::symbolic(db, CtaKey::new(db, k, cta)) else {
             continue;
         };
-        let found = state
-            .import_into(terms)
-            .into_iter()
-            .filter(|(t, _)| *t == tensor)
-            .flat_map(|(_, elems)| elems)
-            .find(|(i, _)| *i == index)
-            .map(|(_, id)| (id, cta));
-        if found.is_some() {
-            return found;
+        if let Some(id) = state.import_element(terms, tensor, index) {
+            return Some((id, cta));
         }
     }
     None
@@ -232,18 +225,53 @@ impl Described {
     }
 }
 
+/// The default of `--origins-max-steps`: CTAs that executed more
+/// thread-instructions are not replayed to trace the instructions behind
+/// a first difference (about a second of eager replay).
+pub const DEFAULT_ORIGINS_MAX_STEPS: u64 = 5_000_000;
+
 /// Which instruction first built each sub-term, per kernel and CTA: the
 /// CTA's replay again with a [`ptxeq_symex::TermOrigins`] table, run once
-/// per kernel and CTA a report needs (only when a failure is printed).
-#[derive(Default)]
+/// per kernel and CTA a report needs (only when a failure is printed),
+/// and only for a CTA that executed at most `max_steps`
+/// thread-instructions (the replay is eager: it keeps every partial sum).
 pub struct Origins {
     runs: HashMap<(Slot, [u32; 3]), Option<Replay>>,
+    max_steps: u64,
+    /// The CTAs not traced for the bound, with what they executed.
+    skipped: Vec<(Slot, [u32; 3], u64)>,
 }
 
 /// One CTA's replay: its whole store and which instruction built each term.
 type Replay = (Terms, ptxeq_symex::TermOrigins);
 
 impl Origins {
+    pub fn new(max_steps: u64) -> Self {
+        Origins {
+            runs: HashMap::new(),
+            max_steps,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// One line per CTA whose trace `--origins-max-steps` skipped (for
+    /// the human report, after the failures).
+    pub fn skipped_notes(&self) -> Vec<String> {
+        self.skipped
+            .iter()
+            .map(|(slot, cta, steps)| {
+                format!(
+                    "the instructions behind the first differences were not traced in the {} CTA ({},{},{}): it executed {steps} thread-instructions, over --origins-max-steps {} (tracing replays the CTA keeping every partial sum)",
+                    slot.word(),
+                    cta[0],
+                    cta[1],
+                    cta[2],
+                    self.max_steps
+                )
+            })
+            .collect()
+    }
+
     /// The instruction that first built `t` (a term of `terms`) in `cta`
     /// of kernel `k`.
     fn of(
@@ -255,10 +283,18 @@ impl Origins {
         t: TermId,
     ) -> Option<ptxeq_exec::InstrRef> {
         let slot = k.slot(db);
-        let run = self
-            .runs
-            .entry((slot, cta))
-            .or_insert_with(|| ptxeq_db::term_origins(db, CtaKey::new(db, k, cta)));
+        let (max, skipped) = (self.max_steps, &mut self.skipped);
+        let run = self.runs.entry((slot, cta)).or_insert_with(|| {
+            let key = CtaKey::new(db, k, cta);
+            let steps = ptxeq_db::unrolled(db, key)
+                .as_ref()
+                .map_or(0, |u| u.stats.instructions_executed);
+            if steps > max {
+                skipped.push((slot, cta, steps));
+                return None;
+            }
+            ptxeq_db::term_origins(db, key)
+        });
         let (store, origins) = run.as_mut()?;
         // The sub-term in the replay's own store: importing its graph
         // finds the node the replay built (hash-consing), and a node the

@@ -37,12 +37,17 @@ pub struct ElementTerms {
 }
 
 impl ElementTerms {
-    /// Imports the output terms of every CTA the kernels ran.
+    /// Imports the terms of the output elements `wanted` (tensor, flat
+    /// index) of both kernels, each from the first CTA that writes it —
+    /// only the sub-terms those elements reach, not the kernels' whole
+    /// graphs (millions of nodes on a full-size GEMM, where a report
+    /// needs a few elements).
     pub fn import(
         db: &Database,
         spec: SpecInput,
         kernels: &[(Slot, SourceFile)],
         names: &crate::cmd_check::InputNames,
+        wanted: &[(u32, u64)],
     ) -> Self {
         let mut terms = Terms::new();
         terms.set_tensor_names(names.names.clone());
@@ -55,9 +60,15 @@ impl ElementTerms {
                 let Some(state) = ptxeq_db::symbolic(db, CtaKey::new(db, k, cta)) else {
                     continue;
                 };
-                for (tensor, elems) in state.import_into(&mut terms) {
-                    for (i, id) in elems {
-                        elements.entry((slot, tensor, i)).or_insert((id, cta));
+                let missing: Vec<(u32, u64)> = wanted
+                    .iter()
+                    .copied()
+                    .filter(|&(t, i)| !elements.contains_key(&(slot, t, i)))
+                    .collect();
+                let ids = state.import_elements(&mut terms, &missing);
+                for ((tensor, index), id) in missing.into_iter().zip(ids) {
+                    if let Some(id) = id {
+                        elements.insert((slot, tensor, index), (id, cta));
                     }
                 }
             }

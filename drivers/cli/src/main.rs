@@ -97,6 +97,13 @@ enum Command {
         /// `--max-refuted`).
         #[arg(long)]
         all_elements: bool,
+        /// Trace which instructions built a refuted element's differing
+        /// sub-terms (the report's "built in … by" lines) only for CTAs that
+        /// executed at most N thread-instructions: the trace replays the CTA
+        /// again keeping every partial sum (on a K = 4096 GEMM a minute and
+        /// several GiB); past the bound the report says it was not traced.
+        #[arg(long, value_name = "N", default_value_t = ptxeq_cli::formula_diff::DEFAULT_ORIGINS_MAX_STEPS)]
+        origins_max_steps: u64,
         /// Failing elements printed per output tensor (`--format json` /
         /// `sarif`: the first N failures of each tensor also get where the
         /// two formulas first differ and the instructions that built it).
@@ -420,6 +427,7 @@ fn main() -> ExitCode {
             formula_max_steps,
             max_refuted,
             all_elements,
+            origins_max_steps,
             show,
             emit_smt,
             format,
@@ -438,6 +446,7 @@ fn main() -> ExitCode {
                 formula_max_steps,
                 max_refuted: (!all_elements).then_some(max_refuted),
                 json_formula_chars,
+                origins_max_steps,
             },
         ),
         Command::Race {

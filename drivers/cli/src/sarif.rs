@@ -96,8 +96,9 @@ pub fn render_check(
     report: &CheckReport,
     names: &crate::cmd_check::InputNames,
     show: usize,
+    origins_max_steps: u64,
 ) -> Value {
-    let mut origins = crate::formula_diff::Origins::default();
+    let mut origins = crate::formula_diff::Origins::new(origins_max_steps);
     let mut results = race_results(db, &report.kernels);
     let stores = crate::stores::Stores::new(db, &report.kernels);
     let cand = report

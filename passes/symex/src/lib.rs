@@ -43,6 +43,38 @@ impl SymbolicState {
     /// The output terms, imported into `terms` (which may already hold the
     /// other kernel's terms: shared sub-terms become one node). Returns,
     /// per tensor, `(element index, term)` for every real-valued element.
+    /// The terms of output elements `wanted` (tensor, flat index),
+    /// imported into `terms` with only the sub-terms they reach (not the
+    /// whole graph, as [`SymbolicState::import_into`] does): one pass over
+    /// the graph for all of them. `None` for an element this CTA wrote no
+    /// real value to.
+    pub fn import_elements(&self, terms: &mut Terms, wanted: &[(u32, u64)]) -> Vec<Option<TermId>> {
+        let root_of = |tensor: u32, index: u64| {
+            self.outputs
+                .iter()
+                .filter(|t| t.tensor == tensor)
+                .flat_map(|t| &t.elements)
+                .find_map(|(i, v)| match v {
+                    OutputValue::Data(r) if *i == index => Some(*r as usize),
+                    _ => None,
+                })
+        };
+        let roots: Vec<Option<usize>> = wanted.iter().map(|&(t, i)| root_of(t, i)).collect();
+        let present: Vec<usize> = roots.iter().flatten().copied().collect();
+        let mut ids = terms.import_roots(&self.graph, &present).into_iter();
+        roots
+            .iter()
+            .map(|r| r.and_then(|_| ids.next().flatten()))
+            .collect()
+    }
+
+    /// [`SymbolicState::import_elements`] of one element.
+    pub fn import_element(&self, terms: &mut Terms, tensor: u32, index: u64) -> Option<TermId> {
+        self.import_elements(terms, &[(tensor, index)])
+            .pop()
+            .flatten()
+    }
+
     pub fn import_into(&self, terms: &mut Terms) -> Vec<(u32, Vec<(u64, TermId)>)> {
         let roots = terms.import(&self.graph);
         self.outputs

@@ -335,6 +335,28 @@ fn recoveries(report: &CheckReport) -> Vec<String> {
 }
 
 /// The human report of an equivalence check (`ptxeq check`, `watch`).
+/// The terms of the first `per_tensor` failures of every output tensor
+/// of `report`, imported again from both kernels' symbolic states (only
+/// the sub-terms those elements reach).
+fn failure_terms(
+    db: &Database,
+    loaded: &LoadedSpec,
+    report: &CheckReport,
+    names: &InputNames,
+    per_tensor: usize,
+) -> crate::full_formulas::ElementTerms {
+    let wanted: Vec<(u32, u64)> = tensors(report)
+        .iter()
+        .flat_map(|t| {
+            t.failures
+                .iter()
+                .take(per_tensor)
+                .map(|f| (t.tensor, f.index))
+        })
+        .collect();
+    crate::full_formulas::ElementTerms::import(db, loaded.spec, &loaded.kernels, names, &wanted)
+}
+
 pub(crate) fn print_human(
     db: &Database,
     loaded: &LoadedSpec,
@@ -378,19 +400,7 @@ pub(crate) fn print_human(
         .iter()
         .flat_map(|t| t.failures.iter().take(show))
         .any(|f| was_cut(&f.reference) || was_cut(&f.candidate));
-    let full = any_cut.then(|| {
-        let wanted: Vec<(u32, u64)> = tensors(report)
-            .iter()
-            .flat_map(|t| t.failures.iter().take(show).map(|f| (t.tensor, f.index)))
-            .collect();
-        crate::full_formulas::ElementTerms::import(
-            db,
-            loaded.spec,
-            &loaded.kernels,
-            &names,
-            &wanted,
-        )
-    });
+    let full = any_cut.then(|| failure_terms(db, loaded, report, &names, show));
     for t in tensors(report) {
         let region = match &t.compare_region {
             Some(r) => format!(
@@ -799,19 +809,7 @@ pub fn report_json_with(
         db,
         loaded,
         stores: crate::stores::Stores::new(db, &report.kernels),
-        terms: needed.then(|| {
-            let wanted: Vec<(u32, u64)> = tensors(report)
-                .iter()
-                .flat_map(|t| t.failures.iter().map(|f| (t.tensor, f.index)))
-                .collect();
-            crate::full_formulas::ElementTerms::import(
-                db,
-                loaded.spec,
-                &loaded.kernels,
-                &names,
-                &wanted,
-            )
-        }),
+        terms: needed.then(|| failure_terms(db, loaded, report, &names, usize::MAX)),
         origins: crate::formula_diff::Origins::new(opts.origins_max_steps),
         pair,
         opts,

@@ -551,15 +551,22 @@ impl Terms {
         let look = !self.is_empty();
         for i in 0..g.nodes.len() {
             // Children are earlier nodes (validated), so `ids` has them.
-            let mut n = g.nodes.get(i);
-            n.map_children_in_place(|c| ids[c.index()]);
-            let id = match look.then(|| self.lookup(&n)).flatten() {
-                Some(id) => id,
-                None => self.rebuild(&n),
-            };
+            let id = self.import_node(g, i, &ids, look);
             ids.push(id);
         }
         g.roots.iter().map(|r| ids[r.index()]).collect()
+    }
+
+    /// Node `i` of `g` as an id of this store, its children already
+    /// imported (`ids`, by graph index): looked up first when `look` (the
+    /// store may hold it), else rebuilt through its constructor.
+    fn import_node(&mut self, g: &TermGraph, i: usize, ids: &[TermId], look: bool) -> TermId {
+        let mut n = g.nodes.get(i);
+        n.map_children_in_place(|c| ids[c.index()]);
+        match look.then(|| self.lookup(&n)).flatten() {
+            Some(id) => id,
+            None => self.rebuild(&n),
+        }
     }
 
     /// [`Terms::import`] of only what the graph's roots number `wanted`
@@ -588,12 +595,7 @@ impl Terms {
         let mut ids: Vec<TermId> = vec![TermId(u32::MAX); n];
         let look = !self.is_empty();
         for i in (0..n).filter(|&i| need[i]) {
-            let mut node = g.nodes.get(i);
-            node.map_children_in_place(|c| ids[c.index()]);
-            ids[i] = match look.then(|| self.lookup(&node)).flatten() {
-                Some(id) => id,
-                None => self.rebuild(&node),
-            };
+            ids[i] = self.import_node(g, i, &ids, look);
         }
         wanted
             .iter()

@@ -40,9 +40,6 @@ pub struct SymbolicState {
 }
 
 impl SymbolicState {
-    /// The output terms, imported into `terms` (which may already hold the
-    /// other kernel's terms: shared sub-terms become one node). Returns,
-    /// per tensor, `(element index, term)` for every real-valued element.
     /// The terms of output elements `wanted` (tensor, flat index),
     /// imported into `terms` with only the sub-terms they reach (not the
     /// whole graph, as [`SymbolicState::import_into`] does): one pass over
@@ -75,6 +72,9 @@ impl SymbolicState {
             .flatten()
     }
 
+    /// The output terms, imported into `terms` (which may already hold the
+    /// other kernel's terms: shared sub-terms become one node). Returns,
+    /// per tensor, `(element index, term)` for every real-valued element.
     pub fn import_into(&self, terms: &mut Terms) -> Vec<(u32, Vec<(u64, TermId)>)> {
         let roots = terms.import(&self.graph);
         self.outputs

@@ -27,6 +27,9 @@
 mod constant_tests;
 mod exact;
 mod interval;
+mod presample;
+#[cfg(test)]
+mod presample_tests;
 #[cfg(test)]
 mod tests;
 
@@ -34,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 pub use exact::{eval_exact, is_algebraic};
 pub use interval::{Enclosure, Interval, eval_enclosures, eval_intervals, eval_intervals_with};
+pub use presample::{PRESAMPLE_POINTS, Presampler};
 
 use crate::normal::{self, Decision, Normalizer, Recovery, SplitOutcome};
 use crate::{Node, TermId, Terms};
@@ -250,6 +254,27 @@ pub fn decide_with_report(
     DecideReport {
         decision,
         recoveries: n.recoveries_in(&[reference, candidate]),
+    }
+}
+
+/// [`decide_with_report`] after a look for a gross, confirmed difference
+/// at `presampler`'s fixed points ([`Presampler`]): a refutation found
+/// there costs no normal form and rests on no constant recovery (its
+/// `recoveries` are empty). The verdicts pass decides every element this
+/// way, one presampler per worker.
+pub fn decide_presampled(
+    n: &mut Normalizer<'_>,
+    presampler: &mut Presampler,
+    reference: TermId,
+    candidate: TermId,
+    opts: &DecideOptions,
+) -> DecideReport {
+    match presampler.refute(n.terms(), reference, candidate) {
+        Some(cx) => DecideReport {
+            decision: ElementDecision::Refuted(cx),
+            recoveries: Vec::new(),
+        },
+        None => decide_with_report(n, reference, candidate, opts),
     }
 }
 

@@ -14,6 +14,28 @@ use crate::rat::Rat;
 use crate::store::Terms;
 use crate::uninterpreted::Interpretation;
 
+/// The values of one store's nodes at one point, kept across calls: the
+/// verdicts pass evaluates many output elements at the same point, and
+/// their terms share most of their sub-terms (a softmax row's scores and
+/// sums), which are then computed once for the whole row.
+///
+/// Valid only for one `Terms` and one input function: every call must pass
+/// the same store and an `input` that returns the same values.
+#[derive(Default)]
+pub struct F64Memo {
+    memo: HashMap<u32, f64>,
+    ints: HashMap<u32, u64>,
+    stack: Vec<(TermId, bool)>,
+}
+
+impl F64Memo {
+    /// Value of `t` (see [`Terms::eval_f64`]), memoised.
+    pub fn eval(&mut self, terms: &Terms, t: TermId, input: &dyn Fn(u32, u64) -> f64) -> f64 {
+        terms.eval_into(t, input, &mut self.memo, &mut self.ints, &mut self.stack);
+        self.memo.get(&t.0).copied().unwrap_or(f64::NAN)
+    }
+}
+
 impl Terms {
     /// Value of `t` with input symbol `x[i]` of tensor `k` = `input(k, i)`.
     pub fn eval_f64(&self, t: TermId, input: &dyn Fn(u32, u64) -> f64) -> f64 {
@@ -22,15 +44,10 @@ impl Terms {
 
     /// Values of several roots, sharing one memo.
     pub fn eval_many_f64(&self, roots: &[TermId], input: &dyn Fn(u32, u64) -> f64) -> Vec<f64> {
-        let mut memo: HashMap<u32, f64> = HashMap::new();
-        let mut ints: HashMap<u32, u64> = HashMap::new();
-        let mut stack: Vec<(TermId, bool)> = Vec::new();
+        let mut memo = F64Memo::default();
         roots
             .iter()
-            .map(|&r| {
-                self.eval_into(r, input, &mut memo, &mut ints, &mut stack);
-                memo.get(&r.0).copied().unwrap_or(f64::NAN)
-            })
+            .map(|&r| memo.eval(self, r, input))
             .collect()
     }
 

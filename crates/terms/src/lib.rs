@@ -52,6 +52,7 @@ pub use build::{
     ChainStats, FLATTEN_LIMIT, IeeeFormat, MAX_CONST_BITS, PendingSum, Sum, SumChains,
 };
 pub use display::{DEFAULT_DISPLAY_LIMIT, Display};
+pub use eval::F64Memo;
 pub use graph::{GraphError, SameTerms, TermGraph};
 pub use intop::{IntCmpOp, IntFn, IntRound, IntTy};
 pub use math::MathFn;

@@ -36,7 +36,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
-use ptxeq_decide::decide::{self, DecideOptions, ElementDecision};
+use ptxeq_decide::decide::{self, DecideOptions, ElementDecision, Presampler};
 use ptxeq_decide::normal::Normalizer;
 use ptxeq_exec::Role;
 use ptxeq_exec::{OutputValue, TensorInfo};
@@ -551,9 +551,9 @@ fn decide_rounds(
     let workers = rayon::current_num_threads().max(1);
     let block = todo.len().div_ceil(workers).max(1);
     let blocks: Vec<&[(TermId, TermId)]> = todo.chunks(block).collect();
-    let normalizers: Vec<std::sync::Mutex<Normalizer<'_>>> = blocks
+    let workers_state: Vec<std::sync::Mutex<(Normalizer<'_>, Presampler)>> = blocks
         .iter()
-        .map(|_| std::sync::Mutex::new(Normalizer::new(terms)))
+        .map(|_| std::sync::Mutex::new((Normalizer::new(terms), Presampler::new(opts))))
         .collect();
     let mut out = Vec::with_capacity(todo.len());
     let mut done = 0;
@@ -568,14 +568,15 @@ fn decide_rounds(
         per_block = per_block.saturating_mul(2);
         let results: Vec<((TermId, TermId), Decided)> = blocks
             .par_iter()
-            .zip(&normalizers)
-            .flat_map_iter(|(b, n)| {
-                let mut n = n.lock().unwrap_or_else(|e| e.into_inner());
+            .zip(&workers_state)
+            .flat_map_iter(|(b, w)| {
+                let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+                let (n, p) = &mut *w;
                 let slice = b.get(range.start.min(b.len())..range.end.min(b.len()));
                 slice
                     .unwrap_or_default()
                     .iter()
-                    .map(|&(a, c)| ((a, c), decide_one(&mut n, a, c, opts)))
+                    .map(|&(a, c)| ((a, c), decide_one(n, p, a, c, opts)))
                     .collect::<Vec<_>>()
             })
             .collect();
@@ -588,9 +589,16 @@ fn decide_rounds(
     out
 }
 
-/// One element pair's decision with the constant recoveries it used.
-fn decide_one(n: &mut Normalizer<'_>, a: TermId, b: TermId, opts: &DecideOptions) -> Decided {
-    let r = decide::decide_with_report(n, a, b, opts);
+/// One element pair's decision with the constant recoveries it used
+/// (presampled first: a grossly wrong element costs no normal form).
+fn decide_one(
+    n: &mut Normalizer<'_>,
+    p: &mut Presampler,
+    a: TermId,
+    b: TermId,
+    opts: &DecideOptions,
+) -> Decided {
+    let r = decide::decide_presampled(n, p, a, b, opts);
     Decided {
         decision: r.decision,
         recoveries: r

@@ -44,7 +44,7 @@ impl Interval {
     }
 
     /// `[lo, hi]` widened outward by `ulps` ulps; `None` unless finite.
-    fn widened(lo: f64, hi: f64, ulps: u32) -> Option<Interval> {
+    pub(crate) fn widened(lo: f64, hi: f64, ulps: u32) -> Option<Interval> {
         let (mut lo, mut hi) = (lo, hi);
         for _ in 0..ulps {
             lo = lo.next_down();
@@ -229,35 +229,76 @@ fn eval_vals(
     input: &dyn Fn(u32, u64) -> f64,
     constants: &hashbrown::HashMap<TermId, f64>,
 ) -> Vec<Option<Val>> {
-    let mut memo: HashMap<TermId, Option<Val>> = HashMap::new();
-    let mut stack: Vec<(TermId, bool)> = Vec::new();
+    let mut memo = EnclosureMemo::default();
+    let constant = |t: TermId, _: &Node| constants.get(&t).map(|&c| Interval::widened(c, c, 1));
     roots
         .iter()
-        .map(|&r| {
-            stack.push((r, false));
-            while let Some((t, expanded)) = stack.pop() {
-                if memo.contains_key(&t) {
-                    continue;
-                }
-                let node = terms.node(t);
-                if !expanded {
-                    stack.push((t, true));
-                    for c in node.children() {
-                        if !memo.contains_key(&c) {
-                            stack.push((c, false));
-                        }
-                    }
-                    continue;
-                }
-                let v = match constants.get(&t) {
-                    Some(&c) => Interval::widened(c, c, 1).map(Val::Real),
-                    None => step(terms, node, &memo, input),
-                };
-                memo.insert(t, v);
-            }
-            memo.get(&r).copied().flatten()
-        })
+        .map(|&r| memo.val(terms, r, input, &constant))
         .collect()
+}
+
+/// Read of one constant node in place of its literal value: `Some(e)` to
+/// use the enclosure `e` (`None` inside: no enclosure), `None` for the
+/// literal.
+pub(crate) type ConstantReading<'a> = &'a dyn Fn(TermId, &Node) -> Option<Option<Interval>>;
+
+/// Enclosures of one store's nodes at one point, kept across calls (the
+/// verdicts pass confirms many elements at one point, and their terms
+/// share most sub-terms). Valid for one store, one input function and one
+/// constant reading, which every call must repeat.
+#[derive(Default)]
+pub(crate) struct EnclosureMemo {
+    memo: HashMap<TermId, Option<Val>>,
+    stack: Vec<(TermId, bool)>,
+}
+
+impl EnclosureMemo {
+    /// What interval evaluation says about `root` (see [`eval_enclosures`]).
+    pub(crate) fn enclosure(
+        &mut self,
+        terms: &Terms,
+        root: TermId,
+        input: &dyn Fn(u32, u64) -> f64,
+        constant: ConstantReading<'_>,
+    ) -> Enclosure {
+        match self.val(terms, root, input, constant) {
+            Some(Val::Real(i)) => Enclosure::Real(i),
+            Some(Val::Undefined) => Enclosure::Undefined,
+            _ => Enclosure::Unknown,
+        }
+    }
+
+    fn val(
+        &mut self,
+        terms: &Terms,
+        root: TermId,
+        input: &dyn Fn(u32, u64) -> f64,
+        constant: ConstantReading<'_>,
+    ) -> Option<Val> {
+        let (memo, stack) = (&mut self.memo, &mut self.stack);
+        stack.push((root, false));
+        while let Some((t, expanded)) = stack.pop() {
+            if memo.contains_key(&t) {
+                continue;
+            }
+            let node = terms.node(t);
+            if !expanded {
+                stack.push((t, true));
+                for c in node.children() {
+                    if !memo.contains_key(&c) {
+                        stack.push((c, false));
+                    }
+                }
+                continue;
+            }
+            let v = match constant(t, node) {
+                Some(e) => e.map(Val::Real),
+                None => step(terms, node, memo, input),
+            };
+            memo.insert(t, v);
+        }
+        memo.get(&root).copied().flatten()
+    }
 }
 
 fn step(

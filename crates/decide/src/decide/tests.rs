@@ -608,6 +608,8 @@ mod props {
             let rhs = build(&mut t, &items, true, Perturb::None);
             let d = run(&t, lhs, rhs);
             prop_assert!(matches!(d, ElementDecision::Proved { .. }), "{:?}", d);
+            let p = Presampler::new(&DecideOptions::default()).refute(&t, lhs, rhs);
+            prop_assert!(p.is_none(), "presampled a refutation of equal terms: {:?}", p);
         }
 
         #[test]
@@ -630,6 +632,9 @@ mod props {
                 return Err(TestCaseError::fail(format!("{perturb:?}: {d:?}")));
             };
             assert_witness(&t, lhs, rhs, &cx);
+            if let Some(cx) = Presampler::new(&DecideOptions::default()).refute(&t, lhs, rhs) {
+                assert_witness(&t, lhs, rhs, &cx);
+            }
         }
     }
 }

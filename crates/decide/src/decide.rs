@@ -278,50 +278,60 @@ pub fn decide_presampled(
     }
 }
 
+/// What a witness names, from one walk over the terms two roots reach:
+/// the input symbols (sorted, de-duplicated), the integer ones with their
+/// types, and the interpretations of the uninterpreted functions applied
+/// (the walk over a refuted attention element's 10^5 nodes costs more
+/// than its presampled refutation, so it is done once).
+struct Reads {
+    inputs: Vec<(u32, u64)>,
+    ints: Vec<((u32, u64), crate::IntTy)>,
+    functions: Vec<String>,
+}
+
+impl Reads {
+    fn of(terms: &Terms, roots: &[TermId]) -> Reads {
+        let mut inputs = Vec::new();
+        let mut ints = Vec::new();
+        let mut apps = std::collections::BTreeSet::new();
+        for (_, node) in terms.reachable(roots) {
+            match node {
+                Node::Input { tensor, index } => inputs.push((*tensor, *index)),
+                Node::IntInput { tensor, index, ty } => {
+                    inputs.push((*tensor, *index));
+                    ints.push(((*tensor, *index), *ty));
+                }
+                Node::Apply(app) => {
+                    apps.insert((app.name.to_string(), app.args.len()));
+                }
+                _ => {}
+            }
+        }
+        inputs.sort_unstable();
+        inputs.dedup();
+        ints.sort_unstable();
+        ints.dedup();
+        let functions = apps
+            .into_iter()
+            .map(|(n, k)| crate::uninterpreted::Interpretation::of(&n, k).to_string())
+            .collect();
+        Reads {
+            inputs,
+            ints,
+            functions,
+        }
+    }
+}
+
 /// The input symbols `t` reads, sorted and de-duplicated.
 pub fn inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<(u32, u64)> {
-    let mut out: Vec<(u32, u64)> = terms
-        .reachable(roots)
-        .filter_map(|(_, node)| match node {
-            Node::Input { tensor, index } | Node::IntInput { tensor, index, .. } => {
-                Some((*tensor, *index))
-            }
-            _ => None,
-        })
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    Reads::of(terms, roots).inputs
 }
 
 /// The interpretations of the uninterpreted functions `roots` apply
 /// (sorted by name and arity), as printed with a witness.
 pub fn interpretations_of(terms: &Terms, roots: &[TermId]) -> Vec<String> {
-    let found: std::collections::BTreeSet<(String, usize)> = terms
-        .reachable(roots)
-        .filter_map(|(_, node)| match node {
-            Node::Apply(app) => Some((app.name.to_string(), app.args.len())),
-            _ => None,
-        })
-        .collect();
-    found
-        .into_iter()
-        .map(|(n, k)| crate::uninterpreted::Interpretation::of(&n, k).to_string())
-        .collect()
-}
-
-/// The integer input symbols `roots` read, with their types.
-fn int_inputs_of(terms: &Terms, roots: &[TermId]) -> Vec<((u32, u64), crate::IntTy)> {
-    let mut out: Vec<((u32, u64), crate::IntTy)> = terms
-        .reachable(roots)
-        .filter_map(|(_, node)| match node {
-            Node::IntInput { tensor, index, ty } => Some(((*tensor, *index), *ty)),
-            _ => None,
-        })
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    Reads::of(terms, roots).functions
 }
 
 /// A value of integer type `ty` for sample round `round`, exact in `f64`
@@ -522,8 +532,11 @@ fn find_counterexample(
     opts: &DecideOptions,
     fixed: &[((u32, u64), f64)],
 ) -> Option<Counterexample> {
-    let inputs = inputs_of(terms, &[reference, candidate]);
-    let ints = int_inputs_of(terms, &[reference, candidate]);
+    let Reads {
+        inputs,
+        ints,
+        functions,
+    } = Reads::of(terms, &[reference, candidate]);
     let int_roots = terms.is_int(reference) || terms.is_int(candidate);
     let algebraic = is_algebraic(terms, &[reference, candidate]);
     let mut state = opts.seed;
@@ -570,7 +583,7 @@ fn find_counterexample(
                     .collect(),
                 reference: v[0],
                 candidate: v[1],
-                functions: interpretations_of(terms, &[reference, candidate]),
+                functions,
                 exact_difference: None,
             });
         }

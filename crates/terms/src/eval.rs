@@ -45,10 +45,7 @@ impl Terms {
     /// Values of several roots, sharing one memo.
     pub fn eval_many_f64(&self, roots: &[TermId], input: &dyn Fn(u32, u64) -> f64) -> Vec<f64> {
         let mut memo = F64Memo::default();
-        roots
-            .iter()
-            .map(|&r| memo.eval(self, r, input))
-            .collect()
+        roots.iter().map(|&r| memo.eval(self, r, input)).collect()
     }
 
     fn eval_into(

@@ -188,6 +188,11 @@ pub struct FullFormulas {
     pub candidate: Option<String>,
     /// Both formulas as one DAG, when either text is too long.
     pub dag: Option<FormulaDag>,
+    /// Why neither text nor DAG is given: the DAG would have taken the
+    /// report past `--json-dag-nodes` (an optional field added to
+    /// `ptxeq.check/1`; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<String>,
 }
 
 /// Terms as a DAG: every node once, children before parents.

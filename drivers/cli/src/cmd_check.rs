@@ -37,6 +37,8 @@ pub struct CheckOptions {
     /// `--json-formula-chars N`: whole formulas in JSON as text up to N
     /// characters, as a DAG beyond.
     pub json_formula_chars: usize,
+    /// `--json-dag-nodes N`: DAG nodes a JSON report carries in all.
+    pub json_dag_nodes: usize,
     /// `--origins-max-steps N`.
     pub origins_max_steps: u64,
 }
@@ -119,6 +121,7 @@ pub fn run(
             &outcome,
             JsonOptions {
                 formula_chars: opts.json_formula_chars,
+                dag_nodes: opts.json_dag_nodes,
                 show: opts.show,
                 origins_max_steps: opts.origins_max_steps,
             },
@@ -664,6 +667,8 @@ pub struct JsonOptions {
     /// `--json-formula-chars`: whole formulas as text up to this many
     /// characters, as a DAG beyond.
     pub formula_chars: usize,
+    /// `--json-dag-nodes`: the DAG nodes all failures carry together.
+    pub dag_nodes: usize,
     /// `--show`: the first this many failures of each tensor get a
     /// `first_difference` (each costs a replay of the CTA that wrote the
     /// element in both kernels, once per CTA).
@@ -676,6 +681,7 @@ impl Default for JsonOptions {
     fn default() -> Self {
         JsonOptions {
             formula_chars: crate::full_formulas::DEFAULT_TEXT_CHARS,
+            dag_nodes: crate::full_formulas::DEFAULT_DAG_NODES,
             show: DEFAULT_SHOW,
             origins_max_steps: crate::formula_diff::DEFAULT_ORIGINS_MAX_STEPS,
         }
@@ -691,6 +697,8 @@ struct JsonContext<'a> {
     /// a first difference.
     terms: Option<crate::full_formulas::ElementTerms>,
     origins: crate::formula_diff::Origins,
+    /// What is left of `--json-dag-nodes`.
+    dag_nodes: crate::full_formulas::DagBudget,
     /// A pair of kernels (not a formula reference): first differences
     /// exist.
     pair: bool,
@@ -714,6 +722,7 @@ fn output_json(t: &TensorVerdicts, cx: &mut JsonContext<'_>) -> schema::Output {
                     e.get(Slot::Reference, t.tensor, f.index),
                     e.get(Slot::Candidate, t.tensor, f.index),
                     cx.opts.formula_chars,
+                    &mut cx.dag_nodes,
                 )
             });
         let first_difference = e
@@ -811,6 +820,7 @@ pub fn report_json_with(
         stores: crate::stores::Stores::new(db, &report.kernels),
         terms: needed.then(|| failure_terms(db, loaded, report, &names, usize::MAX)),
         origins: crate::formula_diff::Origins::new(opts.origins_max_steps),
+        dag_nodes: crate::full_formulas::DagBudget::new(opts.dag_nodes),
         pair,
         opts,
     };

@@ -28,6 +28,13 @@ use serde_json::{Value, json};
 /// report carries; a longer one is carried as a DAG.
 pub const DEFAULT_TEXT_CHARS: usize = 100_000;
 
+/// Default of `--json-dag-nodes`: the most DAG nodes all the failures of
+/// one JSON report carry together (a node takes about 0.8 KB of the
+/// pretty-printed report, so about 40 MB). Each failure's DAG lists its
+/// own nodes, so the 32 refuted rows of a 512-key attention kernel
+/// (10^5 nodes each) made a report of 784 MB and 7.8 GiB of memory.
+pub const DEFAULT_DAG_NODES: usize = 50_000;
+
 /// Every output element term of the kernels of a pair, in one store.
 pub struct ElementTerms {
     pub terms: Terms,
@@ -102,15 +109,22 @@ impl ElementTerms {
         }
     }
 
-    /// The full formulas of one element (either side may be missing: a
-    /// formula reference, an unwritten element), as text when both fit
-    /// `max_chars`, else as a DAG.
+    /// The whole formulas of one failure (either side may be missing: a
+    /// formula reference, an unwritten element): as text when both
+    /// renderings fit `max_chars` characters, else as a DAG when it has at
+    /// most what is left of `dag_nodes` (which it then takes), else
+    /// neither, with the reason. Text is not tried for a DAG of more than
+    /// `max_chars` nodes: rendering a 10^5-node attention row only to cut
+    /// it cost more than the whole refutation.
     pub fn full(
         &self,
         reference: Option<TermId>,
         candidate: Option<TermId>,
         max_chars: usize,
+        dag_nodes: &mut DagBudget,
     ) -> schema::FullFormulas {
+        let roots: Vec<TermId> = reference.iter().chain(&candidate).copied().collect();
+        let order = self.terms.post_order(&roots);
         let text = |t: Option<TermId>| -> Option<Option<String>> {
             let Some(t) = t else {
                 return Some(None);
@@ -119,30 +133,61 @@ impl ElementTerms {
             let s = self.terms.display_limited(t, max_chars + 1).to_string();
             (s.chars().count() <= max_chars).then_some(Some(s))
         };
-        if let (Some(r), Some(c)) = (text(reference), text(candidate)) {
+        if order.len() <= max_chars
+            && let (Some(r), Some(c)) = (text(reference), text(candidate))
+        {
             return schema::FullFormulas {
                 reference: r,
                 candidate: c,
                 dag: None,
+                omitted: None,
             };
         }
-        let roots: Vec<TermId> = reference.iter().chain(&candidate).copied().collect();
+        if order.len() > dag_nodes.left {
+            return schema::FullFormulas {
+                reference: None,
+                candidate: None,
+                dag: None,
+                omitted: Some(format!(
+                    "the DAG has {} nodes, more than the {} left of this report's \
+                     --json-dag-nodes {}",
+                    order.len(),
+                    dag_nodes.left,
+                    dag_nodes.max
+                )),
+            };
+        }
+        dag_nodes.left -= order.len();
         schema::FullFormulas {
             reference: None,
             candidate: None,
-            dag: Some(dag(&self.terms, &roots, reference, candidate)),
+            dag: Some(dag(&self.terms, &order, reference, candidate)),
+            omitted: None,
         }
     }
 }
 
-/// The DAG of the terms `roots` reach: each node once, children first.
+/// What is left of a report's `--json-dag-nodes`.
+#[derive(Clone, Copy, Debug)]
+pub struct DagBudget {
+    pub max: usize,
+    pub left: usize,
+}
+
+impl DagBudget {
+    pub fn new(max: usize) -> DagBudget {
+        DagBudget { max, left: max }
+    }
+}
+
+/// The DAG of the nodes `order` (the roots' post order): each node once,
+/// children first.
 fn dag(
     terms: &Terms,
-    roots: &[TermId],
+    order: &[TermId],
     reference: Option<TermId>,
     candidate: Option<TermId>,
 ) -> schema::FormulaDag {
-    let order = terms.post_order(roots);
     let ids: HashMap<TermId, u32> = order
         .iter()
         .enumerate()
@@ -238,7 +283,7 @@ mod tests {
     #[test]
     fn a_dag_lists_each_node_once_children_first() {
         let (t, a, b) = store();
-        let d = dag(&t, &[a, b], Some(a), Some(b));
+        let d = dag(&t, &t.post_order(&[a, b]), Some(a), Some(b));
         // x0, x1, x0 + x1, exp(…), and the two roots; `e` once.
         let exps = d.nodes.iter().filter(|n| n["op"] == "exp").count();
         assert_eq!(exps, 1, "{:?}", d.nodes);
@@ -266,13 +311,36 @@ mod tests {
             terms: t,
             elements: HashMap::new(),
         };
-        let f = et.full(Some(a), Some(b), 10_000);
+        let mut budget = DagBudget::new(DEFAULT_DAG_NODES);
+        let f = et.full(Some(a), Some(b), 10_000, &mut budget);
         assert!(f.dag.is_none());
         let full = f.reference.unwrap();
         assert_eq!(full, et.terms.display_limited(a, 10_000).to_string());
         assert!(!full.ends_with('…'), "{full}");
-        let f = et.full(Some(a), Some(b), 5);
+        assert_eq!(budget.left, DEFAULT_DAG_NODES, "text takes no DAG nodes");
+        let f = et.full(Some(a), Some(b), 5, &mut budget);
         assert!(f.reference.is_none() && f.candidate.is_none());
-        assert!(f.dag.is_some());
+        let nodes = f.dag.expect("a DAG").nodes.len();
+        assert_eq!(budget.left, DEFAULT_DAG_NODES - nodes);
+    }
+
+    /// The DAG budget is shared by a report's failures: one that would go
+    /// past it gets neither text nor DAG, and the reason.
+    #[test]
+    fn a_dag_past_the_budget_is_omitted_with_the_reason() {
+        let (t, a, b) = store();
+        let et = ElementTerms {
+            terms: t,
+            elements: HashMap::new(),
+        };
+        let nodes = et.terms.post_order(&[a, b]).len();
+        let mut budget = DagBudget::new(nodes);
+        assert!(et.full(Some(a), Some(b), 5, &mut budget).dag.is_some());
+        assert_eq!(budget.left, 0);
+        let f = et.full(Some(a), Some(b), 5, &mut budget);
+        assert!(f.dag.is_none() && f.reference.is_none());
+        let why = f.omitted.expect("the reason");
+        assert!(why.contains(&format!("the DAG has {nodes} nodes")), "{why}");
+        assert!(why.contains("--json-dag-nodes"), "{why}");
     }
 }

@@ -122,6 +122,11 @@ enum Command {
         /// the report's size; README "JSON reports").
         #[arg(long, value_name = "N", default_value_t = ptxeq_cli::full_formulas::DEFAULT_TEXT_CHARS)]
         json_formula_chars: usize,
+        /// `--format json`: the most DAG nodes all failures' whole formulas
+        /// carry together; a failure past it gets `full.omitted` (the
+        /// reason) instead (bounds the report's size and memory).
+        #[arg(long, value_name = "N", default_value_t = ptxeq_cli::full_formulas::DEFAULT_DAG_NODES)]
+        json_dag_nodes: usize,
     },
     /// Check one kernel for data races, deadlocks, barrier divergence,
     /// out-of-bounds and uninitialised accesses, over all thread schedules.
@@ -432,6 +437,7 @@ fn main() -> ExitCode {
             emit_smt,
             format,
             json_formula_chars,
+            json_dag_nodes,
         } => cmd_check::run(
             &targets,
             &spec,
@@ -446,6 +452,7 @@ fn main() -> ExitCode {
                 formula_max_steps,
                 max_refuted: (!all_elements).then_some(max_refuted),
                 json_formula_chars,
+                json_dag_nodes,
                 origins_max_steps,
             },
         ),

@@ -93,8 +93,7 @@ impl Presampler {
             let f = |k: u32, i: u64| point_value(seed, round, k, i, grids);
             let a = p.values.eval(terms, reference, &f);
             let b = p.values.eval(terms, candidate, &f);
-            if !(a.is_finite() && b.is_finite()) || (a - b).abs() <= GROSS * a.abs().max(b.abs())
-            {
+            if !(a.is_finite() && b.is_finite()) || (a - b).abs() <= GROSS * a.abs().max(b.abs()) {
                 continue;
             }
             let enc = p.enclosures.get_or_insert_with(EnclosureMemo::default);
@@ -107,12 +106,13 @@ impl Presampler {
             if !x.disjoint(&y) {
                 continue;
             }
-            let inputs = super::inputs_of(terms, &[reference, candidate]);
-            if !super::int_inputs_of(terms, &[reference, candidate]).is_empty() {
+            let reads = super::Reads::of(terms, &[reference, candidate]);
+            if !reads.ints.is_empty() {
                 return None;
             }
             return Some(Counterexample {
-                inputs: inputs
+                inputs: reads
+                    .inputs
                     .iter()
                     .map(|&(tensor, index)| WitnessInput {
                         tensor,
@@ -122,7 +122,7 @@ impl Presampler {
                     .collect(),
                 reference: a,
                 candidate: b,
-                functions: super::interpretations_of(terms, &[reference, candidate]),
+                functions: reads.functions,
                 exact_difference: None,
             });
         }
@@ -146,7 +146,8 @@ fn recoverable_hull(node: &Node) -> Option<Option<Interval>> {
 /// `round`: a small dyadic rational (exact in `f64`), rounded onto the
 /// tensor's grid when it holds a narrow format.
 fn point_value(seed: u64, round: u32, tensor: u32, index: u64, grids: &[(u32, InputGrid)]) -> f64 {
-    let mut state = seed ^ (u64::from(round) << 56) ^ u64::from(tensor).wrapping_mul(0xA24B_AED4_963E_E407);
+    let mut state =
+        seed ^ (u64::from(round) << 56) ^ u64::from(tensor).wrapping_mul(0xA24B_AED4_963E_E407);
     super::splitmix(&mut state);
     state ^= index.wrapping_mul(0x9FB2_1C65_1E98_DF25);
     let r = super::splitmix(&mut state);

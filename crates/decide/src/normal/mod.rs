@@ -69,10 +69,10 @@ use hashbrown::{HashMap, HashSet};
 
 pub use cases::SplitOutcome;
 pub use consts::Recovery;
+pub(crate) use consts::rat_of_f64;
 /// Whether a constant's value is one constant recovery reads as exact
 /// (by its value alone, wherever it occurs), for the presampler's hulls.
 pub(crate) use consts::recover as recoverable_constant;
-pub(crate) use consts::rat_of_f64;
 pub use poly::{Atom, ExpKey, ExpPoly, Monomial, TermKey};
 pub use ring::{CondKey, RMono, RVar, RingArg, RingPoly, RingVar};
 

@@ -227,17 +227,20 @@ class FullFormulas:
     and ``dag`` holds both as one DAG with sharing (``{"nodes": [...],
     "reference": root id, "candidate": root id}``; README "JSON
     reports"). A side that is no kernel term (a formula reference, an
-    element one kernel does not write) is ``None`` too."""
+    element one kernel does not write) is ``None`` too. ``omitted`` says
+    why neither text nor DAG is given: the DAG would have taken the
+    report past its DAG node budget (``--json-dag-nodes``)."""
 
     reference: Optional[str]
     candidate: Optional[str]
     dag: Optional[Mapping[str, Any]] = None
+    omitted: Optional[str] = None
 
     @classmethod
     def _of(cls, d: Optional[Mapping[str, Any]]) -> Optional["FullFormulas"]:
         if not d:
             return None
-        return cls(d.get("reference"), d.get("candidate"), d.get("dag"))
+        return cls(d.get("reference"), d.get("candidate"), d.get("dag"), d.get("omitted"))
 
 
 @dataclass(frozen=True)

@@ -290,6 +290,31 @@ struct Reads {
 }
 
 impl Reads {
+    /// The witness at `point`: every input these reads name, with its
+    /// value, and the two terms' values there.
+    fn witness(
+        self,
+        point: &dyn Fn(u32, u64) -> f64,
+        reference: f64,
+        candidate: f64,
+    ) -> Counterexample {
+        Counterexample {
+            inputs: self
+                .inputs
+                .iter()
+                .map(|&(tensor, index)| WitnessInput {
+                    tensor,
+                    index,
+                    value: point(tensor, index),
+                })
+                .collect(),
+            reference,
+            candidate,
+            functions: self.functions,
+            exact_difference: None,
+        }
+    }
+
     fn of(terms: &Terms, roots: &[TermId]) -> Reads {
         let mut inputs = Vec::new();
         let mut ints = Vec::new();
@@ -532,11 +557,8 @@ fn find_counterexample(
     opts: &DecideOptions,
     fixed: &[((u32, u64), f64)],
 ) -> Option<Counterexample> {
-    let Reads {
-        inputs,
-        ints,
-        functions,
-    } = Reads::of(terms, &[reference, candidate]);
+    let reads = Reads::of(terms, &[reference, candidate]);
+    let (inputs, ints) = (&reads.inputs, &reads.ints);
     let int_roots = terms.is_int(reference) || terms.is_int(candidate);
     let algebraic = is_algebraic(terms, &[reference, candidate]);
     let mut state = opts.seed;
@@ -545,7 +567,7 @@ fn find_counterexample(
         let mut values: hashbrown::HashMap<(u32, u64), f64> =
             inputs.iter().copied().zip(vals.iter().copied()).collect();
         on_input_grids(&mut values, &opts.input_grids);
-        for (k, ty) in &ints {
+        for (k, ty) in ints {
             values.insert(*k, sample_int(round, *ty, &mut state));
         }
         for (k, v) in fixed {
@@ -556,7 +578,7 @@ fn find_counterexample(
         let f = |k: u32, i: u64| values.get(&(k, i)).copied().unwrap_or(0.0);
         if int_roots {
             // Integers: exact evaluation is the test and the confirmation.
-            if let Some(cx) = int_counterexample(terms, [reference, candidate], &inputs, &f) {
+            if let Some(cx) = int_counterexample(terms, [reference, candidate], inputs, &f) {
                 return Some(cx);
             }
             continue;
@@ -572,20 +594,7 @@ fn find_counterexample(
             confirmed(terms, [reference, candidate], algebraic, &f, recovered)
         };
         if ok {
-            return Some(Counterexample {
-                inputs: inputs
-                    .iter()
-                    .map(|&(tensor, index)| WitnessInput {
-                        tensor,
-                        index,
-                        value: f(tensor, index),
-                    })
-                    .collect(),
-                reference: v[0],
-                candidate: v[1],
-                functions,
-                exact_difference: None,
-            });
+            return Some(reads.witness(&f, v[0], v[1]));
         }
     }
     None

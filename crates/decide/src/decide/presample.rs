@@ -25,7 +25,7 @@
 use ptxeq_terms::F64Memo;
 
 use super::interval::{EnclosureMemo, Interval};
-use super::{Counterexample, DecideOptions, Enclosure, InputGrid, WitnessInput};
+use super::{Counterexample, DecideOptions, Enclosure, InputGrid};
 use crate::{Node, TermId, Terms};
 
 /// Points tried before a normal form is built: dyadics in [-2, 2], then
@@ -110,21 +110,7 @@ impl Presampler {
             if !reads.ints.is_empty() {
                 return None;
             }
-            return Some(Counterexample {
-                inputs: reads
-                    .inputs
-                    .iter()
-                    .map(|&(tensor, index)| WitnessInput {
-                        tensor,
-                        index,
-                        value: f(tensor, index),
-                    })
-                    .collect(),
-                reference: a,
-                candidate: b,
-                functions: reads.functions,
-                exact_difference: None,
-            });
+            return Some(reads.witness(&f, a, b));
         }
         None
     }

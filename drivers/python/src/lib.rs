@@ -91,16 +91,20 @@ fn run_spec_inner(
 }
 
 /// The options of one call: the CLI's `--formula-max-steps`, and of a
-/// check's report `--json-formula-chars` and `--show` (`None`: the CLI's
-/// defaults).
+/// check's report `--json-formula-chars`, `--json-dag-nodes` and `--show`
+/// (`None`: the CLI's defaults).
 fn run_options(
     formula_max_steps: Option<u64>,
     json_formula_chars: Option<usize>,
+    json_dag_nodes: Option<usize>,
     show: Option<usize>,
 ) -> api::RunOptions {
     let mut json = JsonOptions::default();
     if let Some(n) = json_formula_chars {
         json.formula_chars = n;
+    }
+    if let Some(n) = json_dag_nodes {
+        json.dag_nodes = n;
     }
     if let Some(n) = show {
         json.show = n;
@@ -115,7 +119,7 @@ fn run_options(
 /// `check.toml`); `texts` maps a kernel's `ptx` path to PTX text given
 /// inline. Returns the JSON report. Errors name the spec key.
 #[pyfunction]
-#[pyo3(signature = (mode, spec_json, base_dir, texts, cache = "default", formula_max_steps = None, json_formula_chars = None, show = None))]
+#[pyo3(signature = (mode, spec_json, base_dir, texts, cache = "default", formula_max_steps = None, json_formula_chars = None, show = None, json_dag_nodes = None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -127,8 +131,9 @@ fn run(
     formula_max_steps: Option<u64>,
     json_formula_chars: Option<usize>,
     show: Option<usize>,
+    json_dag_nodes: Option<usize>,
 ) -> PyResult<String> {
-    let opts = run_options(formula_max_steps, json_formula_chars, show);
+    let opts = run_options(formula_max_steps, json_formula_chars, json_dag_nodes, show);
     let texts: BTreeMap<PathBuf, String> = texts
         .into_iter()
         .map(|(k, v)| (PathBuf::from(k), v))
@@ -159,7 +164,8 @@ fn run(
 /// mode `auto`: `check` for a pair, `race` for one kernel), returning what
 /// [`run`] returns.
 #[pyfunction]
-#[pyo3(signature = (mode, path, cache = "default", formula_max_steps = None, json_formula_chars = None, show = None))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (mode, path, cache = "default", formula_max_steps = None, json_formula_chars = None, show = None, json_dag_nodes = None))]
 fn run_file(
     py: Python<'_>,
     mode: &str,
@@ -168,8 +174,9 @@ fn run_file(
     formula_max_steps: Option<u64>,
     json_formula_chars: Option<usize>,
     show: Option<usize>,
+    json_dag_nodes: Option<usize>,
 ) -> PyResult<String> {
-    let opts = run_options(formula_max_steps, json_formula_chars, show);
+    let opts = run_options(formula_max_steps, json_formula_chars, json_dag_nodes, show);
     py.detach(|| {
         let path = Path::new(path);
         let spec = CheckSpec::load(path).map_err(|e| e.to_string())?;

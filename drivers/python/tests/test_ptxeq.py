@@ -445,6 +445,15 @@ def test_full_formulas_follow_json_formula_chars():
     nodes = small.full.dag["nodes"]
     assert all(a < i for i, node in enumerate(nodes) for a in node.get("args", []))
     assert 0 <= small.full.dag["reference"] < len(nodes)
+    assert small.full.omitted is None
+    # json_dag_nodes bounds the DAG nodes of the whole report: below this
+    # one's, the failure says why it carries no formula.
+    none = ptxeq.check_spec(case, cache=False, json_formula_chars=n - 1,
+                            json_dag_nodes=len(nodes) - 1).tensors["y"].failures[0]
+    assert none.full.dag is None and none.full.reference is None
+    assert none.full.omitted and "--json-dag-nodes" in none.full.omitted
+    with pytest.raises(ptxeq.UsageError, match="json_dag_nodes"):
+        check_softmax(json_dag_nodes=-1)
     # The keyword form passes it too.
     with pytest.raises(ptxeq.UsageError, match="json_formula_chars"):
         check_softmax(json_formula_chars=-1)

@@ -232,7 +232,8 @@ def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Pa
           scalars: Optional[Mapping[str, Any]] = None, params: Optional[Sequence[str]] = None,
           entry: Optional[str] = None, cache: Union[bool, str, Path] = True,
           formula_max_steps: Optional[int] = None, json_formula_chars: Optional[int] = None,
-          show: Optional[int] = None, **options: Any) -> "CheckResult":
+          show: Optional[int] = None, json_dag_nodes: Optional[int] = None,
+          **options: Any) -> "CheckResult":
     """Prove ``candidate`` computes the same outputs as ``reference`` over the
     reals for every input and schedule, or show the bug (``ptxeq check``).
 
@@ -251,6 +252,9 @@ def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Pa
     ``json_formula_chars``: a failing element's whole formula
     (:attr:`ElementFailure.full`) is text up to this many characters, a
     DAG beyond (``--json-formula-chars``; default 100,000).
+    ``json_dag_nodes``: the DAG nodes all of a report's failures may carry
+    together (``--json-dag-nodes``; default 50,000); a failure past it
+    gets :attr:`FullFormulas.omitted` with the reason instead.
     ``show``: the first this many failures of each tensor get
     :attr:`ElementFailure.first_difference` (``--show``; default 3; each
     replays the CTA that wrote the element in both kernels).
@@ -261,7 +265,8 @@ def check(reference: Union[str, Path, Kernel, Formula], candidate: Union[str, Pa
     """
     spec, texts = _spec({"reference": reference, "candidate": candidate}, block=block, grid=grid,
                         tensors=tensors, scalars=scalars, params=params, entry=entry, options=options)
-    return _run("check", spec, texts, cache, formula_max_steps, json_formula_chars, show)
+    return _run("check", spec, texts, cache, formula_max_steps, json_formula_chars, show,
+                json_dag_nodes)
 
 
 def race(kernel: Union[str, Path, Kernel], *, block: Any = None, grid: Any = None,
@@ -296,14 +301,16 @@ def check_spec(path: Union[str, Path], *, mode: str = "auto",
                cache: Union[bool, str, Path] = True,
                formula_max_steps: Optional[int] = None,
                json_formula_chars: Optional[int] = None,
-               show: Optional[int] = None) -> "CheckResult":
+               show: Optional[int] = None,
+               json_dag_nodes: Optional[int] = None) -> "CheckResult":
     """Run a ``check.toml``: a pair (or a formula reference) is checked
     (``ptxeq check``), one kernel race-checked (``ptxeq race``); ``mode``
     forces ``check`` or ``race``. The other keywords as :func:`check`."""
     start = time.perf_counter()
     report = json.loads(_native.run_file(mode, os.fspath(path), _cache_word(cache), formula_max_steps,
                                          _count("json_formula_chars", json_formula_chars),
-                                         _count("show", show)))
+                                         _count("show", show),
+                                         _count("json_dag_nodes", json_dag_nodes)))
     return CheckResult._from_report(report, time.perf_counter() - start)
 
 
@@ -326,11 +333,11 @@ def _count(name: str, v: Optional[int]) -> Optional[int]:
 
 def _run(mode: str, spec: Dict[str, Any], texts: Dict[str, str], cache: Union[bool, str, Path],
          formula_max_steps: Optional[int] = None, json_formula_chars: Optional[int] = None,
-         show: Optional[int] = None) -> "CheckResult":
+         show: Optional[int] = None, json_dag_nodes: Optional[int] = None) -> "CheckResult":
     start = time.perf_counter()
     report = json.loads(_native.run(mode, _dumps(spec), os.getcwd(), texts, _cache_word(cache),
                                     formula_max_steps, _count("json_formula_chars", json_formula_chars),
-                                    _count("show", show)))
+                                    _count("show", show), _count("json_dag_nodes", json_dag_nodes)))
     return CheckResult._from_report(report, time.perf_counter() - start)
 
 

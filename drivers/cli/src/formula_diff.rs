@@ -234,7 +234,7 @@ pub const DEFAULT_ORIGINS_MAX_STEPS: u64 = 5_000_000;
 /// CTA's replay again with a [`ptxeq_symex::TermOrigins`] table, run once
 /// per kernel and CTA a report needs (only when a failure is printed),
 /// and only for a CTA that executed at most `max_steps`
-/// thread-instructions (the replay is eager: it keeps every partial sum).
+/// thread-instructions (the replay keeps its whole store).
 pub struct Origins {
     runs: HashMap<(Slot, [u32; 3]), Option<Replay>>,
     max_steps: u64,
@@ -261,7 +261,7 @@ impl Origins {
             .iter()
             .map(|(slot, cta, steps)| {
                 format!(
-                    "the instructions behind the first differences were not traced in the {} CTA ({},{},{}): it executed {steps} thread-instructions, over --origins-max-steps {} (tracing replays the CTA keeping every partial sum)",
+                    "the instructions behind the first differences were not traced in the {} CTA ({},{},{}): it executed {steps} thread-instructions, over --origins-max-steps {} (tracing replays the CTA keeping its whole store)",
                     slot.word(),
                     cta[0],
                     cta[1],

@@ -46,9 +46,21 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "N",
           default_value_t = crate::diagnostics::DEFAULT_MAX_DIAGNOSTICS)]
     pub max_diagnostics: usize,
+    /// Term-store memory the symbolic replays may hold at once, in MiB: a
+    /// replay whose estimated store would exceed it waits until running
+    /// ones finish (one always runs; 0: one at a time). Changes only when
+    /// replays run, never a verdict; `--timings` says how long they waited.
+    #[arg(long, global = true, value_name = "MIB",
+          default_value_t = ptxeq_symex::replay_memory::DEFAULT_REPLAY_MEMORY_MIB)]
+    pub replay_memory_mib: u64,
 }
 
 impl GlobalArgs {
+    /// Applies the process-wide settings (`--replay-memory-mib`).
+    pub fn apply_process_settings(&self) {
+        ptxeq_symex::replay_memory::set_replay_memory_mib(self.replay_memory_mib);
+    }
+
     /// Installs the tracing subscriber (and the timings layer).
     pub fn init_tracing(&self) {
         let level = match self.verbose {

@@ -100,8 +100,9 @@ enum Command {
         /// Trace which instructions built a refuted element's differing
         /// sub-terms (the report's "built in … by" lines) only for CTAs that
         /// executed at most N thread-instructions: the trace replays the CTA
-        /// again keeping every partial sum (on a K = 4096 GEMM a minute and
-        /// several GiB); past the bound the report says it was not traced.
+        /// again keeping its whole store (on a K = 4096 GEMM tens of
+        /// seconds and a GiB or more); past the bound the report says it
+        /// was not traced.
         #[arg(long, value_name = "N", default_value_t = ptxeq_cli::formula_diff::DEFAULT_ORIGINS_MAX_STEPS)]
         origins_max_steps: u64,
         /// Failing elements printed per output tensor (`--format json` /
@@ -374,6 +375,7 @@ fn main() -> ExitCode {
         }
     };
     cli.global.init_tracing();
+    cli.global.apply_process_settings();
     diagnostics::set_max_shown(cli.global.max_diagnostics);
     if cli.global.timings {
         ptxeq_db::counts::enable();

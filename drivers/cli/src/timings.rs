@@ -107,6 +107,14 @@ pub fn report(totals: &Totals, wall: Duration, cache: Option<&DiskCache>) -> Str
         ms(sum),
         ms(wall)
     ));
+    let (waited, waiting) = ptxeq_symex::replay_memory::waits();
+    if waited > 0 {
+        out.push_str(&format!(
+            "  {waited} replay(s) waited {} for others to finish (--replay-memory-mib {})\n",
+            ms(waiting),
+            ptxeq_symex::replay_memory::replay_memory() >> 20
+        ));
+    }
     match cache {
         None => out.push_str("disk cache: off\n"),
         Some(c) => {

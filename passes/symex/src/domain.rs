@@ -27,8 +27,10 @@ pub struct TermDomain {
     pub origins: Option<TermOrigins>,
     /// Pending accumulation sums (`ptxeq_terms::SumChains`): a partial sum
     /// is interned only when something other than another addition reads
-    /// it. Off (`lazy == false`) when origins are recorded, so that every
-    /// term is attributed to the instruction that computed it.
+    /// it. Off (`lazy == false`) only in the eager grid runs. When
+    /// origins are recorded the chains tag each pending sum with the
+    /// addition that made it, and a sum interned late (when read) is
+    /// attributed to that addition, as an eager replay would have.
     chains: SumChains,
     lazy: bool,
 }
@@ -66,6 +68,24 @@ impl TermOrigins {
             self.mark = len;
         }
         self.current = Some(at);
+    }
+
+    /// The terms `from..to`, made while the current instruction ran, were
+    /// built for instruction `at` (a pending sum it completed, interned
+    /// when read): a range of their own, and the terms after them go to
+    /// the current instruction again.
+    fn attribute(&mut self, from: usize, to: usize, at: u32) {
+        let (from, to) = (from as u32, to as u32);
+        if from > self.mark {
+            if let Some(cur) = self.current {
+                self.marks.push((self.mark, cur));
+            }
+            self.mark = from;
+        }
+        if to > self.mark {
+            self.marks.push((self.mark, at));
+            self.mark = to;
+        }
     }
 
     /// Closes the last range (the terms made after the last instruction,
@@ -111,9 +131,19 @@ impl TermDomain {
         self.terms
     }
 
-    /// The interned term of a value (building a pending sum's node).
+    /// The interned term of a value (building a pending sum's node; with
+    /// origins, the node is attributed to the addition that completed the
+    /// sum, not to the instruction that reads it).
     pub fn force(&mut self, v: Sum) -> TermId {
-        self.chains.force(&mut self.terms, v)
+        let Some(origins) = &mut self.origins else {
+            return self.chains.force(&mut self.terms, v);
+        };
+        let before = self.terms.len();
+        let t = self.chains.force(&mut self.terms, v);
+        if let Some(at) = self.chains.tag(v) {
+            origins.attribute(before, self.terms.len(), at);
+        }
+        t
     }
 
     /// Counters of the deferred sums (profiles, benches).
@@ -124,7 +154,14 @@ impl TermDomain {
     /// `a + b`, deferred when it extends an accumulation (see `chains`).
     fn add(&mut self, a: Sum, b: Sum) -> Sum {
         if self.lazy {
-            return self.chains.add(&mut self.terms, a, b);
+            if self.origins.is_none() {
+                return self.chains.add(&mut self.terms, a, b);
+            }
+            // `SumChains::add`, forcing through `force` so that a full
+            // chain's sum is attributed to the addition that completed it.
+            if let Some(s) = self.chains.extend(&self.terms, a, b) {
+                return s;
+            }
         }
         let (a, b) = (self.force(a), self.force(b));
         Sum::Term(self.terms.add(a, b))
@@ -144,9 +181,11 @@ impl TermDomain {
     /// ([`TermOrigins`]).
     pub fn with_origins(terms: Terms) -> Self {
         let origins = Some(TermOrigins::starting_at(terms.len()));
+        let mut chains = SumChains::new();
+        chains.record_tags();
         TermDomain {
             origins,
-            lazy: false,
+            chains,
             ..TermDomain::new(terms)
         }
     }
@@ -445,6 +484,7 @@ impl Domain for TermDomain {
     fn at_instr(&mut self, at: u32) {
         if let Some(o) = &mut self.origins {
             o.step(self.terms.len(), at);
+            self.chains.set_tag(at);
         }
     }
 }
@@ -485,6 +525,38 @@ mod tests {
         let later = d.terms.input(0, 2);
         assert_eq!(o.of(later), None);
     }
+    /// With origins, a pending sum interned when it is read is attributed
+    /// to the addition that completed it (as an eager replay would have
+    /// built it there), and what the reader builds to the reader.
+    #[test]
+    fn a_sum_interned_when_read_is_attributed_to_its_last_addition() {
+        let mut d = TermDomain::with_origins(Terms::new());
+        let at = |index| ptxeq_exec::InstrRef { func: 0, index };
+        let packed = |r: ptxeq_exec::InstrRef| (r.func << 22) | r.index;
+        d.at_instr(packed(at(1)));
+        let p: Vec<Sum> = (0..3)
+            .map(|i| {
+                let a = d.terms.input(0, i);
+                let b = d.terms.input(1, i);
+                Sum::Term(d.terms.mul(a, b))
+            })
+            .collect();
+        d.at_instr(packed(at(2)));
+        let s = d.binary(BinOp::Add, p[0], p[1]);
+        d.at_instr(packed(at(3)));
+        let s = d.binary(BinOp::Add, s, p[2]);
+        assert!(matches!(s, Sum::Pending(_)), "deferred");
+        d.at_instr(packed(at(4)));
+        let m = d.binary(BinOp::Mul, s, p[0]);
+        let (m, s) = (d.force(m), d.force(s));
+        let mut o = d.origins.take().unwrap();
+        o.finish(d.terms.len());
+        assert_eq!(o.of(s), Some(at(3)));
+        assert_eq!(o.of(m), Some(at(4)));
+        let first = d.force(p[0]);
+        assert_eq!(o.of(first), Some(at(1)));
+    }
+
     use ptxeq_terms::{Func, Rat};
 
     /// The idioms without atoms of their own are their exact terms: the

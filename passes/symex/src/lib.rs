@@ -15,6 +15,7 @@
 
 mod domain;
 mod input_ids;
+pub mod replay_memory;
 
 pub use domain::{TermDomain, TermOrigins};
 
@@ -101,6 +102,8 @@ static EXPORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// blocking findings (races, deadlocks, unsupported constructs): the
 /// output of a racy run is schedule-dependent and has no meaning.
 pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState {
+    // Held until the store is exported (the end of this function).
+    let _admitted = replay_memory::admit(replay_memory::estimate(unrolled));
     let mut terms = Terms::new();
     terms.set_tensor_names(input.input_names());
     terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
@@ -138,6 +141,12 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
             // and both growing graphs (about 0.5 GiB more at the peak of a
             // K = 4096 GEMM pair). The other replay waits about a second.
             let terms = domain.into_terms();
+            tracing::debug!(
+                values_built = unrolled.values_built,
+                instructions = unrolled.stats.instructions_executed,
+                nodes = terms.len(),
+                "replay store"
+            );
             let graph = {
                 let _one = EXPORT.lock().unwrap_or_else(|e| e.into_inner());
                 terms.into_graph(&roots)
@@ -164,15 +173,26 @@ pub fn symbolic_state(input: &CtaInput, unrolled: &UnrolledCta) -> SymbolicState
 /// which instruction first built each term — for a report that names the
 /// instructions behind a refuted element's differing sub-terms. Run on
 /// demand (only when a refutation is reported), never in the pipeline:
-/// the pipeline's replay keeps no such table. `None` when the replay
-/// leaves the unrolled path.
+/// the pipeline's replay keeps no such table. Partial sums are deferred
+/// as in the pipeline's replay (a sum interned when read, or at the end
+/// for an output, is attributed to the addition that completed it).
+/// `None` when the replay leaves the unrolled path.
 pub fn term_origins(input: &CtaInput, unrolled: &UnrolledCta) -> Option<(Terms, TermOrigins)> {
     let mut terms = Terms::new();
     terms.set_tensor_names(input.input_names());
     terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());
     terms.set_scalar_inputs(input.first_symbol());
     let domain = TermDomain::with_origins(terms);
-    let (_, domain) = ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain).ok()?;
+    let (run, mut domain) =
+        ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain).ok()?;
+    // The outputs' pending sums, interned as the pipeline's replay does.
+    for t in run.outputs {
+        for (_, v) in t.elements {
+            if let OutputValue::Data(v) = v {
+                domain.force(v);
+            }
+        }
+    }
     let mut origins = domain.origins?;
     origins.finish(domain.terms.len());
     Some((domain.terms, origins))
@@ -240,6 +260,7 @@ pub fn symbolic_grid_state(
 ) -> SymbolicState {
     let ctas: Vec<[u32; 3]> = unrolled.ctas.iter().map(|u| u.cta).collect();
     let first = ctas.first().copied().unwrap_or([0, 0, 0]);
+    let _admitted = replay_memory::admit(unrolled.ctas.iter().map(replay_memory::estimate).sum());
     let mut terms = Terms::new();
     terms.set_tensor_names(input.tensors.iter().map(|t| t.name.clone()).collect());
     terms.set_tensor_shapes(input.tensors.iter().map(|t| t.shape.clone()).collect());

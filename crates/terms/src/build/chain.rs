@@ -105,6 +105,18 @@ pub struct ChainStats {
 pub struct SumChains {
     slots: Vec<Slot>,
     stats: ChainStats,
+    /// Which tag (a caller's instruction number) made each pending sum,
+    /// when asked for ([`SumChains::record_tags`]).
+    tags: Option<Tags>,
+}
+
+/// The tags of [`SumChains::record_tags`]: per slot and prefix length, the
+/// tag current when the addition that made that handle ran (`u32::MAX`:
+/// none).
+#[derive(Default)]
+struct Tags {
+    current: u32,
+    by_slot: Vec<[u32; FLATTEN_LIMIT]>,
 }
 
 impl SumChains {
@@ -124,13 +136,51 @@ impl SumChains {
     /// `a + b`: the value [`Terms::add`] gives for the forced operands,
     /// deferred when it is one more operand joining a sum on the fast path.
     pub fn add(&mut self, terms: &mut Terms, a: Sum, b: Sum) -> Sum {
-        if let Some(s) = self.try_extend(terms, a, b) {
-            self.stats.deferred += 1;
+        if let Some(s) = self.extend(terms, a, b) {
             return s;
         }
         let a = self.force(terms, a);
         let b = self.force(terms, b);
         Sum::Term(terms.add(a, b))
+    }
+
+    /// `a + b` as a deferred step, when it is one (else `None`, and
+    /// [`SumChains::add`] would force both and call [`Terms::add`]): for a
+    /// caller that forces through its own bookkeeping.
+    pub fn extend(&mut self, terms: &Terms, a: Sum, b: Sum) -> Option<Sum> {
+        let s = self.try_extend(terms, a, b)?;
+        self.stats.deferred += 1;
+        if let (Some(tags), Sum::Pending(p)) = (&mut self.tags, s) {
+            if tags.by_slot.len() <= p.slot() {
+                tags.by_slot.resize(p.slot() + 1, [u32::MAX; FLATTEN_LIMIT]);
+            }
+            tags.by_slot[p.slot()][p.len() - 1] = tags.current;
+        }
+        Some(s)
+    }
+
+    /// Records from now on which tag ([`SumChains::set_tag`]) made each
+    /// pending sum, for [`SumChains::tag`]: a replay that names the
+    /// instruction behind each term attributes a sum interned late (when
+    /// it is read) to the addition that completed it.
+    pub fn record_tags(&mut self) {
+        self.tags.get_or_insert_with(Tags::default);
+    }
+
+    /// The tag of the additions that follow (when tags are recorded).
+    #[inline]
+    pub fn set_tag(&mut self, tag: u32) {
+        if let Some(t) = &mut self.tags {
+            t.current = tag;
+        }
+    }
+
+    /// The tag current when the addition that made the pending sum `s`
+    /// ran (`None`: a term, or tags not recorded then).
+    pub fn tag(&self, s: Sum) -> Option<u32> {
+        let Sum::Pending(p) = s else { return None };
+        let tag = self.tags.as_ref()?.by_slot.get(p.slot())?[p.len() - 1];
+        (tag != u32::MAX).then_some(tag)
     }
 
     /// The interned term of `s` (building it if pending).
@@ -334,6 +384,44 @@ mod tests {
             5 => x,
             _ => t.mul(x, y),
         }
+    }
+
+    /// With tags recorded, a pending sum names the tag of the addition
+    /// that made it, each copy of a handle its own; terms and sums made
+    /// before recording have none.
+    #[test]
+    fn a_pending_sum_carries_the_tag_of_the_addition_that_made_it() {
+        let mut t = Terms::new();
+        let mut c = SumChains::new();
+        let p: Vec<TermId> = (0..6)
+            .map(|i| {
+                let a = t.input(0, i);
+                let b = t.input(1, i);
+                t.mul(a, b)
+            })
+            .collect();
+        // Two products make an interned sum; a third joins it deferred.
+        let base = Sum::Term(t.add(p[0], p[1]));
+        let untagged = c.add(&mut t, base, Sum::Term(p[2]));
+        assert!(matches!(untagged, Sum::Pending(_)));
+        c.record_tags();
+        assert_eq!(c.tag(untagged), None);
+        assert_eq!(c.tag(base), None);
+        c.set_tag(7);
+        let s = c.add(&mut t, untagged, Sum::Term(p[3]));
+        c.set_tag(9);
+        // Extends the same prefix again: a copy with its own tag.
+        let s2 = c.add(&mut t, untagged, Sum::Term(p[4]));
+        let s3 = c.add(&mut t, s, Sum::Term(p[4]));
+        assert_eq!(
+            (c.tag(s), c.tag(s2), c.tag(s3)),
+            (Some(7), Some(9), Some(9))
+        );
+        // `extend` is `add`'s deferred step, and nothing else.
+        c.set_tag(11);
+        let s4 = c.extend(&t, s3, Sum::Term(p[5])).expect("deferred");
+        assert_eq!(c.tag(s4), Some(11));
+        assert_eq!(c.extend(&t, Sum::Term(p[0]), Sum::Term(p[1])), None);
     }
 
     /// Every sequence of additions gives the same terms, deferred or

@@ -525,6 +525,7 @@ mod tests {
         let later = d.terms.input(0, 2);
         assert_eq!(o.of(later), None);
     }
+
     /// With origins, a pending sum interned when it is read is attributed
     /// to the addition that completed it (as an eager replay would have
     /// built it there), and what the reader builds to the reader.

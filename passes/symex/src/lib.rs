@@ -185,14 +185,9 @@ pub fn term_origins(input: &CtaInput, unrolled: &UnrolledCta) -> Option<(Terms, 
     let domain = TermDomain::with_origins(terms);
     let (run, mut domain) =
         ptxeq_exec::replay(input, unrolled.cta, &unrolled.trace, domain).ok()?;
-    // The outputs' pending sums, interned as the pipeline's replay does.
-    for t in run.outputs {
-        for (_, v) in t.elements {
-            if let OutputValue::Data(v) = v {
-                domain.force(v);
-            }
-        }
-    }
+    // The outputs' pending sums, interned as the pipeline's replay does
+    // (the roots themselves are not needed).
+    number_roots(run.outputs, &mut domain);
     let mut origins = domain.origins?;
     origins.finish(domain.terms.len());
     Some((domain.terms, origins))

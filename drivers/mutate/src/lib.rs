@@ -61,30 +61,56 @@ pub fn selected(name: &str, filters: &[String], excludes: &[String]) -> bool {
 
 /// Runs every [`selected`] case under `root`, calling `progress` after
 /// each case.
+///
+/// Cases run side by side, one per available core, each on its own
+/// database; `progress` sees them in the order they finish, the summary
+/// lists them in corpus order. No outcome depends on the order: the step
+/// budget is counted per mutant, and the wall-clock timeout
+/// ([`Options::timeout`], 20 minutes by default) is far above any case.
+/// The case workers are plain threads, not rayon's: a check waits for
+/// its worker thread ([`run_case`]'s timeout), and a rayon worker
+/// blocked in that wait could not run the check's own parallel work.
 pub fn run_corpus(
     root: &Path,
     filters: &[String],
     excludes: &[String],
     opts: &Options,
     allow: &AllowList,
-    mut progress: impl FnMut(&CaseResult),
+    progress: impl Fn(&CaseResult) + Sync,
 ) -> Result<Summary, String> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let cases = ptxeq_corpus::discover(root)
         .map_err(|e| format!("cannot read the corpus at {}: {e}", root.display()))?;
-    let mut results = Vec::new();
-    for case in cases {
-        if !selected(&case.name, filters, excludes) {
-            continue;
+    let targets: Vec<_> = cases
+        .into_iter()
+        .filter(|case| selected(&case.name, filters, excludes))
+        .filter(|case| {
+            ptxeq_spec::CheckSpec::load(&case.spec_path())
+                .map(|s| run::is_target(&s))
+                .unwrap_or(true) // a broken spec is reported by run_case
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, CaseResult)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(targets.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = targets.get(i) else { break };
+                    let r = run_case(case, opts, allow);
+                    progress(&r);
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+                }
+            });
         }
-        let target = ptxeq_spec::CheckSpec::load(&case.spec_path())
-            .map(|s| run::is_target(&s))
-            .unwrap_or(true); // a broken spec is reported by run_case
-        if !target {
-            continue;
-        }
-        let r = run_case(&case, opts, allow);
-        progress(&r);
-        results.push(r);
-    }
+    });
+    let mut results = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    let results = results.into_iter().map(|(_, r)| r).collect();
     Ok(Summary::new(opts.seed, results, allow))
 }

@@ -139,10 +139,14 @@ fn real_main(args: Args) -> Result<ExitCode, String> {
         &opts,
         &allow,
         |c| {
+            // One write per case: cases finish on several threads.
+            use std::fmt::Write as _;
+            let mut log = String::new();
             if let Some(why) = &c.skipped {
-                eprintln!("{}: skipped: {why}", c.case);
+                let _ = writeln!(log, "{}: skipped: {why}", c.case);
             } else {
-                eprintln!(
+                let _ = writeln!(
+                    log,
                     "{}: original proved in {} ms, {} thread-instructions{}; {} of {} mutants and \
                  rewrites run",
                     c.case,
@@ -162,7 +166,8 @@ fn real_main(args: Args) -> Result<ExitCode, String> {
                     Outcome::Crash { what } => format!(" ({what})"),
                     _ => String::new(),
                 };
-                eprintln!(
+                let _ = writeln!(
+                    log,
                     "{} {} {}{extra} [{}, {} ms] {}",
                     c.case,
                     r.mutant.id,
@@ -172,6 +177,7 @@ fn real_main(args: Args) -> Result<ExitCode, String> {
                     r.mutant.desc
                 );
             }
+            eprint!("{log}");
         },
     )?;
     println!("{}", summary.table());

@@ -545,6 +545,28 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
         .collect();
     result.available = all.len();
 
+    // Heavy cases (a fixed list, so the sample stays deterministic) get
+    // fewer mutants.
+    let (mut n_mut, mut n_rw) = (opts.mutants, opts.rewrites);
+    if let Some(h) = opts.heavy.iter().find(|h| case.name.contains(&h.pattern)) {
+        result.heavy = true;
+        n_mut = Some(n_mut.map_or(h.mutants, |n| n.min(h.mutants)));
+        n_rw = Some(n_rw.map_or(h.rewrites, |n| n.min(h.rewrites)));
+    }
+    let (rewrites, mutations): (Vec<Mutant>, Vec<Mutant>) =
+        all.into_iter().partition(|m| m.op.is_rewrite());
+    let mut chosen = pick(mutations, n_mut, opts.seed, &case.name);
+    chosen.extend(pick(rewrites, n_rw, opts.seed, &case.name));
+
+    // Nothing to run (no site of the chosen operators): the original's
+    // check would decide nothing, so it is not run.
+    if chosen.is_empty() {
+        return skip(
+            result,
+            "no mutant or rewrite of the chosen operators".into(),
+        );
+    }
+
     let mut s = Session::new(&spec_path, &spec, ref_text, cand_text.clone());
     let ctas = ptxeq_db::ctas_of(&spec);
     let t0 = Instant::now();
@@ -572,19 +594,6 @@ pub fn run_case(case: &CaseDir, opts: &Options, allow: &AllowList) -> CaseResult
         .saturating_mul(opts.step_factor)
         .saturating_add(STEP_SLACK);
     result.baseline_steps = orig_cov.total_steps;
-
-    // Heavy cases (a fixed list, so the sample stays deterministic) get
-    // fewer mutants.
-    let (mut n_mut, mut n_rw) = (opts.mutants, opts.rewrites);
-    if let Some(h) = opts.heavy.iter().find(|h| case.name.contains(&h.pattern)) {
-        result.heavy = true;
-        n_mut = Some(n_mut.map_or(h.mutants, |n| n.min(h.mutants)));
-        n_rw = Some(n_rw.map_or(h.rewrites, |n| n.min(h.rewrites)));
-    }
-    let (rewrites, mutations): (Vec<Mutant>, Vec<Mutant>) =
-        all.into_iter().partition(|m| m.op.is_rewrite());
-    let mut chosen = pick(mutations, n_mut, opts.seed, &case.name);
-    chosen.extend(pick(rewrites, n_rw, opts.seed, &case.name));
 
     for m in chosen {
         let r = run_mutant(

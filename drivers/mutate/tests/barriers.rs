@@ -1,7 +1,7 @@
 //! Every barrier deletion (`bar.sync`, `barrier.sync`, `bar.warp.sync`) of
 //! every case proved in under a second: each must be killed (a race, or a
 //! difference) or be a reviewed redundant barrier in `allow.toml`. About
-//! 30 s in release on two cores.
+//! 100 s in release on two cores (cases run side by side).
 //!
 //! It guards issue 13 item 1: deleting the barrier between thread 0's
 //! plain `acc = 0` and the warp leaders' `atomicAdd(&acc, ..)` in

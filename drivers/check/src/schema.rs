@@ -31,9 +31,15 @@ pub const RACE: &str = "ptxeq.race/1";
 pub const LIFT: &str = "ptxeq.lift/1";
 
 /// The `ptxeq.check/1` report: an equivalence check.
+///
+/// `F` is the form of each failure's `failure` object: a JSON value when
+/// a report is read back (the default); the CLI writes the verdicts' own
+/// typed failure, whose serialisation is that same JSON, so a report with
+/// tens of thousands of witness inputs per failure is written out without
+/// first being built as a tree of JSON values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CheckReport {
+pub struct CheckReport<F = Value> {
     /// Always [`CHECK`].
     pub schema: String,
     pub verdict: Verdict,
@@ -49,7 +55,7 @@ pub struct CheckReport {
     pub tensor_numbers: Vec<String>,
     pub symbolic_scalars: Vec<String>,
     /// Per output tensor: element counts and the first failing elements.
-    pub outputs: Vec<Output>,
+    pub outputs: Vec<Output<F>>,
     /// The reference's CTAs compared (null when nothing was compared).
     pub ctas: Option<Vec<[u32; 3]>>,
     pub candidate_ctas: Option<Vec<[u32; 3]>>,
@@ -78,10 +84,10 @@ pub enum Reference {
     },
 }
 
-/// One output tensor of a check.
+/// One output tensor of a check (`F`: see [`CheckReport`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Output {
+pub struct Output<F = Value> {
     /// Its input number.
     pub tensor: u32,
     pub name: String,
@@ -100,13 +106,13 @@ pub struct Output {
     /// already final (`--max-refuted`; `--all-elements` decides all).
     #[serde(default)]
     pub not_decided: u64,
-    pub failures: Vec<ElementFailure>,
+    pub failures: Vec<ElementFailure<F>>,
 }
 
-/// A refuted or undecided element.
+/// A refuted or undecided element (`F`: see [`CheckReport`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ElementFailure {
+pub struct ElementFailure<F = Value> {
     pub index: u64,
     pub coords: Vec<u64>,
     /// The reference's formula of the element.
@@ -114,7 +120,7 @@ pub struct ElementFailure {
     pub candidate: String,
     /// `{"kind": "refuted" | "written-by-one" | "bits-differ" | "unknown"
     /// | "unsupported", …}` with the counterexample or the reason.
-    pub failure: Value,
+    pub failure: F,
     /// The store that wrote the reference kernel's value (absent for a
     /// formula reference, an element the reference does not write, or a
     /// writer not recorded). Optional, added within `/1`.

@@ -710,8 +710,10 @@ fn has_difference(f: &ElementFailure) -> bool {
     matches!(f.failure, Failure::Refuted { .. } | Failure::Unknown { .. })
 }
 
-/// The schema form of an output tensor's element verdicts.
-fn output_json(t: &TensorVerdicts, cx: &mut JsonContext<'_>) -> schema::Output {
+/// The schema form of an output tensor's element verdicts, each failure
+/// as the verdicts' typed [`Failure`] (serialised as the schema's
+/// `failure` object).
+fn output_json<'t>(t: &'t TensorVerdicts, cx: &mut JsonContext<'_>) -> schema::Output<&'t Failure> {
     let mut failures = Vec::with_capacity(t.failures.len());
     for (i, f) in t.failures.iter().enumerate() {
         let e = cx.terms.as_ref();
@@ -746,7 +748,7 @@ fn output_json(t: &TensorVerdicts, cx: &mut JsonContext<'_>) -> schema::Output {
             coords: f.coords.clone(),
             reference: f.reference.clone(),
             candidate: f.candidate.clone(),
-            failure: serde_json::to_value(&f.failure).unwrap_or_default(),
+            failure: &f.failure,
             reference_store: cx
                 .stores
                 .name(Slot::Reference, f.reference_store)
@@ -775,9 +777,19 @@ fn output_json(t: &TensorVerdicts, cx: &mut JsonContext<'_>) -> schema::Output {
     }
 }
 
+/// Writes the report straight to stdout as it is serialised: a report
+/// whose refuted elements read tens of thousands of inputs each (an
+/// attention row) is never held as a tree of JSON values or as one
+/// string. A closed stdout is ignored, as `outln!` does.
 fn print_json(db: &Database, loaded: &LoadedSpec, outcome: &Outcome, opts: JsonOptions) {
-    let out = report_json_with(db, loaded, outcome, opts);
-    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    use std::io::Write as _;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let written = match report_typed(db, loaded, outcome, opts) {
+        Some(report) => serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from),
+        None => w.write_all(b"null"),
+    };
+    let _ = written.and_then(|()| writeln!(w)).and_then(|()| w.flush());
 }
 
 /// The `ptxeq.check/1` JSON report (`--format json` with the default
@@ -794,9 +806,20 @@ pub fn report_json_with(
     outcome: &Outcome,
     opts: JsonOptions,
 ) -> serde_json::Value {
-    let Some(report) = outcome.check_report() else {
-        return serde_json::Value::Null;
-    };
+    report_typed(db, loaded, outcome, opts)
+        .and_then(|r| serde_json::to_value(r).ok())
+        .unwrap_or_default()
+}
+
+/// The `ptxeq.check/1` report with each failure still the verdicts'
+/// typed [`Failure`]; `None` when the outcome is not a check's.
+fn report_typed<'o>(
+    db: &Database,
+    loaded: &LoadedSpec,
+    outcome: &'o Outcome,
+    opts: JsonOptions,
+) -> Option<schema::CheckReport<&'o Failure>> {
+    let report = outcome.check_report()?;
     let spec = loaded.spec.spec(db);
     let names = InputNames::of(db, loaded, report);
     let failing_kernel = outcome.decided_by.map(|s| s.word().to_string());
@@ -858,7 +881,7 @@ pub fn report_json_with(
         binding_assumptions: crate::cmd_race::binding_assumptions(&report.kernels),
         time_ms: outcome.elapsed.as_secs_f64() * 1e3,
     };
-    serde_json::to_value(out).unwrap_or_default()
+    Some(out)
 }
 
 #[cfg(test)]

@@ -514,3 +514,34 @@ fn the_first_difference_is_in_json_and_sarif() {
     assert!(at("reduce0.ptx", load), "{r}");
     assert!(at(&file, src_line), "{r}");
 }
+
+/// `ptxeq check --format json` writes its report as it serialises it,
+/// never as a tree of JSON values (an attention row's witness names tens
+/// of thousands of inputs): what it writes is, field for field and times
+/// aside, the report the in-process API builds as a value
+/// (`api::run_json`, what the Python bindings read).
+#[test]
+fn the_streamed_json_report_is_the_api_report() {
+    use ptxeq_cli::api;
+    let path = support::repo().join("corpus/bugs/misc-relu6-dropped-clamp/check.toml");
+    let (mut written, _) = json_report(&["check", path.to_str().unwrap(), "--no-cache"], 1);
+    let spec = ptxeq_spec::CheckSpec::load(&path).expect("spec");
+    let checker = ptxeq_check::Checker::with_cache(None);
+    let loaded = api::load(checker.db(), spec, &path, &Default::default()).expect("loads");
+    let mut built = api::run_json(
+        &checker,
+        api::Mode::Auto,
+        &loaded,
+        api::RunOptions::default(),
+    )
+    .expect("a check report");
+    assert!(
+        built["outputs"][0]["failures"][0]["failure"]["counterexample"]["inputs"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "a refuted element with its witness: {built}"
+    );
+    redact_json(&mut written);
+    redact_json(&mut built);
+    assert_eq!(written, built);
+}

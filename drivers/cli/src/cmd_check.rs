@@ -537,6 +537,30 @@ pub(crate) fn print_human(
 /// Inputs of a counterexample printed before eliding.
 const WITNESS_SHOWN: usize = 12;
 
+/// A counterexample's inputs as the human report and SARIF messages show
+/// them: symbolic scalars first (few, and what a reader looks for), then
+/// the first [`WITNESS_SHOWN`] in all, and how many more the JSON report
+/// lists (an attention row's witness names tens of thousands).
+pub(crate) fn witness_shown(
+    cx: &ptxeq_decide::decide::Counterexample,
+    names: &InputNames,
+) -> String {
+    let mut ordered: Vec<_> = cx.inputs.iter().collect();
+    ordered.sort_by_key(|w| w.tensor < names.first_symbol);
+    let inputs: Vec<String> = ordered
+        .into_iter()
+        .take(WITNESS_SHOWN)
+        .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
+        .collect();
+    let more = cx.inputs.len().saturating_sub(WITNESS_SHOWN);
+    let more = if more > 0 {
+        format!(", … ({more} more in --format json)")
+    } else {
+        String::new()
+    };
+    format!("{}{more}", inputs.join(", "))
+}
+
 /// How far the length of a cut formula is counted (the human report's
 /// note; JSON uses `--json-formula-chars`).
 const TEXT_CHARS: usize = crate::full_formulas::DEFAULT_TEXT_CHARS;
@@ -602,21 +626,7 @@ fn print_failure(
     }
     match &f.failure {
         Failure::Refuted { counterexample: cx } => {
-            // Symbolic scalars first: few, and what a reader looks for.
-            let mut ordered: Vec<_> = cx.inputs.iter().collect();
-            ordered.sort_by_key(|w| w.tensor < names.first_symbol);
-            let inputs: Vec<String> = ordered
-                .into_iter()
-                .take(WITNESS_SHOWN)
-                .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
-                .collect();
-            let more = cx.inputs.len().saturating_sub(WITNESS_SHOWN);
-            let more = if more > 0 {
-                format!(", … ({more} more in --format json)")
-            } else {
-                String::new()
-            };
-            outln!("    counterexample: {}{more}", inputs.join(", "));
+            outln!("    counterexample: {}", witness_shown(cx, names));
             outln!(
                 "    gives reference = {}, candidate = {}",
                 cx.reference,

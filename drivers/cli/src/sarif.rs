@@ -116,22 +116,15 @@ pub fn render_check(
         for (i, f) in t.failures.iter().enumerate() {
             let coords: Vec<String> = f.coords.iter().map(|c| c.to_string()).collect();
             let (rule, detail) = match &f.failure {
-                Failure::Refuted { counterexample: cx } => {
-                    let inputs: Vec<String> = cx
-                        .inputs
-                        .iter()
-                        .map(|w| format!("{} = {}", names.label(w.tensor, w.index), w.value))
-                        .collect();
-                    (
-                        Verdict::NotEquivalent,
-                        format!(
-                            "counterexample {} gives reference = {}, candidate = {}",
-                            inputs.join(", "),
-                            cx.reference,
-                            cx.candidate
-                        ),
-                    )
-                }
+                Failure::Refuted { counterexample: cx } => (
+                    Verdict::NotEquivalent,
+                    format!(
+                        "counterexample {} gives reference = {}, candidate = {}",
+                        crate::cmd_check::witness_shown(cx, names),
+                        cx.reference,
+                        cx.candidate
+                    ),
+                ),
                 Failure::WrittenByOne { writer } => (
                     Verdict::NotEquivalent,
                     format!("written only by the {writer}"),

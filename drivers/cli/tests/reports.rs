@@ -545,3 +545,39 @@ fn the_streamed_json_report_is_the_api_report() {
     redact_json(&mut built);
     assert_eq!(written, built);
 }
+
+/// A SARIF result's message shows a counterexample as the human report
+/// does: the first inputs and how many more the JSON report lists, not
+/// every input (an attention row's witness names tens of thousands).
+#[test]
+fn sarif_messages_elide_long_witnesses() {
+    let case = "corpus/bugs/softmax-online-missing-rescale/check.toml";
+    let (code, out, err) = ptxeq(&["check", case, "--max-refuted", "1", "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let text = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "not-equivalent")
+        .and_then(|r| r["message"]["text"].as_str())
+        .expect("a not-equivalent result")
+        .to_string();
+    let (_, report) = json_report(&["check", case, "--max-refuted", "1"], 1);
+    let AnyReport::Check(report) = report else {
+        panic!("a check report")
+    };
+    let inputs = report.outputs[0].failures[0].failure["counterexample"]["inputs"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(inputs > 12, "the case's witness has {inputs} inputs");
+    assert!(
+        text.contains(&format!("({} more in --format json)", inputs - 12)),
+        "{text}"
+    );
+    let shown = text
+        .split(" gives ")
+        .next()
+        .map_or(0, |cx| cx.matches(" = ").count());
+    assert_eq!(shown, 12, "{text}");
+}

@@ -67,6 +67,46 @@ pub fn run_json(
     loaded: &LoadedSpec,
     opts: RunOptions,
 ) -> Result<serde_json::Value, String> {
+    let outcome = run(checker, mode, loaded, opts)?;
+    let db = checker.db();
+    Ok(match &outcome.report {
+        Report::Lift(reports) => crate::cmd_lift::report_json(reports),
+        Report::Check(_) => crate::cmd_check::report_json_with(db, loaded, &outcome, opts.json),
+        Report::Race(_) => crate::cmd_race::report_json(db, &outcome),
+    })
+}
+
+/// [`run_json`]'s report as compact JSON text. A check's report is
+/// serialised straight from its typed form, never built as a tree of
+/// JSON values first (a refuted attention row's witness names tens of
+/// thousands of inputs): the same JSON as [`run_json`]'s value.
+pub fn run_json_text(
+    checker: &Checker,
+    mode: Mode,
+    loaded: &LoadedSpec,
+    opts: RunOptions,
+) -> Result<String, String> {
+    let outcome = run(checker, mode, loaded, opts)?;
+    let db = checker.db();
+    let value = match &outcome.report {
+        Report::Lift(reports) => crate::cmd_lift::report_json(reports),
+        Report::Check(_) => {
+            return Ok(crate::cmd_check::report_json_text(
+                db, loaded, &outcome, opts.json,
+            ));
+        }
+        Report::Race(_) => crate::cmd_race::report_json(db, &outcome),
+    };
+    serde_json::to_string(&value).map_err(|e| format!("cannot serialise the report: {e}"))
+}
+
+/// Runs `mode`; `Err` is a usage error.
+fn run(
+    checker: &Checker,
+    mode: Mode,
+    loaded: &LoadedSpec,
+    opts: RunOptions,
+) -> Result<ptxeq_check::Outcome, String> {
     let req = Request {
         formula_max_steps: opts.formula_max_steps,
         ..Request::new(loaded, mode)
@@ -75,10 +115,5 @@ pub fn run_json(
     if let (Some(why), false) = (&outcome.invalid, outcome.mode == Mode::Lift) {
         return Err(why.clone());
     }
-    let db = checker.db();
-    Ok(match &outcome.report {
-        Report::Lift(reports) => crate::cmd_lift::report_json(reports),
-        Report::Check(_) => crate::cmd_check::report_json_with(db, loaded, &outcome, opts.json),
-        Report::Race(_) => crate::cmd_race::report_json(db, &outcome),
-    })
+    Ok(outcome)
 }

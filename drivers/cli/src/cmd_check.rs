@@ -821,6 +821,20 @@ pub fn report_json_with(
         .unwrap_or_default()
 }
 
+/// The `ptxeq.check/1` report as compact JSON text, serialised straight
+/// from the typed report (no tree of JSON values; see [`print_json`]):
+/// what the Python bindings hand to Python.
+pub fn report_json_text(
+    db: &Database,
+    loaded: &LoadedSpec,
+    outcome: &Outcome,
+    opts: JsonOptions,
+) -> String {
+    report_typed(db, loaded, outcome, opts)
+        .and_then(|r| serde_json::to_string(&r).ok())
+        .unwrap_or_else(|| "null".to_string())
+}
+
 /// The `ptxeq.check/1` report with each failure still the verdicts'
 /// typed [`Failure`]; `None` when the outcome is not a check's.
 fn report_typed<'o>(

@@ -541,9 +541,23 @@ fn the_streamed_json_report_is_the_api_report() {
             .is_some_and(|a| !a.is_empty()),
         "a refuted element with its witness: {built}"
     );
+    // The text form (what the Python bindings read), serialised from the
+    // typed report too.
+    let mut text: serde_json::Value = serde_json::from_str(
+        &api::run_json_text(
+            &checker,
+            api::Mode::Auto,
+            &loaded,
+            api::RunOptions::default(),
+        )
+        .expect("a check report"),
+    )
+    .expect("valid JSON");
     redact_json(&mut written);
     redact_json(&mut built);
+    redact_json(&mut text);
     assert_eq!(written, built);
+    assert_eq!(text, built);
 }
 
 /// A SARIF result's message shows a counterexample as the human report

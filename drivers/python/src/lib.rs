@@ -85,9 +85,12 @@ fn run_spec_inner(
         .collect();
     let checker = checker(cache);
     let loaded = api::load(checker.db(), spec, spec_path, texts)?;
-    let report = api::run_json(&checker, mode, &loaded, opts)?;
-    let out = serde_json::json!({ "report": report, "tensors": tensors });
-    serde_json::to_string(&out).map_err(|e| format!("cannot serialise the report: {e}"))
+    // The report as text, spliced in: never a tree of JSON values (see
+    // `api::run_json_text`).
+    let report = api::run_json_text(&checker, mode, &loaded, opts)?;
+    let tensors = serde_json::to_string(&tensors)
+        .map_err(|e| format!("cannot serialise the tensors: {e}"))?;
+    Ok(format!("{{\"report\":{report},\"tensors\":{tensors}}}"))
 }
 
 /// The options of one call: the CLI's `--formula-max-steps`, and of a

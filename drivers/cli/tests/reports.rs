@@ -489,15 +489,7 @@ fn the_first_difference_is_in_json_and_sarif() {
     let (v, _) = json_report(&["check", case, "--max-refuted", "1", "--show", "0"], 1);
     assert!(v["outputs"][0]["failures"][0]["first_difference"].is_null());
 
-    let (code, out, err) = ptxeq(&["check", case, "--max-refuted", "1", "--format", "sarif"]);
-    assert_eq!(code, 1, "{err}");
-    let s: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
-    let r = s["runs"][0]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ruleId"] == "not-equivalent")
-        .expect("a refuted element");
+    let r = first_refuted_sarif_result(case);
     let related = r["relatedLocations"].as_array().expect("related locations");
     let at = |uri_end: &str, line: u32| {
         related.iter().any(|l| {
@@ -566,16 +558,9 @@ fn the_streamed_json_report_is_the_api_report() {
 #[test]
 fn sarif_messages_elide_long_witnesses() {
     let case = "corpus/bugs/softmax-online-missing-rescale/check.toml";
-    let (code, out, err) = ptxeq(&["check", case, "--max-refuted", "1", "--format", "sarif"]);
-    assert_eq!(code, 1, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
-    let text = v["runs"][0]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ruleId"] == "not-equivalent")
-        .and_then(|r| r["message"]["text"].as_str())
-        .expect("a not-equivalent result")
+    let text = first_refuted_sarif_result(case)["message"]["text"]
+        .as_str()
+        .expect("a message")
         .to_string();
     let (_, report) = json_report(&["check", case, "--max-refuted", "1"], 1);
     let AnyReport::Check(report) = report else {
@@ -594,4 +579,19 @@ fn sarif_messages_elide_long_witnesses() {
         .next()
         .map_or(0, |cx| cx.matches(" = ").count());
     assert_eq!(shown, 12, "{text}");
+}
+
+/// The first `not-equivalent` result of `ptxeq check CASE --max-refuted 1
+/// --format sarif` (which must exit 1).
+fn first_refuted_sarif_result(case: &str) -> serde_json::Value {
+    let (code, out, err) = ptxeq(&["check", case, "--max-refuted", "1", "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    s["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "not-equivalent")
+        .cloned()
+        .expect("a refuted element")
 }

@@ -180,7 +180,17 @@ fn naive(e: &E, x: &[f64]) -> (f64, f64) {
             let (yc, bc) = naive(c, x);
             let (yd, bd) = naive(d, x);
             let r = if ya < yb { yc } else { yd };
-            (r, ba.max(bb).max(bc).max(bd))
+            // A comparison of two values within rounding of each other is
+            // ill-conditioned in f64 (`x + 3 - 3 < x` can hold after
+            // rounding, never over the reals): an infinite scale makes the
+            // property reject the input instead of trusting the f64 branch.
+            let tie = (ya - yb).abs() <= 1e-9 * (1.0 + ba.max(bb));
+            let scale = if tie {
+                f64::INFINITY
+            } else {
+                ba.max(bb).max(bc).max(bd)
+            };
+            (r, scale)
         }
     }
 }

@@ -16,6 +16,7 @@
 //! re-decides only those elements.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ptxeq_cache::{DiskCache, Key};
@@ -25,7 +26,7 @@ use rayon::prelude::*;
 
 use crate::ctas::{compare_regions, kernel_ctas};
 use crate::kernel_check::{
-    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, race_check,
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, race_check_then,
     symbolic,
 };
 use crate::{Database, Db, SourceFile};
@@ -292,7 +293,14 @@ pub fn check_with(
         };
     };
     let pair = [(Slot::Reference, rf), (Slot::Candidate, cf)];
-    let kernels = race_check(db, spec, &pair);
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let key = PairKey::new(db, rk, ck, stop);
+    let stored = pair_stored(db, key).is_some();
+    let unclean = AtomicBool::new(false);
+    let kernels = race_check_then(db, spec, &pair, &|db, slot, file, r| {
+        replay_early(db, spec, slot, file, r, stored, &unclean)
+    });
     let mut report = CheckReport {
         kernels,
         verdict: CheckVerdict::Undecided,
@@ -303,9 +311,6 @@ pub fn check_with(
         return report;
     }
 
-    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
-    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let key = PairKey::new(db, rk, ck, stop);
     if let Some(hit) = pair_stored(db, key) {
         // A second process: the comparison of these very kernels was
         // stored by an earlier one; no symbolic state is read.
@@ -411,6 +416,43 @@ fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
 /// Sets the verdict when a kernel's race check decides the check: the
 /// spec does not fit it, or it is not race-free (docs/semantics.md §1: that is
 /// the verdict, before any verification condition). True when it did.
+/// Starts the symbolic replay of a kernel of a pair as soon as its own
+/// race check came back clean, in that kernel's task, while the other
+/// kernel's opaque run may still be going: a scalar reference's long
+/// unroll then overlaps the candidate's replay instead of delaying it
+/// (the replays are the same salsa queries the comparison reads later,
+/// so nothing is computed twice). Not when the pair's result is already
+/// stored (a second process reads no symbolic state), nor once the other
+/// kernel came back unclean (`unclean`, set here). When the other kernel
+/// turns out unclean after this replay started, the check still waits
+/// for the replay: it is the one cost of starting early, and a kernel
+/// that races is usually the edited one, whose partner's replay is
+/// already cached.
+fn replay_early(
+    db: &Database,
+    spec: SpecInput,
+    slot: Slot,
+    file: SourceFile,
+    report: &KernelRaceReport,
+    stored: bool,
+    unclean: &AtomicBool,
+) {
+    if report.input_error.is_some() || report.verdict != RaceVerdict::RaceFree {
+        unclean.store(true, Ordering::SeqCst);
+        return;
+    }
+    if stored || unclean.load(Ordering::SeqCst) {
+        return;
+    }
+    let k = KernelSlot::new(db, spec, slot, file);
+    kernel_ctas(db, k)
+        .ctas
+        .par_iter()
+        .for_each_with(db.clone(), |db, &cta| {
+            symbolic(&*db, CtaKey::new(&*db, k, cta));
+        });
+}
+
 pub(crate) fn kernel_gate(report: &mut CheckReport) -> bool {
     if let Some(e) = report.kernels.iter().find_map(|k| k.input_error.clone()) {
         report.verdict =

@@ -365,91 +365,44 @@ pub struct KernelRaceReport {
     pub verdict: RaceVerdict,
 }
 
-/// Race-checks every kernel of `spec` (each CTA the spec asks for, in
-/// parallel on cloned database handles). `files` maps each kernel to its
-/// registered PTX file.
+/// Race-checks every kernel of `spec` (each CTA the spec asks for), the
+/// kernels and their CTAs in parallel on cloned database handles: the
+/// two kernels of a pair are unrolled side by side, so a scalar
+/// reference's long opaque run does not delay the candidate's. `files`
+/// maps each kernel to its registered PTX file; the reports come back in
+/// its order.
 pub fn race_check(
     db: &crate::Database,
     spec: SpecInput,
     files: &[(Slot, SourceFile)],
 ) -> Vec<KernelRaceReport> {
-    let mut out = Vec::new();
-    for &(slot, file) in files {
-        let k = KernelSlot::new(db, spec, slot, file);
-        let sp = spec.spec(db);
-        let kref = kernel_ref(sp, slot);
-        let entry = match cta_input(db, k) {
-            Ok(i) => i.kernel.name.clone(),
-            Err(_) => kref.and_then(|r| r.entry.clone()).unwrap_or_default(),
-        };
-        let mut report = KernelRaceReport {
-            slot,
-            ptx: kref.map(|r| r.ptx.clone()).unwrap_or_default(),
-            entry,
-            file,
-            input: cta_input(db, k).as_ref().ok().cloned(),
-            input_error: cta_input(db, k).as_ref().err().cloned(),
-            structured: structured(db, k).clone(),
-            idioms: crate::idioms::recognised(db, k)
-                .as_ref()
-                .map(|r| r.found.clone())
-                .unwrap_or_default(),
-            plan: crate::ctas::kernel_ctas(db, k).clone(),
-            ctas: Vec::new(),
-            cross_cta: Vec::new(),
-            grid_notes: Vec::new(),
-            grid_explored: false,
-            verdict: RaceVerdict::Unsupported,
-        };
-        let verify_error = crate::idioms::recognised(db, k)
-            .as_ref()
-            .ok()
-            .and_then(|r| r.verify_error.as_ref());
-        if let Some(v) = verify_error {
-            // A pass broke the IR: nothing downstream can be trusted.
-            report.cross_cta.push(v.finding());
-        } else if let Some(f) = report
-            .plan
-            .refused
-            .and_then(|n| cta_limit_finding_n(sp, &report.plan.launch, n))
-        {
-            // Refused up front: listing or running the CTAs would take
-            // unbounded time and memory.
-            report.cross_cta.push(f);
-        } else if report.input_error.is_none()
-            && report
-                .structured
-                .as_ref()
-                .is_some_and(|s| s.is_structured())
-        {
-            let ctas = report.plan.ctas.clone();
-            let runs: Vec<([u32; 3], Arc<UnrolledCta>)> = ctas
-                .par_iter()
-                .map_with(db.clone(), |db, &cta| {
-                    let key = CtaKey::new(&*db, k, cta);
-                    (cta, unrolled(&*db, key).clone())
-                })
-                .filter_map(|(c, u)| u.map(|u| (c, u)))
-                .collect();
-            if let Some(g) = grid_unrolled(db, k) {
-                report.cross_cta = g.cross.clone();
-                report.grid_notes = g.notes.clone();
-                report.grid_explored = g.explored;
-            }
-            report.ctas = runs
-                .into_iter()
-                .map(|(c, u)| (c, u.findings.clone(), u.stats))
-                .collect();
-            let findings = report
-                .ctas
-                .iter()
-                .flat_map(|(_, f, _)| f)
-                .chain(&report.cross_cta);
-            report.verdict = RaceVerdict::most_telling(findings.map(|f| f.kind.verdict()))
-                .unwrap_or(RaceVerdict::RaceFree);
-        }
-        out.push(report);
-    }
+    race_check_then(db, spec, files, &|_, _, _, _| {})
+}
+
+/// What [`race_check_then`] runs on each kernel's report as soon as that
+/// kernel is checked: the database handle of its task, the kernel's slot
+/// and file, its report.
+pub type AfterKernel<'a> =
+    dyn Fn(&crate::Database, Slot, SourceFile, &KernelRaceReport) + Sync + 'a;
+
+/// [`race_check`], running `then` on each kernel's report in that
+/// kernel's task, while the other kernels may still be running (a pair
+/// check starts a clean kernel's symbolic replay there). The call
+/// returns once every `then` has.
+pub fn race_check_then(
+    db: &crate::Database,
+    spec: SpecInput,
+    files: &[(Slot, SourceFile)],
+    then: &AfterKernel<'_>,
+) -> Vec<KernelRaceReport> {
+    let mut out: Vec<KernelRaceReport> = files
+        .par_iter()
+        .map_with(db.clone(), |db, &(slot, file)| {
+            let report = race_check_kernel(db, spec, slot, file);
+            then(db, slot, file, &report);
+            report
+        })
+        .collect();
     // A `[functions]`/`[globals]` key that names nothing in any kernel's
     // module is a typo, not a binding: say so (only when every kernel of
     // the spec is checked, since the name may live in another file).
@@ -463,6 +416,89 @@ pub fn race_check(
         first.verdict = RaceVerdict::Unsupported;
     }
     out
+}
+
+/// The race report of one kernel of `spec` (see [`race_check`]).
+fn race_check_kernel(
+    db: &crate::Database,
+    spec: SpecInput,
+    slot: Slot,
+    file: SourceFile,
+) -> KernelRaceReport {
+    let k = KernelSlot::new(db, spec, slot, file);
+    let sp = spec.spec(db);
+    let kref = kernel_ref(sp, slot);
+    let entry = match cta_input(db, k) {
+        Ok(i) => i.kernel.name.clone(),
+        Err(_) => kref.and_then(|r| r.entry.clone()).unwrap_or_default(),
+    };
+    let mut report = KernelRaceReport {
+        slot,
+        ptx: kref.map(|r| r.ptx.clone()).unwrap_or_default(),
+        entry,
+        file,
+        input: cta_input(db, k).as_ref().ok().cloned(),
+        input_error: cta_input(db, k).as_ref().err().cloned(),
+        structured: structured(db, k).clone(),
+        idioms: crate::idioms::recognised(db, k)
+            .as_ref()
+            .map(|r| r.found.clone())
+            .unwrap_or_default(),
+        plan: crate::ctas::kernel_ctas(db, k).clone(),
+        ctas: Vec::new(),
+        cross_cta: Vec::new(),
+        grid_notes: Vec::new(),
+        grid_explored: false,
+        verdict: RaceVerdict::Unsupported,
+    };
+    let verify_error = crate::idioms::recognised(db, k)
+        .as_ref()
+        .ok()
+        .and_then(|r| r.verify_error.as_ref());
+    if let Some(v) = verify_error {
+        // A pass broke the IR: nothing downstream can be trusted.
+        report.cross_cta.push(v.finding());
+    } else if let Some(f) = report
+        .plan
+        .refused
+        .and_then(|n| cta_limit_finding_n(sp, &report.plan.launch, n))
+    {
+        // Refused up front: listing or running the CTAs would take
+        // unbounded time and memory.
+        report.cross_cta.push(f);
+    } else if report.input_error.is_none()
+        && report
+            .structured
+            .as_ref()
+            .is_some_and(|s| s.is_structured())
+    {
+        let ctas = report.plan.ctas.clone();
+        let runs: Vec<([u32; 3], Arc<UnrolledCta>)> = ctas
+            .par_iter()
+            .map_with(db.clone(), |db, &cta| {
+                let key = CtaKey::new(&*db, k, cta);
+                (cta, unrolled(&*db, key).clone())
+            })
+            .filter_map(|(c, u)| u.map(|u| (c, u)))
+            .collect();
+        if let Some(g) = grid_unrolled(db, k) {
+            report.cross_cta = g.cross.clone();
+            report.grid_notes = g.notes.clone();
+            report.grid_explored = g.explored;
+        }
+        report.ctas = runs
+            .into_iter()
+            .map(|(c, u)| (c, u.findings.clone(), u.stats))
+            .collect();
+        let findings = report
+            .ctas
+            .iter()
+            .flat_map(|(_, f, _)| f)
+            .chain(&report.cross_cta);
+        report.verdict = RaceVerdict::most_telling(findings.map(|f| f.kind.verdict()))
+            .unwrap_or(RaceVerdict::RaceFree);
+    }
+    report
 }
 
 /// The first `[functions]` or `[globals]` key that matches no function

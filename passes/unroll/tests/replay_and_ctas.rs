@@ -50,6 +50,27 @@ fn concrete_replay_follows_the_opaque_trace() {
     }
 }
 
+/// A replay does not judge races again: the opaque run of the same
+/// schedule did. The racy kernel's own run reports the race; its replay
+/// along that run's trace follows it and reports none.
+#[test]
+fn a_replay_leaves_races_to_the_run_it_follows() {
+    let (_, input) = corpus_input("races/missing-barrier-reverse", "kernel");
+    let u = unroll(&input, [0, 0, 0]);
+    assert!(u.has(FindingKind::Race), "{:?}", u.findings);
+    let (run, _) = ptxeq_exec::run_cta(&input, [0, 0, 0], Concrete::default());
+    assert!(run.findings.iter().any(|f| f.kind == FindingKind::Race));
+    let (replayed, _) = replay(&input, [0, 0, 0], &u.trace, Concrete::default()).expect("follows");
+    assert!(
+        replayed
+            .findings
+            .iter()
+            .all(|f| f.kind != FindingKind::Race),
+        "{:?}",
+        replayed.findings
+    );
+}
+
 #[test]
 fn replay_detects_a_different_path() {
     let (_, input) = corpus_input("reduction/single-reduce0-race-free", "kernel");

@@ -829,6 +829,14 @@ impl<'a, D: Domain> Engine<'a, D> {
     }
 
     /// Starts recording [`Coverage`] (before [`Engine::run`]).
+    /// Keeps no race shadows from here on (a replay of a run whose races
+    /// were judged): every access skips the race check.
+    pub(crate) fn drop_race_shadows(&mut self) {
+        for s in &mut self.mem.shadows {
+            *s = None;
+        }
+    }
+
     pub(crate) fn enable_coverage(&mut self) {
         let lens = self.funcs.iter().map(|f| f.ir.instrs.len());
         self.cov = Some(Box::new(Coverage::new(lens, self.cta.nthreads as usize)));

@@ -296,7 +296,10 @@ pub fn check_with(
     let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
     let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
     let key = PairKey::new(db, rk, ck, stop);
-    let stored = pair_stored(db, key).is_some();
+    // With a disk cache no replay starts early: the pair's stored result
+    // (read after the gate) or the cached states make it moot, and an
+    // early lookup would count a miss for every racy pair.
+    let stored = db.disk_cache().is_some();
     let unclean = AtomicBool::new(false);
     let kernels = race_check_then(db, spec, &pair, &|db, slot, file, r| {
         replay_early(db, spec, slot, file, r, stored, &unclean)
@@ -421,8 +424,10 @@ fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
 /// kernel's opaque run may still be going: a scalar reference's long
 /// unroll then overlaps the candidate's replay instead of delaying it
 /// (the replays are the same salsa queries the comparison reads later,
-/// so nothing is computed twice). Not when the pair's result is already
-/// stored (a second process reads no symbolic state), nor once the other
+/// so nothing is computed twice). Not with a disk cache (`stored`: a
+/// second process reads the stored pair result, not the symbolic states,
+/// and the result is only looked up once both kernels are clean), nor
+/// once the other
 /// kernel came back unclean (`unclean`, set here). When the other kernel
 /// turns out unclean after this replay started, the check still waits
 /// for the replay: it is the one cost of starting early, and a kernel

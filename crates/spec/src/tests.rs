@@ -400,7 +400,10 @@ fn expect_errors() {
 
 #[test]
 fn load_reads_files_and_reports_paths() {
-    let dir = std::env::temp_dir().join(format!("ptxeq-spec-test-{}", std::process::id()));
+    // Each test owns its parent directory: the candidate's "../common" lies
+    // inside it, so tests running side by side never share that file.
+    let root = std::env::temp_dir().join(format!("ptxeq-spec-test-{}", std::process::id()));
+    let dir = root.join("case");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("check.toml");
     std::fs::write(&path, BASE).unwrap();
@@ -427,19 +430,19 @@ fn load_reads_files_and_reports_paths() {
     let e = CheckSpec::load(&dir.join("missing.toml")).unwrap_err();
     assert_eq!(e.kind, SpecErrorKind::Io);
     assert!(e.to_string().contains("missing.toml"), "{e}");
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]
 fn a_missing_ptx_names_its_key_and_the_resolved_path() {
-    let dir = std::env::temp_dir().join(format!("ptxeq-spec-missing-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("ptxeq-spec-missing-{}", std::process::id()));
+    let dir = root.join("case");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("check.toml");
     std::fs::write(&path, BASE).unwrap();
     std::fs::write(dir.join("ref.ptx"), ".version 8.5\n").unwrap();
     // The candidate's "../common/opt.ptx" does not exist next to the spec
-    // (whatever the working directory holds).
-    let _ = std::fs::remove_file(dir.join("../common/opt.ptx"));
+    // (whatever the working directory holds): `root` holds only `case/`.
     let e = CheckSpec::load(&path).unwrap_err();
     let s = e.to_string();
     assert_eq!(e.kind, SpecErrorKind::Io);
@@ -452,12 +455,12 @@ fn a_missing_ptx_names_its_key_and_the_resolved_path() {
     );
     assert!(s.contains("common/opt.ptx"), "{s}");
     assert!(!s.contains(".."), "the resolved path is normalised: {s}");
-    let resolved = std::env::temp_dir().join("common/opt.ptx");
+    let resolved = root.join("common/opt.ptx");
     assert!(
         s.contains(&format!("no such file: {} (", resolved.display())),
         "names the resolved path: {s}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]

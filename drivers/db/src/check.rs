@@ -26,8 +26,8 @@ use rayon::prelude::*;
 
 use crate::ctas::{compare_regions, kernel_ctas};
 use crate::kernel_check::{
-    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, race_check_then,
-    symbolic,
+    CtaKey, KernelRaceReport, KernelSlot, RaceVerdict, Slot, SpecInput, cta_input, race_check,
+    race_check_then, symbolic,
 };
 use crate::{Database, Db, SourceFile};
 
@@ -293,17 +293,17 @@ pub fn check_with(
         };
     };
     let pair = [(Slot::Reference, rf), (Slot::Candidate, cf)];
-    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
-    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let key = PairKey::new(db, rk, ck, stop);
     // With a disk cache no replay starts early: the pair's stored result
-    // (read after the gate) or the cached states make it moot, and an
-    // early lookup would count a miss for every racy pair.
-    let stored = db.disk_cache().is_some();
-    let unclean = AtomicBool::new(false);
-    let kernels = race_check_then(db, spec, &pair, &|db, slot, file, r| {
-        replay_early(db, spec, slot, file, r, stored, &unclean)
-    });
+    // (looked up after the gate) or the cached states make it moot, and
+    // looking the result up first would count a miss for every racy pair.
+    let kernels = if db.disk_cache().is_some() {
+        race_check(db, spec, &pair)
+    } else {
+        let unclean = AtomicBool::new(false);
+        race_check_then(db, spec, &pair, &|db, slot, file, r| {
+            replay_early(db, spec, slot, file, r, &unclean)
+        })
+    };
     let mut report = CheckReport {
         kernels,
         verdict: CheckVerdict::Undecided,
@@ -314,6 +314,9 @@ pub fn check_with(
         return report;
     }
 
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let key = PairKey::new(db, rk, ck, stop);
     if let Some(hit) = pair_stored(db, key) {
         // A second process: the comparison of these very kernels was
         // stored by an earlier one; no symbolic state is read.
@@ -416,37 +419,29 @@ fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
     }
 }
 
-/// Sets the verdict when a kernel's race check decides the check: the
-/// spec does not fit it, or it is not race-free (docs/semantics.md §1: that is
-/// the verdict, before any verification condition). True when it did.
 /// Starts the symbolic replay of a kernel of a pair as soon as its own
 /// race check came back clean, in that kernel's task, while the other
 /// kernel's opaque run may still be going: a scalar reference's long
 /// unroll then overlaps the candidate's replay instead of delaying it
 /// (the replays are the same salsa queries the comparison reads later,
-/// so nothing is computed twice). Not with a disk cache (`stored`: a
-/// second process reads the stored pair result, not the symbolic states,
-/// and the result is only looked up once both kernels are clean), nor
-/// once the other
-/// kernel came back unclean (`unclean`, set here). When the other kernel
-/// turns out unclean after this replay started, the check still waits
-/// for the replay: it is the one cost of starting early, and a kernel
-/// that races is usually the edited one, whose partner's replay is
-/// already cached.
+/// so nothing is computed twice). Only without a disk cache (see
+/// `check_with`), and not once the other kernel came back unclean
+/// (`unclean`, set here). When the other kernel turns out unclean after
+/// this replay started, the check still waits for the replay: it is the
+/// one cost of starting early.
 fn replay_early(
     db: &Database,
     spec: SpecInput,
     slot: Slot,
     file: SourceFile,
     report: &KernelRaceReport,
-    stored: bool,
     unclean: &AtomicBool,
 ) {
     if report.input_error.is_some() || report.verdict != RaceVerdict::RaceFree {
         unclean.store(true, Ordering::SeqCst);
         return;
     }
-    if stored || unclean.load(Ordering::SeqCst) {
+    if unclean.load(Ordering::SeqCst) {
         return;
     }
     let k = KernelSlot::new(db, spec, slot, file);
@@ -458,6 +453,9 @@ fn replay_early(
         });
 }
 
+/// Sets the verdict when a kernel's race check decides the check: the
+/// spec does not fit it, or it is not race-free (docs/semantics.md §1: that is
+/// the verdict, before any verification condition). True when it did.
 pub(crate) fn kernel_gate(report: &mut CheckReport) -> bool {
     if let Some(e) = report.kernels.iter().find_map(|k| k.input_error.clone()) {
         report.verdict =

@@ -828,7 +828,6 @@ impl<'a, D: Domain> Engine<'a, D> {
         false
     }
 
-    /// Starts recording [`Coverage`] (before [`Engine::run`]).
     /// Keeps no race shadows from here on (a replay of a run whose races
     /// were judged): every access skips the race check.
     pub(crate) fn drop_race_shadows(&mut self) {
@@ -837,6 +836,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         }
     }
 
+    /// Starts recording [`Coverage`] (before [`Engine::run`]).
     pub(crate) fn enable_coverage(&mut self) {
         let lens = self.funcs.iter().map(|f| f.ir.instrs.len());
         self.cov = Some(Box::new(Coverage::new(lens, self.cta.nthreads as usize)));

@@ -256,6 +256,19 @@ impl DiskCache {
             .join(format!("{}{ENTRY_SUFFIX}", &hex[2..]))
     }
 
+    /// Whether an entry for `key` is on the local disk now. Counts
+    /// nothing and asks no remote: a hint for work that may start before
+    /// its value is needed (a pair check's early replays), not a lookup —
+    /// the entry may fail verification or be evicted before it is read.
+    pub fn has_local(&self, key: &Key) -> bool {
+        self.entry_path(key).is_file()
+    }
+
+    /// Whether a remote layer is configured.
+    pub fn has_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
     /// The payload stored under `key`, verified; `None` on a miss, on an
     /// unreadable file, or on an entry that fails verification (which is
     /// then deleted). With a remote layer, a local miss asks the remote;

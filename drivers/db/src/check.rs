@@ -293,16 +293,16 @@ pub fn check_with(
         };
     };
     let pair = [(Slot::Reference, rf), (Slot::Candidate, cf)];
-    // With a disk cache no replay starts early: the pair's stored result
-    // (looked up after the gate) or the cached states make it moot, and
-    // looking the result up first would count a miss for every racy pair.
-    let kernels = if db.disk_cache().is_some() {
-        race_check(db, spec, &pair)
-    } else {
+    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
+    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
+    let key = PairKey::new(db, rk, ck, stop);
+    let kernels = if replays_may_start_early(db, key) {
         let unclean = AtomicBool::new(false);
         race_check_then(db, spec, &pair, &|db, slot, file, r| {
             replay_early(db, spec, slot, file, r, &unclean)
         })
+    } else {
+        race_check(db, spec, &pair)
     };
     let mut report = CheckReport {
         kernels,
@@ -311,12 +311,10 @@ pub fn check_with(
         problems: Vec::new(),
     };
     if kernel_gate(&mut report) {
+        mark_gated(db, key);
         return report;
     }
 
-    let rk = KernelSlot::new(db, spec, Slot::Reference, rf);
-    let ck = KernelSlot::new(db, spec, Slot::Candidate, cf);
-    let key = PairKey::new(db, rk, ck, stop);
     if let Some(hit) = pair_stored(db, key) {
         // A second process: the comparison of these very kernels was
         // stored by an earlier one; no symbolic state is read.
@@ -419,13 +417,69 @@ fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
     }
 }
 
+/// Whether a clean kernel's symbolic replay may start while the other
+/// kernel's race check runs ([`replay_early`]). Always without a disk
+/// cache. With one, only when this pair was never checked against it:
+/// a stored pair result makes the replays moot (a second process reads
+/// the result, not the symbolic states), and so does a stored gate mark
+/// ([`mark_gated`]: an earlier check stopped at a race or an input
+/// error, and a replay would only load a state nobody reads). The probe
+/// is [`DiskCache::has_local`], which counts no lookup: the result is
+/// looked up (and a miss counted) only after the gate, as before. With
+/// a remote layer nothing starts early: its entries are not probed (a
+/// round trip per pair), and sharded runs over it are mostly warm.
+///
+/// [`DiskCache::has_local`]: ptxeq_cache::DiskCache::has_local
+fn replays_may_start_early(db: &dyn Db, key: PairKey<'_>) -> bool {
+    let Some(cache) = db.disk_cache() else {
+        return true;
+    };
+    if cache.has_remote() {
+        return false;
+    }
+    let Some(k) = pair_key(db, key) else {
+        // No input digest: a kernel the spec does not fit, which the
+        // race check reports; there is nothing to replay.
+        return false;
+    };
+    !cache.has_local(&k) && !cache.has_local(&gated_key(&k))
+}
+
+/// The disk key of the mark that a check of the pair stopped at the
+/// race gate (see [`replays_may_start_early`]).
+fn gated_key(pair: &Key) -> Key {
+    Key::new("pair_gated", PAIR_VERSION, &pair.hash)
+}
+
+/// Stores the gate mark of `key` (a hint only: read by
+/// [`replays_may_start_early`], never as a result), once per revision and
+/// only where it is read (a local disk cache without a remote layer).
+fn mark_gated(db: &dyn Db, key: PairKey<'_>) {
+    mark_gated_once(db, key);
+}
+
+#[salsa::tracked]
+fn mark_gated_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
+    let Some(cache) = db.disk_cache() else {
+        return;
+    };
+    if cache.has_remote() {
+        return;
+    }
+    if let Some(k) = pair_key(db, key)
+        && let Err(e) = cache.put_value(&gated_key(&k), &true)
+    {
+        tracing::debug!("disk cache write failed: {e}");
+    }
+}
+
 /// Starts the symbolic replay of a kernel of a pair as soon as its own
 /// race check came back clean, in that kernel's task, while the other
 /// kernel's opaque run may still be going: a scalar reference's long
 /// unroll then overlaps the candidate's replay instead of delaying it
 /// (the replays are the same salsa queries the comparison reads later,
-/// so nothing is computed twice). Only without a disk cache (see
-/// `check_with`), and not once the other kernel came back unclean
+/// so nothing is computed twice). Only when
+/// [`replays_may_start_early`] says so, and not once the other kernel came back unclean
 /// (`unclean`, set here). When the other kernel turns out unclean after
 /// this replay started, the check still waits for the replay: it is the
 /// one cost of starting early.

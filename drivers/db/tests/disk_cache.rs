@@ -205,3 +205,48 @@ fn a_second_database_reads_the_pair_result_not_the_symbolic_states() {
     assert_eq!(all.verdict, first.verdict);
     assert_eq!(c.stats().by_query["pair_result"].misses, 1);
 }
+
+/// A pair whose candidate races (the verdict comes from the race gate).
+const RACY_PAIR: &str = "races/missing-barrier-reverse-pair";
+
+/// The entries under `dir` whose header names `query`.
+fn entries_of(dir: &std::path::Path, query: &str) -> usize {
+    let mut n = 0;
+    for sub in std::fs::read_dir(dir).unwrap().flatten() {
+        for f in std::fs::read_dir(sub.path()).unwrap().flatten() {
+            let bytes = std::fs::read(f.path()).unwrap();
+            if bytes.windows(query.len()).any(|w| w == query.as_bytes()) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn a_racy_pair_is_marked_so_a_second_database_replays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |c: &Arc<DiskCache>| {
+        let db = Database::default().with_cache(Some(c.clone()));
+        let case = load(&db, RACY_PAIR);
+        ptxeq_db::check_with(&db, case.spec, &case.kernels, ptxeq_db::StopRule::DEFAULT)
+    };
+    let a = cache(dir.path());
+    let first = run(&a);
+    assert!(first.verdicts.is_none(), "stopped at the race gate");
+    // The check stopped at the gate: that is marked (the clean
+    // reference's replay may have started early in this cold run).
+    assert_eq!(entries_of(dir.path(), "pair_gated"), 1);
+    assert!(!a.stats().by_query.contains_key("pair_result"));
+
+    // A second database finds the mark: no replay starts early, so no
+    // symbolic state is looked up (or loaded) for a verdict the race
+    // gate gives.
+    let b = cache(dir.path());
+    let second = run(&b);
+    assert_eq!(second.verdict, first.verdict);
+    let s = b.stats();
+    assert!(!s.by_query.contains_key("symbolic"), "{s:?}");
+    assert!(!s.by_query.contains_key("pair_result"), "{s:?}");
+    assert_eq!(s.by_query["unrolled"].misses, 0, "{s:?}");
+}

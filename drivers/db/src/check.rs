@@ -353,7 +353,10 @@ pub struct PairResult {
 /// bound to the spec), the CTAs each runs, the compare regions, the stop
 /// rule and the passes' source fingerprint — everything the symbolic
 /// states and the verdicts are a function of. `None` without a digest.
-fn pair_key(db: &dyn Db, key: PairKey<'_>) -> Option<Key> {
+/// Memoised: a check probes it before the race gate and reads or writes
+/// under it after.
+#[salsa::tracked]
+fn pair_key<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Key> {
     let (rk, ck) = (*key.reference(db), *key.candidate(db));
     let mut h = Key::hasher("pair_result", PAIR_VERSION);
     h.update(crate::disk::SOURCE_FINGERPRINT.as_bytes());
@@ -382,22 +385,15 @@ fn pair_key(db: &dyn Db, key: PairKey<'_>) -> Option<Key> {
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn pair_stored<'db>(db: &'db dyn Db, key: PairKey<'db>) -> Option<Arc<PairResult>> {
     let cache = db.disk_cache()?;
-    let hit: PairResult = cache.get_value(&pair_key(db, key)?)?;
+    let hit: PairResult = cache.get_value(pair_key(db, key).as_ref()?)?;
     tracing::debug!("disk cache hit: pair_result");
     Some(Arc::new(hit))
 }
 
 /// Stores the result of `key` (computed) on disk, once per revision.
-fn store_pair(db: &dyn Db, key: PairKey<'_>) {
-    store_pair_once(db, key);
-}
-
 #[salsa::tracked]
-fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
-    let Some(cache) = db.disk_cache() else {
-        return;
-    };
-    let Some(k) = pair_key(db, key) else {
+fn store_pair<'db>(db: &'db dyn Db, key: PairKey<'db>) {
+    let (Some(cache), Some(k)) = (db.disk_cache(), pair_key(db, key)) else {
         return;
     };
     let (rk, ck) = (*key.reference(db), *key.candidate(db));
@@ -412,7 +408,7 @@ fn store_pair_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
         problems,
         verdicts: pair_verdicts(db, key).clone(),
     };
-    if let Err(e) = cache.put_value(&k, &entry) {
+    if let Err(e) = cache.put_value(k, &entry) {
         tracing::debug!("disk cache write failed: {e}");
     }
 }
@@ -442,7 +438,7 @@ fn replays_may_start_early(db: &dyn Db, key: PairKey<'_>) -> bool {
         // race check reports; there is nothing to replay.
         return false;
     };
-    !cache.has_local(&k) && !cache.has_local(&gated_key(&k))
+    !cache.has_local(k) && !cache.has_local(&gated_key(k))
 }
 
 /// The disk key of the mark that a check of the pair stopped at the
@@ -454,21 +450,15 @@ fn gated_key(pair: &Key) -> Key {
 /// Stores the gate mark of `key` (a hint only: read by
 /// [`replays_may_start_early`], never as a result), once per revision and
 /// only where it is read (a local disk cache without a remote layer).
-fn mark_gated(db: &dyn Db, key: PairKey<'_>) {
-    mark_gated_once(db, key);
-}
-
 #[salsa::tracked]
-fn mark_gated_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
-    let Some(cache) = db.disk_cache() else {
+fn mark_gated<'db>(db: &'db dyn Db, key: PairKey<'db>) {
+    let (Some(cache), Some(k)) = (db.disk_cache(), pair_key(db, key)) else {
         return;
     };
     if cache.has_remote() {
         return;
     }
-    if let Some(k) = pair_key(db, key)
-        && let Err(e) = cache.put_value(&gated_key(&k), &true)
-    {
+    if let Err(e) = cache.put_value(&gated_key(k), &true) {
         tracing::debug!("disk cache write failed: {e}");
     }
 }
@@ -478,11 +468,11 @@ fn mark_gated_once<'db>(db: &'db dyn Db, key: PairKey<'db>) {
 /// kernel's opaque run may still be going: a scalar reference's long
 /// unroll then overlaps the candidate's replay instead of delaying it
 /// (the replays are the same salsa queries the comparison reads later,
-/// so nothing is computed twice). Only when
-/// [`replays_may_start_early`] says so, and not once the other kernel came back unclean
-/// (`unclean`, set here). When the other kernel turns out unclean after
-/// this replay started, the check still waits for the replay: it is the
-/// one cost of starting early.
+/// so nothing is computed twice). Only when [`replays_may_start_early`]
+/// says so, and not once the other kernel came back unclean (`unclean`,
+/// set here). When the other kernel turns out unclean after this replay
+/// started, the check still waits for the replay: it is the one cost of
+/// starting early.
 fn replay_early(
     db: &Database,
     spec: SpecInput,
